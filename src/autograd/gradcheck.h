@@ -1,0 +1,73 @@
+// gradcheck.h — checking every backward function against finite differences.
+//
+// A backward function is hand-written calculus, and hand-written calculus has bugs. The check: for an op f and
+// random inputs x, build the scalar L(x) = Σ f(x) ⊙ R with fixed random weights R (a plain sum would hide bugs:
+// Σ softmax(x) is 1 whatever x is, so its gradient is 0), and compare, for every input number x_i,
+//
+//     analytic:  ∂L/∂x_i from L.backward()
+//     numeric:   (L(x + h·e_i) - L(x - h·e_i)) / 2h          (central difference, error O(h²))
+//
+// They must agree to |analytic - numeric| ≤ atol + rtol · max(|analytic|, |numeric|). In float64 with
+// h = 1e-6 the two agree to about 1e-9, so the default tolerance (1e-6 absolute, 1e-5 relative) is tight: a
+// wrong backward misses it by orders of magnitude. Build this in float64 (the attnlab64 library).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+struct GradcheckCase {
+  std::string op;    // the op's name, as `attnlab gradcheck --op NAME` takes it
+  std::string what;  // which situation this case covers, e.g. "row broadcast", "fully masked row"
+  // Makes the inputs to differentiate (the checker sets requires_grad on each).
+  std::function<std::vector<Tensor>(Generator& gen)> make_inputs;
+  // Applies the op. Must be deterministic: an op that draws random numbers (dropout) seeds its own Generator here.
+  std::function<Tensor(const std::vector<Tensor>& inputs)> apply;
+};
+
+struct GradcheckOptions {
+  double step = 1e-6;   // h
+  double atol = 1e-6;
+  double rtol = 1e-5;
+  uint64_t seed = 20261121;
+};
+
+struct InputComparison {
+  Shape shape;
+  std::vector<double> analytic;  // one per input number
+  std::vector<double> numeric;
+};
+
+struct GradcheckResult {
+  std::string op, what;
+  std::string shapes;           // "[2, 3] [3]" — the inputs' shapes
+  double max_abs_error = 0;
+  double max_rel_error = 0;     // |a - n| / max(|a|, |n|, 1e-12), over the numbers where it is largest
+  bool passed = false;
+  std::string problem;          // empty, or why it failed (e.g. "input 0 received no gradient")
+  std::vector<InputComparison> inputs;
+};
+
+GradcheckResult run_gradcheck(const GradcheckCase& check, const GradcheckOptions& options = {});
+
+// Every op's cases, in the order of ops.h. Defined in checks/all_checks.cpp from the per-file lists below.
+std::vector<GradcheckCase> all_gradcheck_cases();
+
+// One list per op file (src/autograd/checks/<file>.cpp).
+std::vector<GradcheckCase> elementwise_checks();
+std::vector<GradcheckCase> matmul_checks();
+std::vector<GradcheckCase> shape_checks();
+std::vector<GradcheckCase> activation_checks();
+std::vector<GradcheckCase> softmax_checks();
+std::vector<GradcheckCase> layer_norm_checks();
+std::vector<GradcheckCase> dropout_checks();
+std::vector<GradcheckCase> embedding_checks();
+std::vector<GradcheckCase> reduction_checks();
+std::vector<GradcheckCase> cross_entropy_checks();
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,84 @@
+// graph.cpp — recording the graph and walking it backwards.
+#include "autograd/graph.h"
+
+#include <memory>
+#include <unordered_set>
+
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+thread_local bool grad_mode = true;
+}
+
+bool grad_enabled() { return grad_mode; }
+
+NoGradGuard::NoGradGuard() : previous_(grad_mode) { grad_mode = false; }
+NoGradGuard::~NoGradGuard() { grad_mode = previous_; }
+
+void record(Tensor& output, const char* op, std::vector<Tensor> inputs, BackwardFunction backward) {
+  TensorNode& node = output.node();
+  node.op = op;
+  if (!grad_mode) return;
+  bool any_input_requires_grad = false;
+  for (const Tensor& input : inputs) any_input_requires_grad |= wants_grad(input);
+  if (!any_input_requires_grad) return;
+  node.requires_grad = true;
+  node.inputs = std::move(inputs);
+  node.backward = std::move(backward);
+}
+
+// Reverse-mode sweep. First a depth-first search from the loss lists every node of the graph so that each
+// node comes after all of its inputs (a topological order); walking that list backwards then reaches every
+// node only after all its users have added their contributions to its gradient.
+void Tensor::backward() {
+  if (numel() != 1) {
+    throw Error("backward() starts from a single number (a loss), but this tensor has shape " + shape().str());
+  }
+  if (!requires_grad()) {
+    throw Error("backward(): this tensor was not computed from any tensor that requires a gradient "
+                "(or it was computed inside a NoGradGuard)");
+  }
+
+  // Iterative DFS (a long sequence makes a deep graph; recursion could overflow the stack).
+  std::vector<std::shared_ptr<TensorNode>> order;  // strong references: keep every node alive until the end
+  std::unordered_set<TensorNode*> visited;
+  struct Frame {
+    std::shared_ptr<TensorNode> node;
+    size_t next_input;
+  };
+  std::vector<Frame> stack{{node_ptr(), 0}};
+  visited.insert(node_ptr().get());
+  while (!stack.empty()) {
+    Frame& frame = stack.back();
+    if (frame.next_input < frame.node->inputs.size()) {
+      const Tensor& input = frame.node->inputs[frame.next_input++];
+      if (input.defined() && input.requires_grad() && visited.insert(input.node_ptr().get()).second) {
+        stack.push_back({input.node_ptr(), 0});
+      }
+    } else {
+      order.push_back(std::move(frame.node));
+      stack.pop_back();
+    }
+  }
+
+  // ∂loss/∂loss = 1, then the chain rule from the loss back to the leaves.
+  grad()[0] += 1;
+  for (auto it = order.rbegin(); it != order.rend(); ++it) {
+    TensorNode& n = **it;
+    if (n.backward && !n.grad.empty()) n.backward(n);
+  }
+
+  // Release the graph: parameters (leaves) keep their gradients; computed tensors forget their history.
+  for (const auto& n : order) {
+    n->backward = nullptr;
+    n->inputs.clear();
+  }
+}
+
+Tensor Tensor::detach() const {
+  return Tensor::from_values(shape(), values(), /*requires_grad=*/false);
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

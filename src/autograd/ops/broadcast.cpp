@@ -1,0 +1,52 @@
+// broadcast.cpp — the broadcast shape and the strides that read each input in it.
+#include "autograd/ops/broadcast.h"
+
+#include <string>
+
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+// Sizes left-padded with 1s to rank 4: [3, 4] → [1, 1, 3, 4].
+std::array<int64_t, 4> padded_sizes(const Shape& s) {
+  std::array<int64_t, 4> sizes{1, 1, 1, 1};
+  for (int axis = 0; axis < s.rank(); ++axis) sizes[4 - s.rank() + axis] = s[axis];
+  return sizes;
+}
+
+// Row-major strides of `sizes`, with 0 wherever the size is 1 but the output's is larger (broadcast).
+std::array<int64_t, 4> broadcast_strides(const std::array<int64_t, 4>& sizes, const std::array<int64_t, 4>& out) {
+  std::array<int64_t, 4> strides{};
+  int64_t stride = 1;
+  for (int axis = 3; axis >= 0; --axis) {
+    strides[axis] = (sizes[axis] == 1 && out[axis] != 1) ? 0 : stride;
+    stride *= sizes[axis];
+  }
+  return strides;
+}
+
+}  // namespace
+
+Broadcast make_broadcast(const Shape& a, const Shape& b, const char* op) {
+  Broadcast bc;
+  std::array<int64_t, 4> sa = padded_sizes(a), sb = padded_sizes(b);
+  for (int axis = 0; axis < 4; ++axis) {
+    if (sa[axis] != sb[axis] && sa[axis] != 1 && sb[axis] != 1) {
+      throw Error(std::string(op) + ": shapes " + a.str() + " and " + b.str() +
+                  " cannot be broadcast together (sizes " + std::to_string(sa[axis]) + " and " +
+                  std::to_string(sb[axis]) + " differ and neither is 1)");
+    }
+    bc.sizes[axis] = std::max(sa[axis], sb[axis]);
+  }
+  int out_rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> out_sizes(bc.sizes.begin() + (4 - out_rank), bc.sizes.end());
+  bc.out = Shape(out_sizes);
+  bc.stride_a = broadcast_strides(sa, bc.sizes);
+  bc.stride_b = broadcast_strides(sb, bc.sizes);
+  bc.same_shape = (a == b);
+  return bc;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,45 @@
+// broadcast.h — walking two tensors of broadcast-compatible shapes together (NumPy rules).
+//
+// Shapes are aligned at their last axis and padded on the left with 1s to rank 4. Along each axis the two sizes
+// must be equal, or one of them 1; the output takes the larger. An input of size 1 along an axis is read with
+// stride 0 there, so the same number is reused for every output index along that axis:
+//     a [2, 3, 4] + b [4]  →  b is read as [1, 1, 1, 4] with strides [0, 0, 0, 1].
+// for_each_broadcast() calls f(out_offset, a_offset, b_offset) for every output element, in row-major order.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "tensor/shape.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+struct Broadcast {
+  Shape out;                          // the broadcast shape
+  std::array<int64_t, 4> sizes{};     // out's sizes, left-padded with 1s to rank 4
+  std::array<int64_t, 4> stride_a{};  // a's strides in that 4-D index space (0 where a is broadcast)
+  std::array<int64_t, 4> stride_b{};
+  bool same_shape = false;            // a, b and out all equal: the plain loop suffices
+};
+
+// Throws attnlab::Error "op: shapes [..] and [..] cannot be broadcast together (axis k: 3 vs 4)".
+Broadcast make_broadcast(const Shape& a, const Shape& b, const char* op);
+
+template <typename F>
+void for_each_broadcast(const Broadcast& bc, F&& f) {
+  if (bc.same_shape) {
+    int64_t n = bc.out.numel();
+    for (int64_t i = 0; i < n; ++i) f(i, i, i);
+    return;
+  }
+  int64_t out = 0;
+  for (int64_t i0 = 0; i0 < bc.sizes[0]; ++i0)
+    for (int64_t i1 = 0; i1 < bc.sizes[1]; ++i1)
+      for (int64_t i2 = 0; i2 < bc.sizes[2]; ++i2) {
+        int64_t a = i0 * bc.stride_a[0] + i1 * bc.stride_a[1] + i2 * bc.stride_a[2];
+        int64_t b = i0 * bc.stride_b[0] + i1 * bc.stride_b[1] + i2 * bc.stride_b[2];
+        for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3, ++out) f(out, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+      }
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,16 @@
+// commands.h — the subcommands of `attnlab`, one function each, called by main.cpp.
+//
+// Each returns the process exit code. They are declared outside the precision namespaces (see
+// src/tensor/real.h) because main.cpp is compiled in float32 while gradcheck runs in float64.
+#pragma once
+
+#include <string>
+
+namespace attnlab {
+
+struct GradcheckCommandOptions {
+  std::string op;         // empty: every op; otherwise only this op, with its gradients side by side
+};
+int gradcheck_command(const GradcheckCommandOptions& options);   // src/cli/gradcheck_command.cpp (float64)
+
+}  // namespace attnlab

@@ -1,0 +1,86 @@
+// gradcheck_command.cpp — `attnlab gradcheck [--op NAME]`: every op's backward against finite differences.
+//
+// Compiled in float64 (against attnlab64): see src/autograd/gradcheck.h for the method and the tolerance.
+#include <algorithm>
+#include <cstdio>
+#include <set>
+#include <string>
+
+#include "autograd/gradcheck.h"
+#include "cli/commands.h"
+#include "tensor/error.h"
+
+namespace attnlab {
+
+namespace {
+
+// Levenshtein distance, to suggest the closest op name for a typo.
+size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+void print_side_by_side(const GradcheckResult& r) {
+  for (size_t k = 0; k < r.inputs.size(); ++k) {
+    const InputComparison& in = r.inputs[k];
+    std::printf("  input %zu %s\n", k, in.shape.str().c_str());
+    std::printf("    %6s  %16s  %16s  %10s\n", "index", "analytic", "numeric", "abs error");
+    size_t shown = std::min<size_t>(in.numeric.size(), 12);
+    for (size_t i = 0; i < shown; ++i) {
+      std::printf("    %6zu  %16.10f  %16.10f  %10.2e\n", i, in.analytic[i], in.numeric[i],
+                  std::abs(in.analytic[i] - in.numeric[i]));
+    }
+    if (shown < in.numeric.size()) std::printf("    … %zu more\n", in.numeric.size() - shown);
+  }
+}
+
+}  // namespace
+
+int gradcheck_command(const GradcheckCommandOptions& options) {
+  std::vector<GradcheckCase> cases = all_gradcheck_cases();
+  std::set<std::string> names;
+  for (const GradcheckCase& c : cases) names.insert(c.op);
+  if (!options.op.empty() && !names.count(options.op)) {
+    std::string closest;
+    size_t best = SIZE_MAX;
+    for (const std::string& name : names) {
+      size_t d = edit_distance(options.op, name);
+      if (d < best) best = d, closest = name;
+    }
+    std::string all;
+    for (const std::string& name : names) all += (all.empty() ? "" : ", ") + name;
+    throw Error("gradcheck: there is no op called '" + options.op + "' (did you mean '" + closest +
+                "'?). The ops are: " + all);
+  }
+
+  GradcheckOptions settings;
+  std::printf("Gradient check in float64: analytic (backward) vs central differences, h = %.0e,\n"
+              "passing when |analytic - numeric| <= %.0e + %.0e * max(|analytic|, |numeric|).\n\n",
+              settings.step, settings.atol, settings.rtol);
+  std::printf("%-14s %-34s %-28s %12s %12s  %s\n", "op", "case", "input shapes", "max abs err", "max rel err",
+              "result");
+  int passed = 0, failed = 0;
+  for (const GradcheckCase& c : cases) {
+    if (!options.op.empty() && c.op != options.op) continue;
+    GradcheckResult r = run_gradcheck(c, settings);
+    std::printf("%-14s %-34s %-28s %12.2e %12.2e  %s\n", r.op.c_str(), r.what.c_str(), r.shapes.c_str(),
+                r.max_abs_error, r.max_rel_error, r.passed ? "PASS" : "FAIL");
+    if (!r.passed) std::printf("  ↳ %s\n", r.problem.c_str());
+    if (!options.op.empty()) print_side_by_side(r);
+    (r.passed ? passed : failed)++;
+  }
+  std::printf("\n%d checks: %d passed, %d failed\n", passed + failed, passed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,70 @@
+// random.cpp — uniform and normal numbers from a 64-bit Mersenne Twister.
+//
+// Box–Muller: if u1, u2 are uniform in (0, 1], then
+//     z0 = sqrt(-2 ln u1) · cos(2π u2),   z1 = sqrt(-2 ln u1) · sin(2π u2)
+// are two independent standard normals.
+#include "tensor/random.h"
+
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+double Generator::uniform() {
+  // The top 53 bits of a 64-bit draw fill a double's mantissa exactly.
+  return static_cast<double>(engine_() >> 11) * 0x1.0p-53;
+}
+
+double Generator::uniform(double low, double high) { return low + (high - low) * uniform(); }
+
+double Generator::normal(double mean, double stddev) {
+  if (has_spare_normal_) {
+    has_spare_normal_ = false;
+    return mean + stddev * spare_normal_;
+  }
+  double u1 = 1.0 - uniform();  // in (0, 1], so log(u1) is finite
+  double u2 = uniform();
+  double radius = std::sqrt(-2.0 * std::log(u1));
+  double angle = 2.0 * std::numbers::pi * u2;
+  spare_normal_ = radius * std::sin(angle);
+  has_spare_normal_ = true;
+  return mean + stddev * radius * std::cos(angle);
+}
+
+int64_t Generator::integer(int64_t low, int64_t high) {
+  if (high <= low) throw Error("Generator::integer: empty range [" + std::to_string(low) + ", " +
+                               std::to_string(high) + ")");
+  uint64_t span = static_cast<uint64_t>(high - low);
+  // Rejection sampling keeps every value equally likely (a plain modulo would favour small ones).
+  uint64_t limit = UINT64_MAX - UINT64_MAX % span;
+  uint64_t draw;
+  do {
+    draw = engine_();
+  } while (draw >= limit);
+  return low + static_cast<int64_t>(draw % span);
+}
+
+std::string Generator::state() const {
+  std::ostringstream out;
+  out << engine_ << ' ' << (has_spare_normal_ ? 1 : 0) << ' ';
+  out.precision(17);
+  out << spare_normal_;
+  return out.str();
+}
+
+void Generator::set_state(const std::string& text) {
+  std::istringstream in(text);
+  std::mt19937_64 engine;
+  int has_spare = 0;
+  double spare = 0.0;
+  in >> engine >> has_spare >> spare;
+  if (in.fail()) throw Error("the random-generator state in this file is not one attnlab wrote");
+  engine_ = engine;
+  has_spare_normal_ = has_spare != 0;
+  spare_normal_ = spare;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,71 @@
+// f64_gradcheck.cpp — every op's backward agrees with central finite differences (float64).
+#include <doctest/doctest.h>
+
+#include <set>
+
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+
+using namespace attnlab;
+
+TEST_CASE("the tests run in float64") { CHECK(sizeof(real) == 8); }
+
+TEST_CASE("every op's gradient matches central differences") {
+  std::vector<GradcheckCase> cases = all_gradcheck_cases();
+  REQUIRE(!cases.empty());
+  for (const GradcheckCase& c : cases) {
+    GradcheckResult r = run_gradcheck(c);
+    INFO(r.op, " (", r.what, ") ", r.shapes, ": ", r.problem, " max abs error ", r.max_abs_error);
+    CHECK(r.passed);
+  }
+}
+
+TEST_CASE("every op in ops.h has at least one gradient check") {
+  std::set<std::string> checked;
+  for (const GradcheckCase& c : all_gradcheck_cases()) checked.insert(c.op);
+  for (const char* op : {"add", "sub", "mul", "scale", "add_scalar", "matmul", "reshape", "permute",
+                         "transpose", "slice", "concat", "relu", "gelu", "tanh", "exp", "log", "elu_plus_one",
+                         "softmax", "log_softmax", "layer_norm", "dropout", "embedding", "sum", "mean",
+                         "cumsum", "divide_by_sum", "cross_entropy"}) {
+    INFO("op without a gradient check: ", std::string(op));
+    CHECK(checked.count(op) == 1);
+  }
+}
+
+// An op with a deliberately wrong backward: y = x², but the backward says ∂y/∂x = x (it should be 2x).
+Tensor square_with_wrong_backward(const Tensor& x) {
+  Tensor y = Tensor::zeros(x.shape());
+  for (int64_t i = 0; i < x.numel(); ++i) y.data()[i] = x.data()[i] * x.data()[i];
+  record(y, "square_wrong", {x}, [x](TensorNode& out) {
+    for (int64_t i = 0; i < x.numel(); ++i) x.grad()[i] += out.grad[i] * x.data()[i];   // missing factor 2
+  });
+  return y;
+}
+
+TEST_CASE("the checker catches a deliberately wrong backward") {
+  GradcheckCase broken{"square_wrong", "backward off by a factor of 2",
+                       [](Generator& gen) { return std::vector<Tensor>{Tensor::randn({3, 4}, gen)}; },
+                       [](const std::vector<Tensor>& in) { return square_with_wrong_backward(in[0]); }};
+  GradcheckResult r = run_gradcheck(broken);
+  CHECK_FALSE(r.passed);
+  CHECK(r.max_abs_error > 1e-2);
+}
+
+TEST_CASE("the checker catches a backward that forgets an input") {
+  GradcheckCase forgetful{"mul_forgets_b", "no gradient for the second input",
+                          [](Generator& gen) {
+                            return std::vector<Tensor>{Tensor::randn({3}, gen), Tensor::randn({3}, gen)};
+                          },
+                          [](const std::vector<Tensor>& in) {
+                            Tensor y = Tensor::zeros({3});
+                            for (int i = 0; i < 3; ++i) y.data()[i] = in[0].data()[i] * in[1].data()[i];
+                            Tensor a = in[0], b = in[1];
+                            record(y, "mul_forgets_b", {a, b}, [a, b](TensorNode& out) {
+                              for (int i = 0; i < 3; ++i) a.grad()[i] += out.grad[i] * b.data()[i];
+                            });
+                            return y;
+                          }};
+  GradcheckResult r = run_gradcheck(forgetful);
+  CHECK_FALSE(r.passed);
+  CHECK(r.problem == "input 1 received no gradient");
+}
