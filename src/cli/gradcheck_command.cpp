@@ -9,26 +9,11 @@
 #include "autograd/gradcheck.h"
 #include "cli/commands.h"
 #include "tensor/error.h"
+#include "util/suggest.h"
 
 namespace attnlab {
 
 namespace {
-
-// Levenshtein distance, to suggest the closest op name for a typo.
-size_t edit_distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
 
 void print_side_by_side(const GradcheckResult& r) {
   for (size_t k = 0; k < r.inputs.size(); ++k) {
@@ -51,16 +36,9 @@ int gradcheck_command(const GradcheckCommandOptions& options) {
   std::set<std::string> names;
   for (const GradcheckCase& c : cases) names.insert(c.op);
   if (!options.op.empty() && !names.count(options.op)) {
-    std::string closest;
-    size_t best = SIZE_MAX;
-    for (const std::string& name : names) {
-      size_t d = edit_distance(options.op, name);
-      if (d < best) best = d, closest = name;
-    }
-    std::string all;
-    for (const std::string& name : names) all += (all.empty() ? "" : ", ") + name;
-    throw Error("gradcheck: there is no op called '" + options.op + "' (did you mean '" + closest +
-                "'?). The ops are: " + all);
+    std::vector<std::string> known(names.begin(), names.end());
+    throw Error("gradcheck: there is no op called '" + options.op + "' (did you mean '" +
+                closest_match(options.op, known) + "'?). The ops are: " + join(known));
   }
 
   GradcheckOptions settings;

@@ -1,0 +1,32 @@
+// mask.cpp — which keys a query may see: padding, causality and the restricted window, in one rule.
+//
+//   allowed(b, i, j) = key j of sentence b is a real token
+//                      and (not causal or j ≤ i)
+//                      and (no window or i − left ≤ j ≤ i + right)
+// The softmax kinds turn it into an additive mask (0 or −∞) so that e^(score − ∞) = 0 removes the key.
+#include <limits>
+
+#include "attention/attention.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+bool AttentionMask::allowed(int64_t b, int64_t i, int64_t j, const AttentionConfig& config) const {
+  if (!key_is_real[static_cast<size_t>(b * key_len + j)]) return false;
+  if (causal && j > i) return false;
+  if (config.has_window && (j < i - config.window_left || j > i + config.window_right)) return false;
+  return true;
+}
+
+Tensor AttentionMask::additive(const AttentionConfig& config) const {
+  const real minus_infinity = -std::numeric_limits<real>::infinity();
+  Tensor mask = Tensor::zeros({batch, 1, query_len, key_len});                  // [B, 1, Tq, Tk]
+  real* m = mask.data();
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < query_len; ++i)
+      for (int64_t j = 0; j < key_len; ++j) {
+        if (!allowed(b, i, j, config)) m[(b * query_len + i) * key_len + j] = minus_infinity;
+      }
+  return mask;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

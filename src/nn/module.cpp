@@ -1,0 +1,39 @@
+// module.cpp — registering and listing parameters.
+#include "nn/module.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
+  tensor.set_requires_grad(true);
+  parameters_.push_back({name, tensor});
+  return tensor;
+}
+
+void Module::collect(const std::string& prefix, std::vector<NamedParameter>& out) const {
+  for (const NamedParameter& p : parameters_) out.push_back({prefix + p.name, p.tensor});
+  for (const auto& [name, child] : children_) child->collect(prefix + name + ".", out);
+}
+
+std::vector<NamedParameter> Module::named_parameters() const {
+  std::vector<NamedParameter> out;
+  collect("", out);
+  return out;
+}
+
+std::vector<Tensor> Module::parameters() const {
+  std::vector<Tensor> out;
+  for (NamedParameter& p : named_parameters()) out.push_back(p.tensor);
+  return out;
+}
+
+int64_t Module::parameter_count() const {
+  int64_t count = 0;
+  for (const NamedParameter& p : named_parameters()) count += p.tensor.numel();
+  return count;
+}
+
+void Module::zero_grad() const {
+  for (const NamedParameter& p : named_parameters()) p.tensor.zero_grad();
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

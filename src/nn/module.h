@@ -1,0 +1,54 @@
+// module.h — a layer with named parameters, the way PyTorch's nn.Module names them.
+//
+// A Module owns parameter tensors (requires_grad = true) and child modules. named_parameters() walks the tree
+// and joins names with dots, so a model's parameters read like a PyTorch state dict:
+//     encoder.layers.0.self_attn.q_proj.weight   [d_model, d_model]
+// That is what lets a checkpoint written by attnlab be opened in Python and compared with a PyTorch model, and
+// what lets the optimizer treat all parameters as one list.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "tensor/tensor.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+struct NamedParameter {
+  std::string name;  // "encoder.layers.0.self_attn.q_proj.weight"
+  Tensor tensor;
+};
+
+class Module {
+ public:
+  Module() = default;
+  virtual ~Module() = default;
+  Module(const Module&) = delete;             // parameters are shared handles: copying a module would alias them
+  Module& operator=(const Module&) = delete;
+
+  // Every parameter of this module and its children, depth first, in registration order.
+  std::vector<NamedParameter> named_parameters() const;
+  std::vector<Tensor> parameters() const;
+  int64_t parameter_count() const;            // total number of learnable numbers
+  void zero_grad() const;
+
+ protected:
+  // Registers a parameter (sets requires_grad) and returns the handle to keep in a member.
+  Tensor register_parameter(const std::string& name, Tensor tensor);
+  // Registers a child whose parameters appear under "name.". The child must outlive nothing: it is owned here.
+  template <typename M>
+  M& register_module(const std::string& name, std::unique_ptr<M> child) {
+    M& ref = *child;
+    children_.emplace_back(name, std::move(child));
+    return ref;
+  }
+
+ private:
+  void collect(const std::string& prefix, std::vector<NamedParameter>& out) const;
+  std::vector<NamedParameter> parameters_;
+  std::vector<std::pair<std::string, std::unique_ptr<Module>>> children_;
+};
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# test.sh — install dependencies, build, and run every test through ctest.
+#
+#   tools/test.sh              release build (build/release)
+#   tools/test.sh --sanitize   the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize)
+#
+# Prints ctest's summary and exits non-zero if anything fails to build or any test fails.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+preset=release
+case "${1:-}" in
+  "") ;;
+  --sanitize) preset=sanitize ;;
+  -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+  *) echo "test.sh: unknown option '$1' (use --sanitize or nothing)" >&2; exit 2 ;;
+esac
+
+tools/install-deps.sh
+cmake --preset "$preset" >/dev/null
+cmake --build --preset "$preset" -j "$(nproc)"
+ctest --preset "$preset" -j "$(nproc)"
