@@ -1,0 +1,66 @@
+// embedding.cpp — token lookup scaled by √d_model, and the three kinds of positional encoding.
+#include "nn/embedding.h"
+
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+Embedding::Embedding(int64_t vocab_size, int64_t d_model, Generator& init) {
+  // N(0, d_model^-1/2): after the √d_model scale the embeddings have unit-sized entries.
+  weight = register_parameter("weight", Tensor::randn({vocab_size, d_model}, init,
+                                                      static_cast<real>(1.0 / std::sqrt(double(d_model)))));
+}
+
+Tensor Embedding::forward(const TokenIds& ids) const {
+  const real scale_factor = static_cast<real>(std::sqrt(static_cast<double>(weight.size(1))));
+  return scale(embedding(weight, ids), scale_factor);                      // [B, T, d_model]
+}
+
+PositionalKind parse_positional(const std::string& name) {
+  if (name == "sinusoidal") return PositionalKind::sinusoidal;
+  if (name == "learned") return PositionalKind::learned;
+  if (name == "none") return PositionalKind::none;
+  throw Error("model.positional: '" + name + "' is not one of sinusoidal, learned, none");
+}
+
+PositionalEncoding::PositionalEncoding(PositionalKind k, int64_t d_model, int64_t max_len, Generator& init)
+    : kind(k), d_model_(d_model), max_len_(max_len) {
+  if (kind == PositionalKind::learned) {
+    weight = register_parameter("weight", Tensor::randn({max_len, d_model}, init, real(0.02)));
+  }
+}
+
+Tensor PositionalEncoding::sinusoidal_table(int64_t length, int64_t d_model) {
+  Tensor table = Tensor::zeros({length, d_model});                         // [T, d_model]
+  const double log_base = std::log(10000.0);
+  for (int64_t t = 0; t < length; ++t) {
+    for (int64_t i = 0; 2 * i < d_model; ++i) {
+      double frequency = std::exp(-static_cast<double>(2 * i) * log_base / static_cast<double>(d_model));
+      table.data()[t * d_model + 2 * i] = static_cast<real>(std::sin(t * frequency));
+      if (2 * i + 1 < d_model) table.data()[t * d_model + 2 * i + 1] = static_cast<real>(std::cos(t * frequency));
+    }
+  }
+  return table;
+}
+
+Tensor PositionalEncoding::forward(const Tensor& x) const {
+  const int64_t T = x.size(1);
+  switch (kind) {
+    case PositionalKind::none:
+      return x;
+    case PositionalKind::sinusoidal:
+      return add(x, sinusoidal_table(T, d_model_));                          // [B, T, d] + [T, d]
+    case PositionalKind::learned:
+      if (T > max_len_) {
+        throw Error("a sequence of " + std::to_string(T) + " tokens is longer than the learned positional table (" +
+                    std::to_string(max_len_) + " positions): raise model.max_len or use sinusoidal positions");
+      }
+      return add(x, slice(weight, 0, 0, T));                                 // [B, T, d] + [T, d]
+  }
+  return x;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,43 @@
+// layers.cpp — LayerNorm, FeedForward and dropout-when-training.
+#include "nn/layers.h"
+
+#include "autograd/ops.h"
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx) {
+  if (!ctx.training || p <= 0) return x;
+  if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+  return dropout(x, static_cast<real>(p), *ctx.generator);
+}
+
+LayerNorm::LayerNorm(int64_t d_model, double epsilon) : eps(epsilon) {
+  weight = register_parameter("weight", Tensor::full({d_model}, 1));
+  bias = register_parameter("bias", Tensor::zeros({d_model}));
+}
+
+Tensor LayerNorm::forward(const Tensor& x) const {
+  return layer_norm(x, weight, bias, static_cast<real>(eps));             // [..., d_model]
+}
+
+Activation parse_activation(const std::string& name) {
+  if (name == "relu") return Activation::relu;
+  if (name == "gelu") return Activation::gelu;
+  throw Error("model.activation: '" + name + "' is not one of relu, gelu");
+}
+
+FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation act, double p, Generator& init)
+    : linear1(register_module("linear1", std::make_unique<Linear>(d_model, d_ff, init))),
+      linear2(register_module("linear2", std::make_unique<Linear>(d_ff, d_model, init))),
+      activation(act),
+      dropout(p) {}
+
+Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
+  Tensor hidden = linear1.forward(x);                                       // [B, T, d_ff]
+  hidden = activation == Activation::relu ? relu(hidden) : gelu(hidden);    // [B, T, d_ff]
+  hidden = apply_dropout(hidden, dropout, ctx);                             // [B, T, d_ff]
+  return linear2.forward(hidden);                                           // [B, T, d_model]
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
