@@ -69,5 +69,9 @@ std::vector<GradcheckCase> dropout_checks();
 std::vector<GradcheckCase> embedding_checks();
 std::vector<GradcheckCase> reduction_checks();
 std::vector<GradcheckCase> cross_entropy_checks();
+// Whole layers and attention modules, their parameters differentiated too (names "layer.*", "attention.*").
+std::vector<GradcheckCase> layer_checks();                      // checks/layers.cpp: nn modules, model layers
+std::vector<GradcheckCase> softmax_attention_checks();          // checks/attention_softmax.cpp
+std::vector<GradcheckCase> external_linear_attention_checks();  // checks/attention_external_linear.cpp
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

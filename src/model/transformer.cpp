@@ -1,0 +1,179 @@
+// transformer.cpp — encoder and decoder layers, the stacks, and the Seq2Seq model around them.
+#include "model/transformer.h"
+
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+std::unique_ptr<Attention> named_attention(const ModelConfig& c, const AttentionConfig& a, AttentionUse use,
+                                           const std::string& name, Generator& init) {
+  std::unique_ptr<Attention> attention = make_attention(a, use, c.d_model, c.heads, c.dropout, init);
+  attention->name = name;
+  return attention;
+}
+
+// One residual sublayer, in either norm placement:
+//   post:  x = LayerNorm(x + Dropout(f(x)))          pre:  x = x + Dropout(f(LayerNorm(x)))
+template <typename Sublayer>
+Tensor residual(const Tensor& x, const LayerNorm& norm, bool pre_norm, double p, ForwardContext& ctx,
+                Sublayer&& f) {
+  if (pre_norm) return add(x, apply_dropout(f(norm.forward(x)), p, ctx));    // [B, T, d]
+  return norm.forward(add(x, apply_dropout(f(x), p, ctx)));                   // [B, T, d]
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------- encoder layer
+
+EncoderLayer::EncoderLayer(const ModelConfig& c, const std::string& name, Generator& init)
+    : self_attn(register_module("self_attn", named_attention(c, c.encoder_attention, AttentionUse::encoder_self,
+                                                             name + ".self_attn", init))),
+      self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
+      ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
+                                                              c.dropout, init))),
+      final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
+      pre_norm_(c.norm == "pre"),
+      dropout_(c.dropout) {}
+
+Tensor EncoderLayer::forward(const Tensor& x, const AttentionMask& self_mask, ForwardContext& ctx) {
+  Tensor h = residual(x, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+    return self_attn.forward(in, in, self_mask, ctx);                         // [B, S, d]
+  });
+  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+                  [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, S, d]
+}
+
+// ---------------------------------------------------------------- decoder layer
+
+DecoderLayer::DecoderLayer(const ModelConfig& c, const std::string& name, Generator& init)
+    : self_attn(register_module("self_attn", named_attention(c, c.decoder_attention, AttentionUse::decoder_self,
+                                                             name + ".self_attn", init))),
+      self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
+      encoder_attn(register_module("encoder_attn", named_attention(c, c.cross_attention, AttentionUse::cross,
+                                                                   name + ".encoder_attn", init))),
+      encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
+      ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
+                                                              c.dropout, init))),
+      final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
+      pre_norm_(c.norm == "pre"),
+      dropout_(c.dropout) {}
+
+Tensor DecoderLayer::forward(const Tensor& y, const Tensor& memory, const AttentionMask& self_mask,
+                             const AttentionMask& cross_mask, ForwardContext& ctx) {
+  Tensor h = residual(y, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+    return self_attn.forward(in, in, self_mask, ctx);                         // [B, T, d], causal
+  });
+  h = residual(h, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+    return encoder_attn.forward(in, memory, cross_mask, ctx);                 // [B, T, d], looks at the source
+  });
+  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+                  [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, T, d]
+}
+
+// ---------------------------------------------------------------- the whole model
+
+void validate(const ModelConfig& c) {
+  auto positive = [](int64_t value, const char* key) {
+    if (value <= 0) throw Error(std::string(key) + " must be a positive whole number, got " + std::to_string(value));
+  };
+  positive(c.src_vocab, "the source vocabulary size");
+  positive(c.tgt_vocab, "the target vocabulary size");
+  positive(c.d_model, "model.d_model");
+  positive(c.heads, "model.heads");
+  positive(c.d_ff, "model.d_ff");
+  positive(c.encoder_layers, "model.encoder_layers");
+  positive(c.decoder_layers, "model.decoder_layers");
+  positive(c.max_len, "model.max_len");
+  if (c.d_model % c.heads != 0) {
+    throw Error("model.d_model (" + std::to_string(c.d_model) + ") must be divisible by model.heads (" +
+                std::to_string(c.heads) + ")");
+  }
+  if (!(c.dropout >= 0 && c.dropout < 1)) {
+    throw Error("model.dropout must be in [0, 1), got " + std::to_string(c.dropout));
+  }
+  if (c.norm != "post" && c.norm != "pre") throw Error("model.norm: '" + c.norm + "' is not one of post, pre");
+  parse_activation(c.activation);
+  parse_positional(c.positional);
+  if (c.share_embeddings && c.src_vocab != c.tgt_vocab) {
+    throw Error("model.share_embeddings needs one vocabulary for both sides, but the source has " +
+                std::to_string(c.src_vocab) + " tokens and the target " + std::to_string(c.tgt_vocab));
+  }
+}
+
+Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
+  validate(c);
+  const PositionalKind positional = parse_positional(c.positional);
+
+  if (c.share_embeddings) {
+    src_embed_ = tgt_embed_ = &register_module("shared", std::make_unique<Embedding>(c.src_vocab, c.d_model, init));
+  } else {
+    src_embed_ = &register_module("encoder.embed_tokens", std::make_unique<Embedding>(c.src_vocab, c.d_model, init));
+  }
+  src_positions_ = &register_module("encoder.embed_positions",
+                                    std::make_unique<PositionalEncoding>(positional, c.d_model, c.max_len, init));
+  for (int64_t i = 0; i < c.encoder_layers; ++i) {
+    std::string name = "encoder.layers." + std::to_string(i);
+    encoder_layers_.push_back(&register_module(name, std::make_unique<EncoderLayer>(c, name, init)));
+  }
+  if (c.norm == "pre") encoder_norm_ = &register_module("encoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
+
+  if (!c.share_embeddings) {
+    tgt_embed_ = &register_module("decoder.embed_tokens", std::make_unique<Embedding>(c.tgt_vocab, c.d_model, init));
+  }
+  tgt_positions_ = &register_module("decoder.embed_positions",
+                                    std::make_unique<PositionalEncoding>(positional, c.d_model, c.max_len, init));
+  for (int64_t i = 0; i < c.decoder_layers; ++i) {
+    std::string name = "decoder.layers." + std::to_string(i);
+    decoder_layers_.push_back(&register_module(name, std::make_unique<DecoderLayer>(c, name, init)));
+  }
+  if (c.norm == "pre") decoder_norm_ = &register_module("decoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
+
+  if (c.tie_output) {
+    output_weight_ = tgt_embed_->weight;     // the same tensor: one parameter, gradients from both uses add up
+  } else {
+    real bound = static_cast<real>(1.0 / std::sqrt(static_cast<double>(c.d_model)));
+    output_weight_ = register_parameter("output_projection.weight",
+                                        Tensor::uniform({c.tgt_vocab, c.d_model}, init, -bound, bound));
+  }
+}
+
+Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& positions, const TokenIds& ids,
+                      ForwardContext& ctx) const {
+  Tensor x = table.forward(ids);                                              // [B, T, d] = E[ids] · √d
+  x = positions.forward(x);                                                   // [B, T, d] + P[0:T]
+  return apply_dropout(x, config_.dropout, ctx);
+}
+
+Tensor Seq2Seq::encode(const TokenIds& src, ForwardContext& ctx) {
+  AttentionMask self_mask = make_padding_mask(src, src.shape[1], /*causal=*/false);
+  Tensor x = embed(*src_embed_, *src_positions_, src, ctx);                   // [B, S, d]
+  for (EncoderLayer* layer : encoder_layers_) x = layer->forward(x, self_mask, ctx);
+  if (encoder_norm_) x = encoder_norm_->forward(x);                           // pre-LN's final norm
+  return x;                                                                   // [B, S, d] the "memory"
+}
+
+Tensor Seq2Seq::decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx) {
+  if (tgt_in.shape.rank() != 2 || src.shape.rank() != 2 || tgt_in.shape[0] != src.shape[0]) {
+    throw Error("decode: source " + src.shape.str() + " and target " + tgt_in.shape.str() +
+                " must be [batch, time] with the same batch");
+  }
+  const int64_t T = tgt_in.shape[1];
+  AttentionMask self_mask = make_padding_mask(tgt_in, T, /*causal=*/true);
+  AttentionMask cross_mask = make_padding_mask(src, T, /*causal=*/false);
+  Tensor y = embed(*tgt_embed_, *tgt_positions_, tgt_in, ctx);                // [B, T, d]
+  for (DecoderLayer* layer : decoder_layers_) y = layer->forward(y, memory, self_mask, cross_mask, ctx);
+  if (decoder_norm_) y = decoder_norm_->forward(y);
+  return matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
+}
+
+Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {
+  Tensor memory = encode(src, ctx);                                           // [B, S, d]
+  return decode(tgt_in, memory, src, ctx);                                    // [B, T, V]
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,92 @@
+// transformer.h — the encoder–decoder Transformer (Vaswani et al. 2017, §3.1, Figure 1).
+//
+// Encoder layer (N of them):             Decoder layer (N of them):
+//   x = x + SelfAttn(x)     [+ norm]       y = y + CausalSelfAttn(y)      [+ norm]
+//   x = x + FFN(x)          [+ norm]       y = y + CrossAttn(y, memory)   [+ norm]
+//                                          y = y + FFN(y)                 [+ norm]
+// Where the LayerNorm goes is `model.norm`:
+//   post (the paper):  x = LayerNorm(x + Dropout(Sublayer(x)))
+//   pre:               x = x + Dropout(Sublayer(LayerNorm(x))), plus one final LayerNorm after the stack —
+//                      easier to train deep, because the residual path carries gradients untouched.
+// Seq2Seq: memory = Encoder(embed(src)); logits = output_projection(Decoder(embed(tgt_in), memory)).
+//
+// Parameter names follow fairseq's Transformer, so a checkpoint reads like a PyTorch state dict:
+//   encoder.embed_tokens.weight, encoder.embed_positions.weight (learned positions only),
+//   encoder.layers.0.self_attn.{q,k,v,out}_proj.{weight,bias}, encoder.layers.0.self_attn_layer_norm.*,
+//   encoder.layers.0.ffn.linear{1,2}.*, encoder.layers.0.final_layer_norm.*, encoder.layer_norm.* (pre-LN),
+//   decoder.layers.0.encoder_attn.* (cross-attention), decoder.layers.0.encoder_attn_layer_norm.*, …,
+//   output_projection.weight (absent when tied to the target embeddings).
+#pragma once
+
+#include <memory>
+#include <vector>
+
+#include "model/config.h"
+#include "model/masks.h"
+#include "nn/embedding.h"
+#include "nn/layers.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+class EncoderLayer : public Module {
+ public:
+  EncoderLayer(const ModelConfig& config, const std::string& name, Generator& init);
+  Tensor forward(const Tensor& x, const AttentionMask& self_mask, ForwardContext& ctx);   // [B, S, d] → same
+  Attention& self_attn;
+  LayerNorm& self_attn_layer_norm;
+  FeedForward& ffn;
+  LayerNorm& final_layer_norm;
+
+ private:
+  bool pre_norm_;
+  double dropout_;
+};
+
+class DecoderLayer : public Module {
+ public:
+  DecoderLayer(const ModelConfig& config, const std::string& name, Generator& init);
+  Tensor forward(const Tensor& y, const Tensor& memory, const AttentionMask& self_mask,
+                 const AttentionMask& cross_mask, ForwardContext& ctx);                   // [B, T, d] → same
+  Attention& self_attn;
+  LayerNorm& self_attn_layer_norm;
+  Attention& encoder_attn;
+  LayerNorm& encoder_attn_layer_norm;
+  FeedForward& ffn;
+  LayerNorm& final_layer_norm;
+
+ private:
+  bool pre_norm_;
+  double dropout_;
+};
+
+class Seq2Seq : public Module {
+ public:
+  Seq2Seq(const ModelConfig& config, Generator& init);   // validates the config; throws attnlab::Error
+
+  // src [B, S] → memory [B, S, d_model]
+  Tensor encode(const TokenIds& src, ForwardContext& ctx);
+  // tgt_in [B, T] (bos + target), memory from encode(src) → logits [B, T, tgt_vocab]
+  Tensor decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
+  Tensor forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx);      // both
+
+  const ModelConfig& config() const { return config_; }
+
+ private:
+  Tensor embed(const Embedding& table, const PositionalEncoding& positions, const TokenIds& ids,
+               ForwardContext& ctx) const;
+  ModelConfig config_;
+  Embedding* src_embed_ = nullptr;              // owned as a child module
+  Embedding* tgt_embed_ = nullptr;              // == src_embed_ when shared
+  PositionalEncoding* src_positions_ = nullptr;
+  PositionalEncoding* tgt_positions_ = nullptr;
+  std::vector<EncoderLayer*> encoder_layers_;
+  std::vector<DecoderLayer*> decoder_layers_;
+  LayerNorm* encoder_norm_ = nullptr;           // pre-LN only
+  LayerNorm* decoder_norm_ = nullptr;           // pre-LN only
+  Tensor output_weight_;                         // [tgt_vocab, d_model]: own parameter, or the tied embedding
+};
+
+// Throws attnlab::Error naming the config key for anything that cannot build a model.
+void validate(const ModelConfig& config);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
