@@ -1,8 +1,38 @@
-// checks/layer_norm.cpp — gradient checks for the ops of ops/layer_norm.cpp. (To be written: see ops.h.)
+// checks/layer_norm.cpp — gradient checks for layer_norm (ops/layer_norm.cpp): x, gamma and beta all
+// differentiated, so the three parts of the backward (∂x, ∂γ, ∂β) are each checked.
 #include "autograd/gradcheck.h"
+#include "autograd/ops.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-std::vector<GradcheckCase> layer_norm_checks() { return {}; }
+namespace {
+
+// x of the given shape (mean `offset`, standard deviation `spread`), with random gamma and beta of size d.
+GradcheckCase normalize(std::string what, Shape shape, real offset, real spread) {
+  return {"layer_norm", std::move(what),
+          [shape, offset, spread](Generator& gen) {
+            const int64_t d = shape[-1];
+            Tensor x = add_scalar(Tensor::randn(shape, gen, spread), offset);  // [..., d]
+            Tensor gamma = add_scalar(Tensor::randn({d}, gen, 0.5), 1);      // [d], around 1
+            Tensor beta = Tensor::randn({d}, gen, 0.5);                       // [d], around 0
+            return std::vector<Tensor>{x, gamma, beta};
+          },
+          [](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1], in[2]); }};
+}
+
+}  // namespace
+
+std::vector<GradcheckCase> layer_norm_checks() {
+  std::vector<GradcheckCase> cases;
+  cases.push_back(normalize("[B, T, d], random gamma/beta", {2, 3, 8}, 0, 1));
+  cases.push_back(normalize("rows with mean 5, std 3", {4, 6}, 5, 3));
+  cases.push_back({"layer_norm", "small rows (std 0.01): eps matters",
+                   [](Generator& gen) {
+                     return std::vector<Tensor>{Tensor::randn({3, 5}, gen, 0.01), Tensor::randn({5}, gen),
+                                                Tensor::randn({5}, gen)};
+                   },
+                   [](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1], in[2]); }});
+  return cases;
+}
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

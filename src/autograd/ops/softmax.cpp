@@ -1,0 +1,131 @@
+// softmax.cpp — softmax (fused with an additive mask) and log_softmax, over the last axis.
+//
+// Softmax turns a row of scores into a probability distribution; attention uses it to decide how much each
+// query looks at each key. A mask hides keys by adding −inf to their scores (padding, or the future):
+//
+//   forward      z = x + m                                 m broadcasts to x (NumPy rules), entries 0 or −inf
+//                y_i = e^(z_i − max_j z_j) / Σ_k e^(z_k − max_j z_j)
+//   backward     ∂x_i += y_i · (g_i − Σ_j g_j · y_j)        g = ∂loss/∂y; the mask is a constant (no gradient)
+//
+// Why subtract the row max: e^1000 overflows, but softmax(z) = softmax(z − c) for any c (the e^−c cancels),
+// and with c = max every exponent is ≤ 0, so every e^(…) is in [0, 1] and the largest is exactly 1.
+// A hidden entry has z = −inf, so e^(−inf) = 0 exactly: it gets probability 0 and, since y_i = 0 in the
+// backward formula, no gradient. A row where every entry is hidden (a padding query, say) has max = −inf and
+// z − max = NaN; such a row is set to all zeros instead, and so passes zero gradient too.
+//
+// The backward formula: ∂y_i/∂z_j = y_i (δ_ij − y_j), so ∂x_j = Σ_i g_i y_i (δ_ij − y_j) = y_j (g_j − Σ_i g_i y_i).
+// It needs only y, which the backward function finds in its output node: nothing else is saved.
+//
+// The slow, obvious version would be softmax(add(x, mask)): an extra [B, h, T, T] tensor and a graph node.
+// Fusing the mask in costs nothing: z is written straight into y's storage and turned into y row by row.
+//
+//   log_softmax  y_i = x_i − (max + log Σ_j e^(x_j − max))   (log of softmax, without forming softmax's tiny
+//                                                            numbers, so y stays finite for logits like ±1000)
+//   backward     ∂x_i += g_i − softmax_i · Σ_j g_j,  softmax_i = e^(y_i)
+//                (∂y_i/∂x_j = δ_ij − softmax_j, summed against g.)
+// log_softmax has no mask; a row that is entirely −inf gives −inf (the log of softmax's all-zero row), not NaN,
+// and its backward is then the formula's ∂x_i = g_i (softmax_i = 0), as for any −inf entry of a live row.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "autograd/ops/broadcast.h"
+#include "autograd/ops.h"
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+constexpr real minus_infinity = -std::numeric_limits<real>::infinity();
+
+// Turns one row of scores z (in place) into softmax(z); a row that is −inf everywhere becomes all zeros.
+void softmax_row(real* z, int64_t d) {
+  real max = *std::max_element(z, z + d);
+  if (max == minus_infinity) {                                          // every key hidden: no distribution
+    std::fill(z, z + d, real(0));
+    return;
+  }
+  real total = 0;
+  for (int64_t j = 0; j < d; ++j) {
+    z[j] = std::exp(z[j] - max);                                        // in [0, 1]; e^(−inf) = 0 exactly
+    total += z[j];
+  }
+  for (int64_t j = 0; j < d; ++j) z[j] /= total;                        // total ≥ 1: the max entry gave e⁰
+}
+
+}  // namespace
+
+Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
+  const int64_t d = x.shape()[-1];                                      // the axis softmax runs along
+  const int64_t rows = x.shape().rows();                                // every other axis, flattened
+  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  real* py = y.data();
+
+  // z = x + m, written into y's storage. The mask must broadcast to x without making x bigger.
+  if (additive_mask.defined()) {
+    Broadcast bc = make_broadcast(x.shape(), additive_mask.shape(), "softmax");
+    if (bc.out != x.shape()) {
+      throw Error("softmax: the mask of shape " + additive_mask.shape().str() +
+                  " must broadcast to the scores' shape " + x.shape().str() + ", but together they make " +
+                  bc.out.str() + " (a mask may only have size-1 or missing axes where the scores do not)");
+    }
+    const real* px = x.data();
+    const real* pm = additive_mask.data();
+    for_each_broadcast(bc, [&](int64_t o, int64_t i, int64_t j) { py[o] = px[i] + pm[j]; });  // i == o here
+  } else {
+    std::copy(x.data(), x.data() + x.numel(), py);
+  }
+
+  for (int64_t r = 0; r < rows; ++r) softmax_row(py + r * d, d);       // each row of [rows, d] → softmax
+
+  // Only x is recorded as an input: the mask is a constant and never receives a gradient.
+  record(y, "softmax", {x}, [x, rows, d](TensorNode& out) {
+    real* gx = x.grad();                                                // [rows, d]
+    for (int64_t r = 0; r < rows; ++r) {
+      const real* yr = out.value.data() + r * d;                        // y of this row, [d]
+      const real* gr = out.grad.data() + r * d;                         // ∂loss/∂y of this row, [d]
+      real* gxr = gx + r * d;                                           // [d]
+      real g_dot_y = 0;                                                 // Σ_j g_j · y_j
+      for (int64_t j = 0; j < d; ++j) g_dot_y += gr[j] * yr[j];
+      for (int64_t i = 0; i < d; ++i) gxr[i] += yr[i] * (gr[i] - g_dot_y);  // ∂x_i = y_i (g_i − Σ_j g_j y_j)
+    }
+  });
+  return y;
+}
+
+Tensor log_softmax(const Tensor& x) {
+  const int64_t d = x.shape()[-1];
+  const int64_t rows = x.shape().rows();
+  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  const real* px = x.data();
+  real* py = y.data();
+  for (int64_t r = 0; r < rows; ++r) {
+    const real* xr = px + r * d;                                        // [d]
+    real* yr = py + r * d;                                              // [d]
+    real max = *std::max_element(xr, xr + d);
+    if (max == minus_infinity) {                                        // every entry −inf: log 0 everywhere
+      std::fill(yr, yr + d, minus_infinity);
+      continue;
+    }
+    real total = 0;                                                     // Σ_j e^(x_j − max), in [1, d]
+    for (int64_t j = 0; j < d; ++j) total += std::exp(xr[j] - max);
+    const real log_normalizer = max + std::log(total);                  // log Σ_j e^(x_j)
+    for (int64_t j = 0; j < d; ++j) yr[j] = xr[j] - log_normalizer;     // y_i = x_i − log Σ_j e^(x_j)
+  }
+
+  record(y, "log_softmax", {x}, [x, rows, d](TensorNode& out) {
+    real* gx = x.grad();                                                // [rows, d]
+    for (int64_t r = 0; r < rows; ++r) {
+      const real* yr = out.value.data() + r * d;                        // log softmax of this row, [d]
+      const real* gr = out.grad.data() + r * d;                         // [d]
+      real* gxr = gx + r * d;                                           // [d]
+      real g_total = 0;                                                 // Σ_j g_j
+      for (int64_t j = 0; j < d; ++j) g_total += gr[j];
+      for (int64_t i = 0; i < d; ++i) gxr[i] += gr[i] - std::exp(yr[i]) * g_total;  // g_i − softmax_i · Σ_j g_j
+    }
+  });
+  return y;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
