@@ -68,7 +68,13 @@ GradcheckResult run_gradcheck(const GradcheckCase& check, const GradcheckOptions
       result.max_abs_error = std::max(result.max_abs_error, abs_error);
       result.max_rel_error = std::max(result.max_rel_error, abs_error / std::max(magnitude, 1e-12));
       worst_excess = std::max(worst_excess, abs_error - (options.atol + options.rtol * magnitude));
-      if (!std::isfinite(analytic) || !std::isfinite(numeric)) worst_excess = INFINITY;
+      if (!std::isfinite(analytic) || !std::isfinite(numeric)) {
+        worst_excess = INFINITY;
+        if (result.problem.empty()) {
+          result.problem = "input " + std::to_string(k) + ", number " + std::to_string(i) + ": non-finite gradient (analytic " +
+                           std::to_string(analytic) + ", numeric " + std::to_string(numeric) + ")";
+        }
+      }
     }
     result.inputs.push_back(std::move(cmp));
   }

@@ -26,6 +26,13 @@ int64_t Shape::numel() const {
   return count;
 }
 
+int64_t Shape::rows() const {
+  if (rank_ == 0) return 0;
+  int64_t count = 1;  // product of all sizes but the last (not numel / last, which divides by zero on size 0)
+  for (int axis = 0; axis + 1 < rank_; ++axis) count *= sizes_[axis];
+  return count;
+}
+
 int Shape::normalize_axis(int axis) const {
   int positive = axis < 0 ? axis + rank_ : axis;
   if (positive < 0 || positive >= rank_) {

@@ -31,7 +31,7 @@ class Shape {
   std::vector<int64_t> sizes() const { return {sizes_.begin(), sizes_.begin() + rank_}; }
 
   // Number of rows when the tensor is seen as a matrix [rows, last axis] — how most kernels walk it.
-  int64_t rows() const { return rank_ == 0 ? 0 : numel() / sizes_[rank_ - 1]; }
+  int64_t rows() const;
   int64_t cols() const { return rank_ == 0 ? 0 : sizes_[rank_ - 1]; }
 
   // Maps a possibly negative axis into [0, rank); throws attnlab::Error naming the axis and the shape otherwise.
