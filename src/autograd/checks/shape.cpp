@@ -1,8 +1,53 @@
-// checks/shape.cpp — gradient checks for the ops of ops/shape.cpp. (To be written: see ops.h.)
+// checks/shape.cpp — gradient checks for reshape, permute, transpose, slice and concat.
+//
+// A permutation that is its own inverse (a swap) cannot tell p from p⁻¹, so permute is also checked with a
+// cycle, whose backward would go wrong if it applied p instead of p⁻¹.
 #include "autograd/gradcheck.h"
+#include "autograd/ops.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-std::vector<GradcheckCase> shape_checks() { return {}; }
+namespace {
+
+// A case with one random normal input of the given shape.
+GradcheckCase unary(std::string op, std::string what, Shape x, std::function<Tensor(const Tensor&)> f) {
+  return {std::move(op), std::move(what),
+          [x](Generator& gen) { return std::vector<Tensor>{Tensor::randn(x, gen)}; },
+          [f](const std::vector<Tensor>& in) { return f(in[0]); }};
+}
+
+// A concat case: random normal inputs of the given shapes, joined along `axis`.
+GradcheckCase joined(std::string what, std::vector<Shape> shapes, int axis) {
+  return {"concat", std::move(what),
+          [shapes](Generator& gen) {
+            std::vector<Tensor> xs;
+            for (const Shape& s : shapes) xs.push_back(Tensor::randn(s, gen));
+            return xs;
+          },
+          [axis](const std::vector<Tensor>& in) { return concat(in, axis); }};
+}
+
+}  // namespace
+
+std::vector<GradcheckCase> shape_checks() {
+  return {
+      unary("reshape", "[2, 3, 4] -> [6, 4]", {2, 3, 4}, [](const Tensor& x) { return reshape(x, {6, 4}); }),
+      unary("reshape", "[4, 6] -> [2, 2, 3, 2]", {4, 6}, [](const Tensor& x) { return reshape(x, {2, 2, 3, 2}); }),
+      unary("permute", "head split [B,T,h,dk]->[B,h,T,dk]", {2, 3, 2, 2},
+            [](const Tensor& x) { return permute(x, {0, 2, 1, 3}); }),
+      unary("permute", "3-cycle {1, 2, 0}", {2, 3, 4}, [](const Tensor& x) { return permute(x, {1, 2, 0}); }),
+      unary("permute", "4-D {-1, 0, 2, 1} (negative axis)", {2, 3, 2, 4},
+            [](const Tensor& x) { return permute(x, {-1, 0, 2, 1}); }),
+      unary("transpose", "last two axes", {2, 3, 4}, [](const Tensor& x) { return transpose(x, -1, -2); }),
+      unary("transpose", "axes 0 and 2", {2, 3, 4}, [](const Tensor& x) { return transpose(x, 0, 2); }),
+      unary("slice", "first axis [1, 3)", {4, 3}, [](const Tensor& x) { return slice(x, 0, 1, 3); }),
+      unary("slice", "middle axis [1, 4)", {2, 5, 3}, [](const Tensor& x) { return slice(x, 1, 1, 4); }),
+      unary("slice", "last axis [2, 5)", {2, 3, 6}, [](const Tensor& x) { return slice(x, 2, 2, 5); }),
+      unary("slice", "axis -2 [0, 2)", {2, 4, 3}, [](const Tensor& x) { return slice(x, -2, 0, 2); }),
+      joined("3 tensors along inner axis 1", {{2, 1, 3}, {2, 3, 3}, {2, 2, 3}}, 1),
+      joined("3 tensors along axis 0", {{1, 3}, {2, 3}, {3, 3}}, 0),
+      joined("2 tensors along axis -1", {{2, 2}, {2, 3}}, -1),
+  };
+}
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
