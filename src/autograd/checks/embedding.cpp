@@ -1,8 +1,28 @@
-// checks/embedding.cpp — gradient checks for the ops of ops/embedding.cpp. (To be written: see ops.h.)
+// checks/embedding.cpp — gradient checks for embedding (ops/embedding.cpp).
+//
+// The table is differentiated; the ids are fixed and repeat, so the scatter-add of backward must sum several
+// positions into one row (and leave unused rows at zero).
 #include "autograd/gradcheck.h"
+#include "autograd/ops.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-std::vector<GradcheckCase> embedding_checks() { return {}; }
+namespace {
+
+GradcheckCase embedding_case(std::string what, Shape table, TokenIds ids) {
+  return {"embedding", std::move(what),
+          [table](Generator& gen) { return std::vector<Tensor>{Tensor::randn(table, gen)}; },
+          [ids](const std::vector<Tensor>& in) { return embedding(in[0], ids); }};
+}
+
+}  // namespace
+
+std::vector<GradcheckCase> embedding_checks() {
+  return {
+      embedding_case("ids [2, 3], repeated ids", {5, 3}, TokenIds{{2, 3}, {0, 2, 2, 4, 0, 2}}),
+      embedding_case("ids [4], row 1 unused", {4, 2}, TokenIds{{4}, {3, 0, 3, 2}}),
+      embedding_case("ids [2, 2, 2], rank-4 output", {3, 2}, TokenIds{{2, 2, 2}, {1, 1, 0, 2, 2, 1, 0, 0}}),
+  };
+}
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
