@@ -15,6 +15,13 @@ namespace attnlab {
 
 namespace {
 
+// printf's "%-34s" pads by bytes; names like "x ⊙ x" have multi-byte characters, so pad by characters.
+std::string pad(const std::string& text, size_t width) {
+  size_t characters = 0;
+  for (unsigned char c : text) characters += (c & 0xC0) != 0x80;  // count UTF-8 lead bytes only
+  return characters >= width ? text : text + std::string(width - characters, ' ');
+}
+
 void print_side_by_side(const GradcheckResult& r) {
   for (size_t k = 0; k < r.inputs.size(); ++k) {
     const InputComparison& in = r.inputs[k];
@@ -51,7 +58,8 @@ int gradcheck_command(const GradcheckCommandOptions& options) {
   for (const GradcheckCase& c : cases) {
     if (!options.op.empty() && c.op != options.op) continue;
     GradcheckResult r = run_gradcheck(c, settings);
-    std::printf("%-14s %-34s %-28s %12.2e %12.2e  %s\n", r.op.c_str(), r.what.c_str(), r.shapes.c_str(),
+    std::printf("%s %s %s %12.2e %12.2e  %s\n", pad(r.op, 14).c_str(), pad(r.what, 34).c_str(),
+                pad(r.shapes, 28).c_str(),
                 r.max_abs_error, r.max_rel_error, r.passed ? "PASS" : "FAIL");
     if (!r.passed) std::printf("  ↳ %s\n", r.problem.c_str());
     if (!options.op.empty()) print_side_by_side(r);
