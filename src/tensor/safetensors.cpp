@@ -1,0 +1,568 @@
+// safetensors.cpp — reading and writing safetensors files (the format is described in safetensors.h).
+//
+// Reading is a chain of checks. Each one makes sure of what the next one relies on:
+//   1. the 8-byte header length, and the header it promises, fit inside the file;
+//   2. the header is UTF-8 JSON, it is an object, and no key appears twice in any object;
+//   3. each entry has a dtype attnlab reads, a shape of whole numbers, and offsets inside the data buffer that
+//      span exactly as many bytes as the shape needs. The byte count is computed with overflow checks, so a
+//      shape that lies cannot wrap around to a small number;
+//   4. sorted by offset, the tensors tile the data buffer: no overlaps, no holes, no trailing bytes.
+// Numbers are copied out only after all of this. The only allocations are the file itself, the parsed header
+// and the tensors, and the header has already checked that the tensors fit inside the file. A lying header
+// therefore cannot make the reader allocate a huge amount of memory or read past the end of the bytes.
+//
+// Writing is atomic. The bytes go to a temporary file next to the destination, which is flushed to disk
+// (fsync) and then renamed over the destination. A rename within one directory is all-or-nothing, so someone
+// opening the checkpoint sees either the old file or the complete new one, never half of it.
+#include "tensor/safetensors.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <bit>
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <type_traits>
+
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+// nlohmann::ordered_json keeps an object's keys in the order they were written (nlohmann::json sorts them).
+// When writing, that puts the header's entries in the same order as the data.
+using Json = nlohmann::ordered_json;
+
+// The Rust reference implementation refuses headers longer than this, and so does attnlab. A real header
+// needs about 100 bytes per tensor, so this allows about a million tensors.
+constexpr uint64_t max_header_bytes = 100'000'000;
+
+// The dtype attnlab writes: the type its `real` is in this build.
+static_assert(std::is_same_v<real, float> || std::is_same_v<real, double>);
+constexpr const char* written_dtype = std::is_same_v<real, float> ? "F32" : "F64";
+
+// Bytes per number for the dtypes attnlab reads, 0 for every other dtype.
+int bytes_per_number(const std::string& dtype) {
+  if (dtype == "F32") return 4;
+  if (dtype == "F64") return 8;
+  return 0;
+}
+
+// ---- Little-endian integers: the least significant byte comes first in the file ----
+
+uint64_t read_little_endian(const char* bytes, int count) {
+  uint64_t value = 0;
+  for (int i = count - 1; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[i]);
+  return value;
+}
+
+void append_little_endian(std::string& out, uint64_t value, int count) {
+  for (int i = 0; i < count; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+}
+
+// A number's bytes are its IEEE-754 bit pattern (std::bit_cast), written least significant byte first.
+// Because the bytes are built explicitly, the file comes out the same on a big-endian machine.
+using RealBits = std::conditional_t<std::is_same_v<real, float>, uint32_t, uint64_t>;  // as many bits as `real`
+
+void append_values(std::string& out, const std::vector<real>& values) {
+  for (real value : values) append_little_endian(out, std::bit_cast<RealBits>(value), sizeof(real));
+}
+
+// ---- UTF-8 ----
+
+// The position of the first byte that does not start a valid UTF-8 sequence, or std::string::npos if there
+// is none. A sequence is a lead byte announcing 1 to 4 bytes (0xxxxxxx, 110xxxxx, 1110xxxx, 11110xxx) followed
+// by that many continuation bytes (10xxxxxx). Sequences that are longer than they need to be, UTF-16 surrogate
+// halves and code points above U+10FFFF are invalid too.
+size_t first_invalid_utf8_byte(const std::string& text) {
+  size_t i = 0;
+  while (i < text.size()) {
+    auto lead = static_cast<unsigned char>(text[i]);
+    if (lead < 0x80) {  // plain ASCII
+      ++i;
+      continue;
+    }
+    size_t length;                // bytes in this sequence
+    uint32_t code_point;          // the character's number, assembled from the x bits
+    uint32_t smallest;            // the smallest code point that needs `length` bytes
+    if ((lead & 0xE0) == 0xC0) {  // 110xxxxx
+      length = 2;
+      code_point = lead & 0x1F;
+      smallest = 0x80;
+    } else if ((lead & 0xF0) == 0xE0) {  // 1110xxxx
+      length = 3;
+      code_point = lead & 0x0F;
+      smallest = 0x800;
+    } else if ((lead & 0xF8) == 0xF0) {  // 11110xxx
+      length = 4;
+      code_point = lead & 0x07;
+      smallest = 0x10000;
+    } else {  // a continuation byte with no lead, or 11111xxx
+      return i;
+    }
+    if (length > text.size() - i) return i;
+    for (size_t k = 1; k < length; ++k) {
+      auto continuation = static_cast<unsigned char>(text[i + k]);
+      if ((continuation & 0xC0) != 0x80) return i;
+      code_point = (code_point << 6) | (continuation & 0x3F);
+    }
+    if (code_point < smallest || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
+      return i;
+    }
+    i += length;
+  }
+  return std::string::npos;
+}
+
+// ---- Error messages ----
+
+// Every refusal reads "<file>: <what is wrong>".
+[[noreturn]] void refuse(const std::string& file, const std::string& problem) {
+  throw Error(file + ": " + problem);
+}
+
+// How a JSON value appears in a message. Numbers, booleans and null are shown as written, and strings quoted
+// (and shortened). Arrays and objects are shown only by their kind: they could be huge or deeply nested.
+std::string describe_json(const Json& value) {
+  if (value.is_number() || value.is_boolean() || value.is_null()) return value.dump();
+  if (value.is_array()) return "an array";
+  if (value.is_object()) return "an object";
+  std::string text = value.get<std::string>();
+  if (text.size() > 40) {
+    size_t cut = 40;
+    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
+    text = text.substr(0, cut) + "…";
+  }
+  return "the string \"" + text + "\"";
+}
+
+// ---- Reading: the header ----
+
+// Parses the header text into a JSON object. nlohmann's parser quietly keeps the last of two equal keys
+// ({"w": A, "w": B} becomes {"w": B}), which would hide a corrupt or ambiguous file. So a parser callback
+// records the keys seen in each open object and notices the first key that appears twice.
+Json parse_header(const std::string& header_text, const std::string& file) {
+  size_t bad_byte = first_invalid_utf8_byte(header_text);
+  if (bad_byte != std::string::npos) {
+    refuse(file, "the header is not valid UTF-8 (byte " + std::to_string(bad_byte) +
+                     " of the header); the file is corrupt or not a safetensors file");
+  }
+
+  std::vector<std::set<std::string>> keys_of_open_objects;  // one set per object being parsed, innermost last
+  bool found_duplicate = false;
+  bool duplicate_is_top_level = false;
+  std::string duplicate_key;
+  auto notice_duplicate_keys = [&](int /*depth*/, Json::parse_event_t event, Json& parsed) {
+    if (event == Json::parse_event_t::object_start) {
+      keys_of_open_objects.emplace_back();
+    } else if (event == Json::parse_event_t::object_end) {
+      keys_of_open_objects.pop_back();
+    } else if (event == Json::parse_event_t::key && !found_duplicate) {
+      std::string key = parsed.get<std::string>();
+      if (!keys_of_open_objects.back().insert(key).second) {
+        found_duplicate = true;
+        duplicate_is_top_level = keys_of_open_objects.size() == 1;
+        duplicate_key = key;
+      }
+    }
+    return true;  // keep every value
+  };
+
+  Json header;
+  try {
+    header = Json::parse(header_text.begin(), header_text.end(), notice_duplicate_keys);
+  } catch (const Json::exception& e) {
+    // e.what() reads "[json.exception.parse_error.101] parse error at line 1, column 7: …"; drop the tag.
+    std::string reason = e.what();
+    size_t tag_end = reason.find("] ");
+    if (tag_end != std::string::npos) reason = reason.substr(tag_end + 2);
+    refuse(file, "the header is not valid JSON: " + reason);
+  }
+
+  if (!header.is_object()) {
+    const std::string expected = R"({"name": {"dtype": …, "shape": …, "data_offsets": …}, …})";
+    refuse(file, "the header must be a JSON object " + expected + ", but it is " + describe_json(header));
+  }
+  if (found_duplicate) {
+    if (duplicate_is_top_level && duplicate_key != "__metadata__") {
+      refuse(file, "the header names the tensor \"" + duplicate_key + "\" twice; names must be unique");
+    }
+    refuse(file, "the header has the key \"" + duplicate_key + "\" twice in one object; keys must be unique");
+  }
+  return header;
+}
+
+// The "__metadata__" object: free-form notes, every value a string (the format allows nothing else).
+std::map<std::string, std::string> read_metadata(const Json& metadata_json, const std::string& file) {
+  if (!metadata_json.is_object()) {
+    refuse(file, "\"__metadata__\" must be an object of strings {\"key\": \"value\"}, but it is " +
+                     describe_json(metadata_json));
+  }
+  std::map<std::string, std::string> metadata;
+  for (const auto& [key, value] : metadata_json.items()) {
+    if (!value.is_string()) {
+      refuse(file, "\"__metadata__\" value for \"" + key + "\" must be a string, but it is " + describe_json(value));
+    }
+    metadata[key] = value.get<std::string>();
+  }
+  return metadata;
+}
+
+// One tensor's header entry, checked against the size of the data buffer.
+struct TensorEntry {
+  std::string name;
+  std::string dtype;
+  int number_bytes = 0;         // 4 for F32, 8 for F64
+  std::vector<int64_t> sizes;   // as written; [] for a rank-0 tensor
+  uint64_t begin = 0, end = 0;  // byte range [begin, end) in the data buffer
+};
+
+// A shape size or an offset: a JSON integer ≥ 0. nlohmann stores integers ≥ 0 as "unsigned"; negative
+// integers as "integer"; anything with a decimal point or exponent (2.0, 2.5, 1e3) as "float".
+bool is_whole_number(const Json& value) {
+  return value.is_number_unsigned();
+}
+
+TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64_t data_bytes,
+                              const std::string& file) {
+  const std::string tensor = "tensor \"" + name + "\": ";
+  if (!entry.is_object()) {
+    refuse(file, tensor + "the entry must be an object {\"dtype\": …, \"shape\": …, \"data_offsets\": …}, but it is " +
+                     describe_json(entry));
+  }
+  for (const char* field : {"dtype", "shape", "data_offsets"}) {
+    if (!entry.contains(field)) {
+      refuse(file, tensor + "the entry has no \"" + field + "\"; every tensor needs dtype, shape and data_offsets");
+    }
+  }
+  // Other fields are ignored, as the reference implementation does.
+
+  TensorEntry result;
+  result.name = name;
+
+  // dtype: F32 or F64.
+  const Json& dtype = entry["dtype"];
+  if (!dtype.is_string()) {
+    refuse(file, tensor + "\"dtype\" must be a string such as \"F32\", but it is " + describe_json(dtype));
+  }
+  result.dtype = dtype.get<std::string>();
+  result.number_bytes = bytes_per_number(result.dtype);
+  if (result.number_bytes == 0) {
+    refuse(file, tensor + "the dtype is \"" + result.dtype + "\", but attnlab reads only F32 and F64; " +
+                     "convert the tensor in Python first (for example tensor.float())");
+  }
+
+  // shape: a list of 0 to 4 whole numbers.
+  const Json& shape = entry["shape"];
+  if (!shape.is_array()) {
+    refuse(file, tensor + "\"shape\" must be a list of sizes such as [2, 3], but it is " + describe_json(shape));
+  }
+  if (shape.size() > static_cast<size_t>(Shape::max_rank)) {
+    refuse(file, tensor + "the shape has " + std::to_string(shape.size()) +
+                     " axes, but attnlab's tensors have at most " + std::to_string(Shape::max_rank));
+  }
+  for (size_t axis = 0; axis < shape.size(); ++axis) {
+    const Json& size = shape[axis];
+    std::string where = tensor + "shape entry " + std::to_string(axis) + " is " + describe_json(size);
+    if (size.is_number_integer() && !size.is_number_unsigned()) refuse(file, where + ", but a size cannot be negative");
+    if (!is_whole_number(size)) refuse(file, where + ", but a size must be a whole number ≥ 0 such as 3");
+    uint64_t value = size.get<uint64_t>();
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      refuse(file, where + ", which is too large");
+    }
+    result.sizes.push_back(static_cast<int64_t>(value));
+  }
+
+  // data_offsets: [begin, end].
+  const Json& offsets = entry["data_offsets"];
+  if (!offsets.is_array() || offsets.size() != 2 || !is_whole_number(offsets[0]) || !is_whole_number(offsets[1])) {
+    std::string found = describe_json(offsets);
+    if (offsets.is_array() && offsets.size() != 2) found = "a list of " + std::to_string(offsets.size()) + " items";
+    if (offsets.is_array() && offsets.size() == 2) {
+      found = "[" + describe_json(offsets[0]) + ", " + describe_json(offsets[1]) + "]";
+    }
+    refuse(file, tensor + "\"data_offsets\" must be [begin, end], two whole numbers ≥ 0, but it is " + found);
+  }
+  result.begin = offsets[0].get<uint64_t>();
+  result.end = offsets[1].get<uint64_t>();
+  const std::string range = "[" + std::to_string(result.begin) + ", " + std::to_string(result.end) + "]";
+  if (result.begin > result.end) refuse(file, tensor + "data_offsets " + range + " begin after they end");
+  if (result.end > data_bytes) {
+    refuse(file, tensor + "data_offsets " + range + " run past the end of the data buffer, which has " +
+                     std::to_string(data_bytes) + " bytes (is the file truncated?)");
+  }
+
+  // The bytes the shape needs: numel × number_bytes, with every multiplication checked for overflow.
+  // The check is on the product of the non-zero sizes, so that Shape::numel(), which multiplies the sizes
+  // one by one, cannot overflow either. (A zero size makes the tensor empty, whatever the other sizes are.)
+  const uint64_t largest_count = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+  uint64_t nonzero_product = 1;
+  bool has_zero_size = false;
+  for (int64_t size : result.sizes) {
+    if (size == 0) {
+      has_zero_size = true;
+      continue;
+    }
+    if (nonzero_product > largest_count / static_cast<uint64_t>(size)) {
+      refuse(file, tensor + "the shape is too large (its element count overflows 64-bit arithmetic)");
+    }
+    nonzero_product *= static_cast<uint64_t>(size);
+  }
+  uint64_t numel = has_zero_size ? 0 : nonzero_product;  // a rank-0 shape [] holds one number
+  if (numel > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(result.number_bytes)) {
+    refuse(file, tensor + "the shape is too large (its byte count overflows 64-bit arithmetic)");
+  }
+  uint64_t needed = numel * static_cast<uint64_t>(result.number_bytes);
+  if (needed != result.end - result.begin) {
+    std::string shape_text = "[";
+    for (size_t axis = 0; axis < result.sizes.size(); ++axis) {
+      shape_text += (axis ? ", " : "") + std::to_string(result.sizes[axis]);
+    }
+    refuse(file, tensor + "shape " + shape_text + "] of " + result.dtype + " needs " + std::to_string(needed) +
+                     " bytes, but data_offsets " + range + " span " + std::to_string(result.end - result.begin));
+  }
+  return result;
+}
+
+// Sorted by where their bytes begin, the tensors must tile the data buffer: each one starts exactly where the
+// previous one ended, and the last one ends at the end of the buffer. (Zero-byte tensors, from a shape with a
+// 0 in it, sit between two others.) The reference implementation checks the same thing.
+void check_tensors_tile_the_data(const std::vector<TensorEntry>& sorted_entries, uint64_t data_bytes,
+                                 const std::string& file) {
+  uint64_t covered_up_to = 0;             // bytes [0, covered_up_to) belong to the tensors seen so far
+  const TensorEntry* previous = nullptr;  // the tensor that ends at covered_up_to
+  for (const TensorEntry& entry : sorted_entries) {
+    if (entry.begin < covered_up_to) {
+      refuse(file, "tensors \"" + previous->name + "\" (bytes " + std::to_string(previous->begin) + " to " +
+                       std::to_string(previous->end) + ") and \"" + entry.name + "\" (bytes " +
+                       std::to_string(entry.begin) + " to " + std::to_string(entry.end) +
+                       ") overlap in the data buffer; each byte must belong to one tensor");
+    }
+    if (entry.begin > covered_up_to) {
+      std::string where =
+          previous ? "between \"" + previous->name + "\" and \"" + entry.name + "\"" : "before \"" + entry.name + "\"";
+      refuse(file, "bytes " + std::to_string(covered_up_to) + " to " + std::to_string(entry.begin) +
+                       " of the data buffer belong to no tensor (a hole " + where + ")");
+    }
+    covered_up_to = entry.end;
+    previous = &entry;
+  }
+  if (covered_up_to < data_bytes) {
+    std::string after =
+        previous ? "after the last tensor, \"" + previous->name + "\"" : "but the header lists no tensors";
+    refuse(file, "the data buffer has " + std::to_string(data_bytes - covered_up_to) +
+                     " trailing bytes that belong to no tensor (" + after + ")");
+  }
+}
+
+// Copies a checked entry's numbers out of the data buffer into a new tensor of `real`.
+Tensor read_tensor(const TensorEntry& entry, const char* data, const std::string& file) {
+  // attnlab's shapes have 1 to 4 axes, and a scalar is [1]: a rank-0 tensor becomes [1].
+  Shape shape = entry.sizes.empty() ? Shape{1} : Shape(entry.sizes);
+  std::vector<real> values(static_cast<size_t>(shape.numel()));
+  const char* bytes = data + entry.begin;
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (entry.number_bytes == 4) {
+      auto pattern = static_cast<uint32_t>(read_little_endian(bytes + 4 * k, 4));
+      values[k] = static_cast<real>(std::bit_cast<float>(pattern));
+    } else {
+      uint64_t pattern = read_little_endian(bytes + 8 * k, 8);
+      double value = std::bit_cast<double>(pattern);
+      // Narrowing a double beyond float's range is undefined behaviour in C++, and silently turning it
+      // into infinity would hide a problem, so it is refused. Infinities and NaN convert as they are.
+      if (std::is_same_v<real, float> && std::isfinite(value) &&
+          std::abs(value) > static_cast<double>(std::numeric_limits<float>::max())) {
+        refuse(file, "tensor \"" + entry.name + "\": element " + std::to_string(k) + " is " + Json(value).dump() +
+                         ", too large for float32");
+      }
+      values[k] = static_cast<real>(value);
+    }
+  }
+  return Tensor::from_values(shape, std::move(values));
+}
+
+// ---- Writing ----
+
+// The file being written, under a temporary name next to its destination. If anything fails before commit(),
+// the destructor closes and deletes it, so an error never leaves a half-written file behind.
+class TemporaryFile {
+ public:
+  explicit TemporaryFile(const std::string& final_path)
+      : final_path_(final_path), temporary_path_(final_path + ".tmp-" + std::to_string(::getpid())) {
+    fd_ = ::open(temporary_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (fd_ < 0) fail("cannot create " + temporary_path_);
+  }
+  TemporaryFile(const TemporaryFile&) = delete;
+  TemporaryFile& operator=(const TemporaryFile&) = delete;
+  ~TemporaryFile() {
+    if (fd_ >= 0) ::close(fd_);
+    if (!committed_) ::unlink(temporary_path_.c_str());
+  }
+
+  void write(const std::string& bytes) {
+    size_t written = 0;
+    while (written < bytes.size()) {
+      ssize_t count = ::write(fd_, bytes.data() + written, bytes.size() - written);
+      if (count < 0 && errno == EINTR) continue;  // interrupted by a signal before writing anything: retry
+      if (count < 0) fail("cannot write " + temporary_path_);
+      written += static_cast<size_t>(count);
+    }
+  }
+
+  // fsync, close, rename over the destination. After this, the destination holds the complete new file.
+  void commit() {
+    if (::fsync(fd_) != 0) fail("cannot flush " + temporary_path_ + " to disk");
+    int fd = fd_;
+    fd_ = -1;
+    if (::close(fd) != 0) fail("cannot close " + temporary_path_);
+    if (::rename(temporary_path_.c_str(), final_path_.c_str()) != 0) {
+      fail("cannot rename " + temporary_path_ + " to " + final_path_);
+    }
+    committed_ = true;
+    // The new name lives in the directory, so flush the directory too, or a power cut could forget the
+    // rename. Best effort: some file systems cannot fsync a directory, and the file itself is already safe.
+    std::string directory = std::filesystem::path(final_path_).parent_path().string();
+    int directory_fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (directory_fd >= 0) {
+      ::fsync(directory_fd);
+      ::close(directory_fd);
+    }
+  }
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const {
+    throw Error(final_path_ + ": " + what + ": " + std::strerror(errno));
+  }
+
+  std::string final_path_;
+  std::string temporary_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+}  // namespace
+
+SafetensorsContents parse_safetensors(const std::string& bytes, const std::string& source_name) {
+  const std::string& file = source_name;
+
+  // 1. The header length, and the header.
+  if (bytes.size() < 8) {
+    refuse(file, "the file is " + std::to_string(bytes.size()) +
+                     " bytes long, too short for the 8-byte header length that starts every safetensors file");
+  }
+  uint64_t header_bytes = read_little_endian(bytes.data(), 8);
+  if (header_bytes > max_header_bytes) {
+    refuse(file, "the header length " + std::to_string(header_bytes) + " is absurdly large (attnlab accepts up to " +
+                     std::to_string(max_header_bytes) + " bytes); the file is corrupt or not a safetensors file");
+  }
+  if (header_bytes > bytes.size() - 8) {
+    refuse(file, "the header length " + std::to_string(header_bytes) +
+                     " runs past the end of the file, which has only " + std::to_string(bytes.size() - 8) +
+                     " bytes after the 8-byte length (is the file truncated?)");
+  }
+  const uint64_t data_begin = 8 + header_bytes;
+  const uint64_t data_bytes = bytes.size() - data_begin;
+
+  // 2. The header is UTF-8 JSON, an object, without duplicate keys.
+  Json header = parse_header(bytes.substr(8, header_bytes), file);
+
+  // 3. Each entry on its own.
+  SafetensorsContents contents;
+  std::vector<TensorEntry> entries;
+  for (const auto& [name, entry] : header.items()) {
+    if (name == "__metadata__") {
+      contents.metadata = read_metadata(entry, file);
+    } else {
+      entries.push_back(read_tensor_entry(name, entry, data_bytes, file));
+    }
+  }
+
+  // 4. Together, in the order of their bytes, which is the order they were saved in. stable_sort keeps the
+  //    header's order for zero-byte tensors that share an offset.
+  std::stable_sort(entries.begin(), entries.end(), [](const TensorEntry& a, const TensorEntry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
+  check_tensors_tile_the_data(entries, data_bytes, file);
+
+  for (const TensorEntry& entry : entries) {
+    contents.tensors.push_back({entry.name, read_tensor(entry, bytes.data() + data_begin, file)});
+  }
+  return contents;
+}
+
+SafetensorsContents load_safetensors(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw Error(path + ": cannot open the file: " + std::strerror(errno));
+  std::string bytes;
+  std::vector<char> chunk(1 << 20);
+  while (true) {
+    ssize_t count = ::read(fd, chunk.data(), chunk.size());
+    if (count < 0 && errno == EINTR) continue;
+    if (count < 0) {
+      int read_error = errno;
+      ::close(fd);
+      throw Error(path + ": cannot read the file: " + std::strerror(read_error));
+    }
+    if (count == 0) break;  // end of file
+    bytes.append(chunk.data(), static_cast<size_t>(count));
+  }
+  ::close(fd);
+  return parse_safetensors(bytes, path);
+}
+
+void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
+                      const std::map<std::string, std::string>& metadata) {
+  // Check everything before touching the disk.
+  std::set<std::string> names;
+  for (const NamedTensor& named : tensors) {
+    const std::string tensor = "tensor \"" + named.name + "\": ";
+    if (named.name.empty()) refuse(path, "cannot save a tensor with an empty name");
+    if (named.name == "__metadata__") refuse(path, "\"__metadata__\" is reserved and cannot name a tensor");
+    if (first_invalid_utf8_byte(named.name) != std::string::npos) refuse(path, tensor + "the name is not valid UTF-8");
+    if (!names.insert(named.name).second) refuse(path, "two tensors are named \"" + named.name + "\"");
+    if (!named.tensor.defined()) refuse(path, tensor + "the Tensor is empty (default-constructed)");
+    if (named.tensor.rank() == 0) refuse(path, tensor + "the Tensor has no shape");
+  }
+  for (const auto& [key, value] : metadata) {
+    if (first_invalid_utf8_byte(key) != std::string::npos || first_invalid_utf8_byte(value) != std::string::npos) {
+      refuse(path, "metadata \"" + key + "\" is not valid UTF-8");
+    }
+  }
+
+  // The header: metadata first (as the reference implementation writes it), then the tensors in order, their
+  // bytes back to back.
+  Json header = Json::object();
+  if (!metadata.empty()) header["__metadata__"] = metadata;
+  uint64_t offset = 0;
+  for (const NamedTensor& named : tensors) {
+    uint64_t byte_count = static_cast<uint64_t>(named.tensor.numel()) * sizeof(real);
+    header[named.name] = {{"dtype", written_dtype},
+                          {"shape", named.tensor.shape().sizes()},
+                          {"data_offsets", {offset, offset + byte_count}}};
+    offset += byte_count;
+  }
+  std::string header_text = header.dump();
+  header_text.append((8 - header_text.size() % 8) % 8, ' ');  // pad to a multiple of 8 bytes
+
+  std::string header_length;
+  append_little_endian(header_length, header_text.size(), 8);
+
+  TemporaryFile file(path);
+  file.write(header_length + header_text);
+  for (const NamedTensor& named : tensors) {
+    std::string bytes;  // one tensor at a time: memory for a copy of the largest tensor, not the whole model
+    append_values(bytes, named.tensor.values());
+    file.write(bytes);
+  }
+  file.commit();
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
