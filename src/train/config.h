@@ -1,0 +1,73 @@
+// config.h — a run's whole configuration: the sections of a YAML config file.
+//
+//   data:       where the parallel text is and how to filter it
+//   tokenizer:  how text becomes ids (word, char, or sentencepiece bpe / unigram)
+//   model:      the Transformer's shape (src/model/config.h), including model.attention.{encoder,decoder,cross}
+//   train:      optimisation, schedule, validation and checkpoints
+//   decode:     how translations are produced
+// Every key, its default and its meaning are documented in configs/README.md. load_config() refuses unknown keys
+// (suggesting the closest), wrong types and out-of-range values, naming the key's full path.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/config.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+struct DataConfig {
+  // Either two line-aligned files per split (…_src / …_tgt), or one TSV per split (…_tsv: "source<TAB>target").
+  std::string train_src, train_tgt, train_tsv;
+  std::string valid_src, valid_tgt, valid_tsv;
+  std::string test_src, test_tgt, test_tsv;
+  int64_t max_len = 100;          // pairs with more tokens than this on either side are skipped (and counted)
+  bool lowercase = false;
+};
+
+struct TokenizerConfig {
+  std::string kind = "word";      // word | char | bpe | unigram
+  int64_t vocab_size = 8000;      // bpe / unigram: sentencepiece's vocabulary size (word / char: a cap, 0 = all)
+  bool shared = true;             // one vocabulary for source and target
+  int64_t min_count = 1;          // word / char: drop tokens seen fewer times (they become unk)
+};
+
+struct TrainConfig {
+  uint64_t seed = 1;
+  int64_t threads = 0;            // 0 = the machine's cores
+  int64_t batch_tokens = 4096;    // source + target tokens per batch (padding included), approximately
+  int64_t max_steps = 10000;      // optimizer steps
+  double max_minutes = 0;         // stop after this much wall time (0 = no limit)
+  std::string optimizer = "adam"; // adam | adamw
+  double lr = 1.0;                // peak learning rate, or the noam multiplier
+  double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;
+  double weight_decay = 0.0;      // adamw only
+  std::string schedule = "noam";  // noam | inverse_sqrt | constant | cosine
+  int64_t warmup_steps = 4000;
+  double label_smoothing = 0.1;
+  double clip_norm = 1.0;         // clip the global gradient norm to this (0 = off)
+  int64_t accumulate = 1;         // batches per optimizer step
+  int64_t valid_every = 500;      // steps between validations
+  int64_t valid_samples = 200;    // validation sentences translated greedily for exact match / BLEU
+  int64_t checkpoint_every = 500; // steps between checkpoints
+  int64_t keep_last = 3;          // checkpoints kept besides the best
+  int64_t log_every = 50;         // steps between log lines when not on a terminal
+};
+
+struct DecodeConfig {
+  int64_t beam = 1;               // 1 = greedy
+  double length_penalty = 0.6;    // GNMT α
+  double max_len_ratio = 1.5;     // maximum output length = ratio · source length + max_len_extra
+  int64_t max_len_extra = 10;
+};
+
+struct RunConfig {
+  DataConfig data;
+  TokenizerConfig tokenizer;
+  ModelConfig model;              // src_vocab / tgt_vocab are filled in from the tokenizer, not the file
+  TrainConfig train;
+  DecodeConfig decode;
+};
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
