@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace attnlab {
 
@@ -12,5 +13,20 @@ struct GradcheckCommandOptions {
   std::string op;         // empty: every op; otherwise only this op, with its gradients side by side
 };
 int gradcheck_command(const GradcheckCommandOptions& options);   // src/cli/gradcheck_command.cpp (float64)
+
+struct TrainCommandOptions {
+  std::string config;                  // a new run from this config file
+  std::string run;                     // … written into this folder
+  std::string resume;                  // or: continue the run in this folder
+  std::vector<std::string> overrides;  // --set key=value
+};
+int train_command(const TrainCommandOptions& options);           // src/cli/train_command.cpp
+
+struct TranslateCommandOptions {
+  std::string run;                     // a run folder
+  std::string text;                    // one sentence; empty: read lines from stdin
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+};
+int translate_command(const TranslateCommandOptions& options);   // src/cli/translate_command.cpp
 
 }  // namespace attnlab

@@ -4,6 +4,8 @@
 // input: a missing file, a malformed checkpoint, a shape that does not fit) ends the program with its one-line
 // message on stderr and exit code 1; a command-line mistake exits with CLI11's message and code.
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <cstdio>
 #include <exception>
 
@@ -24,10 +26,41 @@ int main(int argc, char** argv) {
   gradcheck_app->add_option("--op", gradcheck.op,
                             "Check only this op, and print its analytic and numeric gradients side by side");
 
+  attnlab::TrainCommandOptions train;
+  CLI::App* train_app = app.add_subcommand(
+      "train",
+      "Train a translation model: reads a YAML config (configs/README.md documents every key), writes a run folder "
+      "(config, tokenizer, checkpoints, metrics.jsonl). Ctrl-C saves a checkpoint and stops; --resume continues.");
+  train_app->add_option("--config", train.config, "The config file of a new run (e.g. configs/toy-en-fr.yaml)");
+  train_app->add_option("--run", train.run, "The folder to write the new run into (e.g. runs/toy-en-fr)");
+  train_app->add_option("--resume", train.resume, "Continue the run in this folder from its latest checkpoint");
+  train_app->add_option("--set", train.overrides,
+                        "Override a config key, e.g. --set train.max_steps=100 (repeatable)");
+
+  attnlab::TranslateCommandOptions translate;
+  CLI::App* translate_app = app.add_subcommand(
+      "translate",
+      "Translate with a trained run: --text \"...\", or one sentence per line from standard input; "
+      "translations go to standard output, one per line.");
+  translate_app->add_option("--run", translate.run, "The run folder")->required();
+  translate_app->add_option("--text", translate.text, "One sentence to translate (otherwise read stdin)");
+  translate_app->add_option("--checkpoint", translate.checkpoint,
+                            "best (default), latest, or the path of a checkpoint file");
+
+  std::string log_level = "info";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+
   CLI11_PARSE(app, argc, argv);
+  // Logs go to stderr, so that stdout carries only results (translations, tables).
+  spdlog::set_default_logger(spdlog::stderr_color_mt("attnlab"));
+  spdlog::set_pattern("[%H:%M:%S] %v");
+  spdlog::set_level(spdlog::level::from_str(log_level));
 
   try {
     if (*gradcheck_app) return attnlab::gradcheck_command(gradcheck);
+    if (*train_app) return attnlab::train_command(train);
+    if (*translate_app) return attnlab::translate_command(translate);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;

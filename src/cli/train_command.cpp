@@ -1,0 +1,114 @@
+// train_command.cpp — `attnlab train`: runs the trainer and shows its progress.
+//
+// On a terminal: one progress line redrawn in place (step / total, loss, learning rate, tokens/s, ETA).
+// Otherwise (a log file, CI): a plain log line every train.log_every steps. Ctrl-C or SIGTERM asks the trainer
+// to finish its step, save a checkpoint and stop; the command then says how to resume and exits with 130.
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <spdlog/spdlog.h>
+
+#include "cli/commands.h"
+#include "tensor/error.h"
+#include "train/trainer.h"
+
+namespace attnlab {
+
+namespace {
+
+std::string clock_text(double seconds) {
+  long s = static_cast<long>(seconds + 0.5);
+  char text[32];
+  if (s >= 3600) std::snprintf(text, sizeof text, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+  else std::snprintf(text, sizeof text, "%ld:%02ld", s / 60, s % 60);
+  return text;
+}
+
+class ProgressObserver : public TrainingObserver {
+ public:
+  ProgressObserver() : terminal_(::isatty(STDERR_FILENO) == 1) {}
+
+  void on_step(const StepReport& r) override {
+    const double seconds_per_step = r.elapsed_seconds / static_cast<double>(std::max<int64_t>(1, r.step - first_step(r)));
+    const double eta = seconds_per_step * static_cast<double>(r.max_steps - r.step);
+    char line[256];
+    std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  lr %.2e  %.0f tok/s  epoch %lld  ETA %s",
+                  static_cast<long long>(r.step), static_cast<long long>(r.max_steps), r.loss, r.learning_rate,
+                  r.tokens_per_second, static_cast<long long>(r.epoch), clock_text(eta).c_str());
+    if (terminal_) {
+      const int width = 24;
+      int filled = static_cast<int>(width * static_cast<double>(r.step) / static_cast<double>(std::max<int64_t>(r.max_steps, 1)));
+      std::string bar = "[" + std::string(static_cast<size_t>(filled), '#') + std::string(static_cast<size_t>(width - filled), '.') + "] ";
+      std::fprintf(stderr, "\r\033[K%s%s", bar.c_str(), line);
+      std::fflush(stderr);
+      bar_shown_ = true;
+    } else if (r.log_every > 0 && r.step % r.log_every == 0) {
+      spdlog::info("{}", line);
+    }
+  }
+
+  void on_validation(int64_t step, const ValidationResult& v, bool is_best) override {
+    clear_bar();
+    spdlog::info("validation at step {}: loss {:.4f}  perplexity {:.2f}  token accuracy {:.1f}%  exact match {:.1f}% "
+                 "({} sentences){}",
+                 step, v.loss, v.perplexity, 100 * v.token_accuracy, 100 * v.exact_match, v.sentences_decoded,
+                 is_best ? "  — best so far, saved" : "");
+  }
+
+  void on_message(const std::string& text) override {
+    clear_bar();
+    spdlog::info("{}", text);
+  }
+
+  void clear_bar() {
+    if (bar_shown_) std::fprintf(stderr, "\r\033[K");
+    bar_shown_ = false;
+  }
+
+ private:
+  int64_t first_step(const StepReport& r) {
+    if (first_step_ < 0) first_step_ = r.step - 1;
+    return first_step_;
+  }
+  bool terminal_;
+  bool bar_shown_ = false;
+  int64_t first_step_ = -1;
+};
+
+void on_stop_signal(int signal_number) { request_training_stop(signal_number); }
+
+}  // namespace
+
+int train_command(const TrainCommandOptions& options) {
+  TrainRequest request;
+  request.config_path = options.config;
+  request.overrides = options.overrides;
+  request.resume = !options.resume.empty();
+  request.run_dir = request.resume ? options.resume : options.run;
+  if (!options.resume.empty() && !options.config.empty()) {
+    throw Error("give either --config (a new run) or --resume RUN_DIR (continue one), not both");
+  }
+  if (request.run_dir.empty()) throw Error("attnlab train needs --run DIR (where to write the run) or --resume DIR");
+
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  sigaction(SIGINT, &action, nullptr);
+  sigaction(SIGTERM, &action, nullptr);
+
+  ProgressObserver observer;
+  TrainSummary summary = train(request, observer);
+  observer.clear_bar();
+  std::printf("%s at step %lld after %s; checkpoint %s\n",
+              summary.outcome == TrainOutcome::finished     ? "finished"
+              : summary.outcome == TrainOutcome::time_limit ? "stopped at train.max_minutes"
+                                                            : "interrupted",
+              static_cast<long long>(summary.step), clock_text(summary.seconds).c_str(), summary.checkpoint.c_str());
+  if (summary.outcome != TrainOutcome::finished) {
+    std::printf("continue with: attnlab train --resume %s\n", request.run_dir.c_str());
+  }
+  return summary.outcome == TrainOutcome::interrupted ? 130 : 0;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,105 @@
+// run.cpp — tokenizers in the run folder, and loading a run's model for translation and inspection.
+#include "train/run.h"
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "tensor/error.h"
+#include "train/checkpoint.h"
+#include "train/config_io.h"
+#include "util/files.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace fs = std::filesystem;
+
+std::string checkpoints_dir(const std::string& run_dir) { return run_dir + "/checkpoints"; }
+
+namespace {
+
+// tokenizers.json records which tokenizer files the run has, so resume and translate load exactly those.
+std::string tokenizers_index(const std::string& run_dir) { return run_dir + "/tokenizers.json"; }
+
+}  // namespace
+
+RunTokenizers load_run_tokenizers(const RunConfig& config, const std::string& run_dir) {
+  const std::string index_path = tokenizers_index(run_dir);
+  if (!fs::exists(index_path)) {
+    throw Error("'" + run_dir + "' has no tokenizers.json: it is not a run folder, or its training never started");
+  }
+  nlohmann::json index;
+  try {
+    index = nlohmann::json::parse(read_text_file(index_path));
+  } catch (const nlohmann::json::exception& e) {
+    throw Error(index_path + " is not valid JSON: " + e.what());
+  }
+  RunTokenizers tokenizers;
+  tokenizers.src = load_tokenizer(config.tokenizer, run_dir + "/" + index.value("src", std::string("tokenizer")));
+  tokenizers.tgt = config.tokenizer.shared
+                       ? tokenizers.src
+                       : std::shared_ptr<Tokenizer>(load_tokenizer(
+                             config.tokenizer, run_dir + "/" + index.value("tgt", std::string("tgt_tokenizer"))));
+  return tokenizers;
+}
+
+RunTokenizers prepare_tokenizers(const RunConfig& config, const std::string& run_dir,
+                                 const std::vector<std::string>& train_src, const std::vector<std::string>& train_tgt) {
+  if (fs::exists(tokenizers_index(run_dir))) return load_run_tokenizers(config, run_dir);
+  RunTokenizers tokenizers;
+  nlohmann::json index{{"kind", config.tokenizer.kind}, {"shared", config.tokenizer.shared}};
+  if (config.tokenizer.shared) {
+    std::vector<std::string> both(train_src);
+    both.insert(both.end(), train_tgt.begin(), train_tgt.end());
+    const std::string prefix = run_dir + "/tokenizer";
+    tokenizers.src = train_tokenizer(config.tokenizer, both, prefix);
+    tokenizers.src->save(prefix);
+    tokenizers.tgt = tokenizers.src;
+    index["src"] = index["tgt"] = "tokenizer";
+  } else {
+    tokenizers.src = train_tokenizer(config.tokenizer, train_src, run_dir + "/src_tokenizer");
+    tokenizers.tgt = train_tokenizer(config.tokenizer, train_tgt, run_dir + "/tgt_tokenizer");
+    tokenizers.src->save(run_dir + "/src_tokenizer");
+    tokenizers.tgt->save(run_dir + "/tgt_tokenizer");
+    index["src"] = "src_tokenizer";
+    index["tgt"] = "tgt_tokenizer";
+  }
+  write_file_atomically(tokenizers_index(run_dir), index.dump(2) + "\n");
+  return tokenizers;
+}
+
+ModelConfig model_config_for(const RunConfig& config, const RunTokenizers& tokenizers) {
+  ModelConfig model = config.model;
+  model.src_vocab = tokenizers.src->vocab_size();
+  model.tgt_vocab = tokenizers.tgt->vocab_size();
+  if (model.share_embeddings && !config.tokenizer.shared) {
+    throw Error("model.share_embeddings needs one vocabulary for both sides: set tokenizer.shared: true");
+  }
+  return model;
+}
+
+LoadedRun load_run(const std::string& run_dir, const std::string& which) {
+  const std::string config_path = run_dir + "/config.yaml";
+  if (!fs::exists(config_path)) {
+    throw Error("'" + run_dir + "' is not a run folder (it has no config.yaml); train one with attnlab train");
+  }
+  LoadedRun run;
+  run.config = load_config(config_path);
+  run.tokenizers = load_run_tokenizers(run.config, run_dir);
+  Generator init(run.config.train.seed);
+  run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
+
+  CheckpointDirectory checkpoints(checkpoints_dir(run_dir), run.config.train.keep_last);
+  if (which == "best" && checkpoints.has_best()) {
+    run.checkpoint_path = checkpoints.best_path();
+  } else if (which == "best" || which == "latest") {
+    std::optional<std::string> latest = checkpoints.latest();
+    if (!latest) throw Error("'" + run_dir + "' has no checkpoint yet");
+    run.checkpoint_path = *latest;
+  } else {
+    run.checkpoint_path = which;
+  }
+  run.step = load_checkpoint(run.checkpoint_path, *run.model, nullptr).step;
+  return run;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

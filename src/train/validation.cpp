@@ -1,0 +1,53 @@
+// validation.cpp — teacher-forced loss and accuracy, then greedy decoding of a sample for exact match.
+#include "train/validation.h"
+
+#include <cmath>
+
+#include "autograd/ops.h"
+#include "decode/greedy.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
+                          int64_t decode_samples, const DecodeConfig& decode) {
+  NoGradGuard no_grad;
+  ForwardContext ctx;  // evaluation: no dropout
+  ValidationResult result;
+  double loss_sum = 0;
+  int64_t tokens = 0, correct = 0;
+  for (const Batch& batch : batches) {
+    Tensor logits = model.forward(batch.src, batch.tgt_in, ctx);              // [B, T, V]
+    const int64_t positions = batch.targets.shape.numel(), V = logits.size(2);
+    int64_t real = 0;
+    for (int64_t i = 0; i < positions; ++i) {
+      int32_t target = batch.targets.values[static_cast<size_t>(i)];
+      if (target == pad_id) continue;
+      ++real;
+      const real* row = logits.data() + i * V;
+      correct += (std::max_element(row, row + V) - row) == target;
+    }
+    // cross_entropy averages over the batch's real targets; weight it back to a sum.
+    loss_sum += cross_entropy(logits, batch.targets, 0, pad_id).item() * static_cast<double>(real);
+    tokens += real;
+  }
+  if (tokens > 0) {
+    result.loss = loss_sum / static_cast<double>(tokens);
+    result.perplexity = std::exp(result.loss);
+    result.token_accuracy = static_cast<double>(correct) / static_cast<double>(tokens);
+  }
+
+  // Exact match on a sample, decoded in batches of 64 sentences.
+  const size_t n = std::min(pairs.size(), static_cast<size_t>(std::max<int64_t>(decode_samples, 0)));
+  int64_t exact = 0;
+  for (size_t start = 0; start < n; start += 64) {
+    std::vector<std::vector<int32_t>> sources;
+    for (size_t i = start; i < std::min(n, start + 64); ++i) sources.push_back(pairs[i].src);
+    std::vector<std::vector<int32_t>> outputs = greedy_decode(model, pad_batch(sources), decode);
+    for (size_t k = 0; k < outputs.size(); ++k) exact += outputs[k] == pairs[start + k].tgt;
+  }
+  result.sentences_decoded = static_cast<int64_t>(n);
+  result.exact_match = n ? static_cast<double>(exact) / static_cast<double>(n) : 0;
+  return result;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
