@@ -1,0 +1,177 @@
+// test_train.cpp — the training loop keeps its promises: a stopped and resumed run gives exactly the losses of
+// one never stopped, Ctrl-C saves before stopping, a NaN loss stops the run, and a damaged or foreign
+// checkpoint is refused with a message that names it.
+#include <doctest/doctest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+
+#include "decode/greedy.h"
+#include "tensor/error.h"
+#include "train/run.h"
+#include "train/trainer.h"
+
+using namespace attnlab;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A fresh folder under the build directory for one test.
+std::string fresh_dir(const std::string& name) {
+  fs::path dir = fs::path(ATTNLAB_BINARY_DIR) / "test-train" / name;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  return dir.string();
+}
+
+// A copy task small enough to train in well under a second: sequences of 2–6 symbols.
+void write_copy_corpus(const std::string& dir) {
+  Generator gen(7);
+  for (const char* split : {"train", "valid"}) {
+    std::ofstream src(dir + "/" + split + ".src"), tgt(dir + "/" + split + ".tgt");
+    const int pairs = std::string(split) == "train" ? 300 : 20;
+    for (int i = 0; i < pairs; ++i) {
+      std::string line;
+      int64_t length = gen.integer(2, 7);
+      for (int64_t k = 0; k < length; ++k) line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
+      src << line << "\n";
+      tgt << line << "\n";
+    }
+  }
+}
+
+std::string write_config(const std::string& dir, const std::string& extra = "") {
+  write_copy_corpus(dir);
+  std::ofstream config(dir + "/config.yaml");
+  config << "data:\n"
+         << "  train_src: " << dir << "/train.src\n  train_tgt: " << dir << "/train.tgt\n"
+         << "  valid_src: " << dir << "/valid.src\n  valid_tgt: " << dir << "/valid.tgt\n"
+         << "tokenizer:\n  kind: word\n"
+         << "model:\n  d_model: 16\n  heads: 2\n  d_ff: 32\n  encoder_layers: 1\n  decoder_layers: 1\n"
+         << "  dropout: 0.1\n"
+         << "train:\n  threads: 1\n  batch_tokens: 200\n  max_steps: 30\n  lr: 0.003\n  schedule: constant\n"
+         << "  warmup_steps: 5\n  valid_every: 10\n  valid_samples: 5\n  checkpoint_every: 10\n  keep_last: 2\n"
+         << extra;
+  return dir + "/config.yaml";
+}
+
+class Quiet : public TrainingObserver {};
+
+// Stops the run (as Ctrl-C would) once a given step has finished.
+class StopAt : public TrainingObserver {
+ public:
+  explicit StopAt(int64_t step) : step_(step) {}
+  void on_step(const StepReport& r) override {
+    if (r.step == step_) request_training_stop(SIGINT);
+  }
+
+ private:
+  int64_t step_;
+};
+
+}  // namespace
+
+TEST_CASE("a run stopped and resumed gives exactly the losses of a run never stopped (single thread)") {
+  const std::string dir = fresh_dir("resume");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  TrainSummary straight = train({config, dir + "/straight", {}, false}, quiet);
+  REQUIRE(straight.losses.size() == 30);
+
+  TrainSummary first = train({config, dir + "/stopped", {"train.max_steps=17"}, false}, quiet);
+  REQUIRE(first.losses.size() == 17);
+  TrainSummary second = train({"", dir + "/stopped", {"train.max_steps=30"}, true}, quiet);
+  REQUIRE(second.losses.size() == 13);
+
+  std::vector<double> joined = first.losses;
+  joined.insert(joined.end(), second.losses.begin(), second.losses.end());
+  for (size_t i = 0; i < joined.size(); ++i) {
+    INFO("step ", i + 1);
+    CHECK(joined[i] == straight.losses[i]);  // bit for bit
+  }
+}
+
+TEST_CASE("Ctrl-C finishes the step, saves a checkpoint, and the run resumes from it") {
+  const std::string dir = fresh_dir("interrupt");
+  const std::string config = write_config(dir);
+  StopAt stop(6);
+  TrainSummary stopped = train({config, dir + "/run", {}, false}, stop);
+  CHECK(stopped.outcome == TrainOutcome::interrupted);
+  CHECK(stopped.step == 6);
+  CHECK(fs::exists(stopped.checkpoint));
+  Quiet quiet;
+  TrainSummary resumed = train({"", dir + "/run", {}, true}, quiet);
+  CHECK(resumed.outcome == TrainOutcome::finished);
+  CHECK(resumed.step == 30);
+  CHECK(resumed.losses.size() == 24);
+}
+
+TEST_CASE("a NaN or infinite loss stops the run with a message naming the step, keeping the last checkpoint") {
+  const std::string dir = fresh_dir("nan");
+  // A learning rate of 1e38 sends the weights to the edge of float32 in one step; the next loss overflows.
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  try {
+    train({config, dir + "/run", {"train.lr=1e38", "train.clip_norm=0", "train.checkpoint_every=1"}, false}, quiet);
+    FAIL("training with lr 1e38 should have stopped on a non-finite loss");
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    CHECK(message.find("at step") != std::string::npos);
+    CHECK((message.find("NaN") != std::string::npos || message.find("infinite") != std::string::npos));
+    CHECK(message.find("step-") != std::string::npos);   // names the last good checkpoint file
+  }
+  CHECK_FALSE(fs::is_empty(dir + "/run/checkpoints"));
+}
+
+TEST_CASE("a truncated checkpoint is refused with a message naming the file") {
+  const std::string dir = fresh_dir("truncated");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  TrainSummary run = train({config, dir + "/run", {"train.max_steps=10"}, false}, quiet);
+  fs::resize_file(run.checkpoint, fs::file_size(run.checkpoint) / 2);
+  try {
+    train({"", dir + "/run", {"train.max_steps=20"}, true}, quiet);
+    FAIL("resuming from a truncated checkpoint should fail");
+  } catch (const Error& e) {
+    CHECK(std::string(e.what()).find(fs::path(run.checkpoint).filename().string()) != std::string::npos);
+  }
+}
+
+TEST_CASE("a checkpoint made for another model shape is refused, naming a parameter and both shapes") {
+  const std::string dir = fresh_dir("mismatch");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  train({config, dir + "/run", {"train.max_steps=10"}, false}, quiet);
+  try {
+    train({"", dir + "/run", {"train.max_steps=20", "model.d_model=32"}, true}, quiet);
+    FAIL("resuming with another d_model should fail");
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    CHECK(message.find("[32") != std::string::npos);
+    CHECK(message.find("[16") != std::string::npos);
+  }
+}
+
+TEST_CASE("a new run refuses a folder that already holds one, and --resume refuses a folder that holds none") {
+  const std::string dir = fresh_dir("folders");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  train({config, dir + "/run", {"train.max_steps=2"}, false}, quiet);
+  CHECK_THROWS_WITH_AS(train({config, dir + "/run", {}, false}, quiet), doctest::Contains("already holds a run"), Error);
+  CHECK_THROWS_WITH_AS(train({"", dir + "/empty", {}, true}, quiet), doctest::Contains("not a run folder"), Error);
+}
+
+TEST_CASE("a trained run folder translates: load_run gives the model, tokenizers and greedy decoding") {
+  const std::string dir = fresh_dir("translate");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  train({config, dir + "/run", {"train.max_steps=10"}, false}, quiet);
+  LoadedRun run = load_run(dir + "/run");
+  CHECK(run.step == 10);
+  std::vector<int32_t> ids = run.tokenizers.src->encode("a b c");
+  REQUIRE(ids.size() == 3);
+  std::vector<std::vector<int32_t>> out = greedy_decode(*run.model, pad_batch({ids}), run.config.decode);
+  REQUIRE(out.size() == 1);
+  CHECK(out[0].size() <= static_cast<size_t>(run.config.decode.max_len_ratio * 3 + run.config.decode.max_len_extra));
+}
