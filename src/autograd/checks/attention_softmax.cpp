@@ -1,8 +1,93 @@
-// checks/attention_softmax.cpp — PLACEHOLDER, being written.
+// checks/attention_softmax.cpp — gradient checks for whole attention modules of the softmax kinds:
+// scaled_dot, additive, simplified, sagan, and scaled_dot restricted to a window.
+//
+// A module is differentiated with respect to its inputs *and* every parameter. The inputs handed to the checker
+// are {x, memory (cross-attention only), each parameter from named_parameters()}; the module holds the same
+// parameter handles, so when the checker nudges a parameter's numbers in place the module's next forward sees
+// the change. apply() therefore only reads x and memory from its arguments.
+// For self-attention memory *is* x (one tensor, used twice), as in the model, so x's gradient must gather both
+// paths: through the queries and through the keys and values.
+// Sizes are tiny (d_model 8, 2 heads, B = 2, T ≤ 4): every number costs two forward passes. SAGAN gets d_model
+// 16, so that its queries and keys (d_model / 8) have 2 features rather than 1.
+#include <memory>
+
+#include "attention/attention.h"
 #include "autograd/gradcheck.h"
+#include "autograd/ops.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-std::vector<GradcheckCase> softmax_attention_checks() { return {}; }
+namespace {
+
+constexpr int64_t heads = 2;
+constexpr int64_t batch = 2;
+
+// Which keys may be seen: key_lengths[b] real tokens, then padding up to key_len.
+AttentionMask make_mask(int64_t query_len, int64_t key_len, std::vector<int64_t> key_lengths, bool causal) {
+  AttentionMask mask;
+  mask.batch = static_cast<int64_t>(key_lengths.size());
+  mask.query_len = query_len;
+  mask.key_len = key_len;
+  mask.causal = causal;
+  for (int64_t length : key_lengths)
+    for (int64_t j = 0; j < key_len; ++j) mask.key_is_real.push_back(j < length ? 1 : 0);
+  return mask;
+}
+
+// A check of one attention module, built once here and shared by the two lambdas (which keep it alive).
+GradcheckCase module_case(std::string op, std::string what, const AttentionConfig& config, AttentionUse use,
+                          AttentionMask mask, int64_t d_model = 8) {
+  Generator init(20260101);                                                   // fixed: the same weights every run
+  std::shared_ptr<Attention> module = make_attention(config, use, d_model, heads, /*dropout=*/0, init);
+  module->name = op;
+  for (NamedParameter& p : module->named_parameters()) {
+    // SAGAN's γ starts at 0, which would make every gradient but γ's exactly 0: open the gate.
+    if (p.name == "gamma") p.tensor.data()[0] = real(0.7);
+  }
+  const bool self = use != AttentionUse::cross;
+  const int64_t Tq = mask.query_len, Tk = mask.key_len;
+  return {std::move(op), std::move(what),
+          [module, self, Tq, Tk, d_model](Generator& gen) {
+            module->zero_grad();                                              // a rerun starts from no gradient
+            std::vector<Tensor> inputs{Tensor::randn({batch, Tq, d_model}, gen)};    // x [B, Tq, d_model]
+            if (!self) inputs.push_back(Tensor::randn({batch, Tk, d_model}, gen));  // memory [B, Tk, d_model]
+            for (const NamedParameter& p : module->named_parameters()) inputs.push_back(p.tensor);
+            return inputs;
+          },
+          [module, self, mask](const std::vector<Tensor>& in) {
+            ForwardContext ctx;                                               // not training: no dropout
+            const Tensor& memory = self ? in[0] : in[1];
+            return module->forward(in[0], memory, mask, ctx);                 // [B, Tq, d_model]
+          }};
+}
+
+}  // namespace
+
+std::vector<GradcheckCase> softmax_attention_checks() {
+  std::vector<GradcheckCase> cases;
+  for (const char* kind : {"scaled_dot", "additive", "simplified", "sagan"}) {
+    AttentionConfig config;
+    config.kind = kind;
+    const std::string op = std::string("attention.") + kind;
+    const int64_t d_model = op == "attention.sagan" ? 16 : 8;
+    cases.push_back(module_case(op, "self, padding (lengths 3, 2)", config, AttentionUse::encoder_self,
+                                make_mask(3, 3, {3, 2}, /*causal=*/false), d_model));
+    cases.push_back(module_case(op, "causal self, padding", config, AttentionUse::decoder_self,
+                                make_mask(3, 3, {3, 2}, /*causal=*/true), d_model));
+    cases.push_back(module_case(op, "cross Tq 2, Tk 3, padding", config, AttentionUse::cross,
+                                make_mask(2, 3, {3, 2}, /*causal=*/false), d_model));
+  }
+
+  AttentionConfig window;
+  window.has_window = true;
+  window.window_left = 1;
+  window.window_right = 1;
+  cases.push_back(module_case("attention.window", "scaled_dot, window [1, 1], padding", window,
+                              AttentionUse::encoder_self, make_mask(4, 4, {4, 3}, /*causal=*/false)));
+  window.window_right = 0;
+  cases.push_back(module_case("attention.window", "scaled_dot, window [1, 0], causal", window,
+                              AttentionUse::decoder_self, make_mask(4, 4, {4, 3}, /*causal=*/true)));
+  return cases;
+}
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
