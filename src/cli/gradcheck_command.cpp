@@ -52,13 +52,13 @@ int gradcheck_command(const GradcheckCommandOptions& options) {
   std::printf("Gradient check in float64: analytic (backward) vs central differences, h = %.0e,\n"
               "passing when |analytic - numeric| <= %.0e + %.0e * max(|analytic|, |numeric|).\n\n",
               settings.step, settings.atol, settings.rtol);
-  std::printf("%-14s %-34s %-28s %12s %12s  %s\n", "op", "case", "input shapes", "max abs err", "max rel err",
+  std::printf("%-22s %-34s %-28s %12s %12s  %s\n", "op", "case", "input shapes", "max abs err", "max rel err",
               "result");
   int passed = 0, failed = 0;
   for (const GradcheckCase& c : cases) {
     if (!options.op.empty() && c.op != options.op) continue;
     GradcheckResult r = run_gradcheck(c, settings);
-    std::printf("%s %s %s %12.2e %12.2e  %s\n", pad(r.op, 14).c_str(), pad(r.what, 34).c_str(),
+    std::printf("%s %s %s %12.2e %12.2e  %s\n", pad(r.op, 22).c_str(), pad(r.what, 34).c_str(),
                 pad(r.shapes, 28).c_str(),
                 r.max_abs_error, r.max_rel_error, r.passed ? "PASS" : "FAIL");
     if (!r.passed) std::printf("  ↳ %s\n", r.problem.c_str());
