@@ -1,0 +1,25 @@
+// clip.h — gradient clipping by the global norm: one bad batch must not undo a thousand good steps.
+//
+// Treat every gradient of every parameter as one long vector g and measure its length,
+//     ‖g‖ = √(Σ over all parameters, Σ over their numbers, g²)
+// If ‖g‖ exceeds max_norm, scale every gradient by the same factor so the whole vector has length max_norm
+// (give or take 10⁻⁶):
+//     g ← g · max_norm / (‖g‖ + 10⁻⁶)
+// The direction is kept; only the size changes. This is torch.nn.utils.clip_grad_norm_ (Pascanu et al. 2013);
+// clipping each parameter separately would change the direction. The norm is summed in double: a model has
+// millions of squares to add, and float32 would lose the small ones.
+#pragma once
+
+#include <vector>
+
+#include "nn/module.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+// Returns ‖g‖ before clipping, and clips when it is greater than max_norm. max_norm ≤ 0 means no clipping
+// (the norm is still returned, for the log). Parameters without a gradient count as zero.
+// A non-finite norm (inf or NaN: the loss blew up) is returned as it is and the gradients are left alone;
+// the trainer decides what to do (attnlab's stops and says so).
+double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_norm);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
