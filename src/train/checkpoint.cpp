@@ -215,6 +215,8 @@ std::string CheckpointDirectory::step_path(int64_t step) const {
   return (fs::path(directory_) / (step_file_prefix + digits + step_file_suffix)).string();
 }
 
+bool CheckpointDirectory::has_best() const { return std::filesystem::exists(best_path()); }
+
 std::string CheckpointDirectory::best_path() const {
   return (fs::path(directory_) / "best.safetensors").string();
 }

@@ -77,6 +77,7 @@ class CheckpointDirectory {
 
   std::string step_path(int64_t step) const;  // <dir>/step-00001234.safetensors
   std::string best_path() const;              // <dir>/best.safetensors
+  bool has_best() const;                      // best.safetensors exists
   const std::string& directory() const { return directory_; }
 
  private:
