@@ -101,4 +101,15 @@ Tensor divide_by_sum(const Tensor& x, int axis, real eps = 0);
 Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_smoothing = 0,
                      int32_t ignore_id = -1);
 
+// ---- Ops for the attention family (ops/attention_ops.cpp) ----
+// Prefix softmax along `axis`: position i is normalised over positions j ≤ i only (a causal softmax),
+//   y_i = e^(z_i) / Σ_{j ≤ i} e^(z_j),   z = x + additive_mask
+// The mask (optional) broadcasts to x like softmax's; entries 0 (keep) or -infinity (hide). Hidden entries
+// give 0 and pass no gradient; a position whose whole prefix is hidden gives 0 (no NaN). Computed with a
+// running max (online softmax), so y_i depends on x_0 … x_i alone — bit for bit, whatever comes later.
+// External attention's token-axis softmax in the decoder. The mask is a constant: it receives no gradient.
+Tensor prefix_softmax(const Tensor& x, int axis, const Tensor& additive_mask = Tensor());
+// a / b, elementwise with broadcasting (add()'s rules). No guard against b = 0: add an ε first where needed.
+Tensor divide(const Tensor& a, const Tensor& b);
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION
