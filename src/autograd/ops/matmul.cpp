@@ -19,6 +19,7 @@
 // (Check a row by its shapes. Row 2: A [k, n], B [k, m], G [n, m]; B · Gᵀ is [k, m] · [m, n] = [k, n], A's shape.)
 // A shared B takes part in every batch entry, so its gradient is the sum of the entries' gradients.
 #include <string>
+#include <vector>
 
 #include "autograd/ops.h"
 #include "tensor/error.h"
@@ -27,13 +28,36 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-// C += op(X) · op(Y): the one kernel everything below is made of (Eigen's GEMM). `.noalias()` promises Eigen
-// that C shares no numbers with X or Y, so it writes straight into C rather than into a temporary first.
+// C += op(X) · op(Y): the one kernel everything below is made of (Eigen's GEMM).
+//
+// The obvious version is one line, `C.noalias() += X * Y;`. It is not deterministic: compiled for this CPU
+// (-march=native), Eigen picks its vectorised code path — and so the order of the additions, and so the last bit
+// of the result — by where in memory the numbers happen to sit. The same product could then round differently
+// from one call to the next, and "same seed → same numbers" and the bit-for-bit causality proofs would break.
+// So every product is computed between buffers at Eigen's preferred alignment: the inputs are copied into
+// aligned scratch space, the product goes into aligned scratch space, and is then added to C. The scratch
+// buffers belong to the thread, grow to the largest product seen and are reused, so a warm training step
+// allocates nothing here. (Copying costs O(nk + km + nm), small next to the product's O(nkm).)
+using AlignedMatrixMap = Eigen::Map<Matrix, Eigen::AlignedMax>;
+
+real* aligned_scratch(int slot, int64_t size) {
+  thread_local std::vector<real, Eigen::aligned_allocator<real>> buffers[3];
+  std::vector<real, Eigen::aligned_allocator<real>>& buffer = buffers[slot];
+  if (static_cast<int64_t>(buffer.size()) < size) buffer.resize(static_cast<size_t>(size));
+  return buffer.data();
+}
+
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
-  if (!transpose_x && !transpose_y) C.noalias() += X * Y;
-  else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
-  else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
-  else C.noalias() += X.transpose() * Y.transpose();
+  AlignedMatrixMap x(aligned_scratch(0, X.size()), X.rows(), X.cols());
+  AlignedMatrixMap y(aligned_scratch(1, Y.size()), Y.rows(), Y.cols());
+  AlignedMatrixMap product(aligned_scratch(2, C.size()), C.rows(), C.cols());
+  x = X;
+  y = Y;
+  if (!transpose_x && !transpose_y) product.noalias() = x * y;
+  else if (transpose_x && !transpose_y) product.noalias() = x.transpose() * y;
+  else if (!transpose_x && transpose_y) product.noalias() = x * y.transpose();
+  else product.noalias() = x.transpose() * y.transpose();
+  C += product;
 }
 
 // How one matmul call is carried out: `count` matrix products C_i = op(A_i) · op(B_i), where A_i, B_i and C_i
