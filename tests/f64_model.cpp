@@ -288,13 +288,10 @@ TEST_CASE("tie_output removes output_projection.weight; the target table's gradi
 // For every position i: changing the target tokens after i leaves the logits at positions ≤ i unchanged, while
 // the logits at i + 1 (whose input token changed) do change.
 //
-// "Unchanged" should mean bit for bit: a hidden key gets weight exactly 0 (e^−∞), and 0 · v adds nothing. It is
-// checked to 1e-12 instead, because the engine is not yet bit-reproducible: with -march=native, Eigen evaluates
-// a small matrix product with vector fused multiply-adds on the output entries it reaches with aligned packets
-// and with scalar code on the rest, so the last bit of an entry depends on where malloc put the output
-// (ops/matmul.cpp; the same forward pass run twice can differ by 1e-16). A leak from the future is of order
-// 1e-2 here. Once matmul no longer depends on alignment, this can become `after == before`.
-constexpr double rounding = 1e-12;
+// "Unchanged" means bit for bit: a hidden key gets weight exactly 0 (e^−∞), and 0 · v adds nothing, so the
+// numbers at positions ≤ i are computed by exactly the same operations either way. (This relies on matmul being
+// bit-reproducible wherever its operands sit in memory: see ops/matmul.cpp.) A leak from the future would show as
+// a difference of order 1e-2.
 
 void check_causality(const std::string& kind, const std::string& norm) {
   INFO(kind, ", ", norm, "-LN");
@@ -317,7 +314,7 @@ void check_causality(const std::string& kind, const std::string& norm) {
       for (int64_t t = 0; t <= i; ++t) {
         for (int64_t v = 0; v < logits.size(2); ++v) {
           INFO("sentence ", b, ", changed after position ", i, ", logit at position ", t, ", class ", v);
-          CHECK(std::abs(after.at({b, t, v}) - logits.at({b, t, v})) <= rounding);
+          CHECK(after.at({b, t, v}) == logits.at({b, t, v}));
         }
       }
       INFO("sentence ", b, ": changing the token at position ", i + 1, " changes its logits");
@@ -473,7 +470,7 @@ TEST_CASE("recording the attention maps does not change the logits") {
   NoGradGuard no_grad;
   const Tensor recorded = m.model.forward(src, tgt_in, ctx);
   CHECK(recorder.maps.size() == 6);
-  CHECK(max_difference(logits_of(m.model, src, tgt_in), 0, recorded, 0, 2) <= rounding);
+  CHECK(max_difference(logits_of(m.model, src, tgt_in), 0, recorded, 0, 2) == 0);
 }
 
 // ------------------------------------------------------------------ positions
