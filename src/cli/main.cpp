@@ -4,8 +4,10 @@
 // input: a missing file, a malformed checkpoint, a shape that does not fit) ends the program with its one-line
 // message on stderr and exit code 1; a command-line mistake exits with CLI11's message and code.
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "cli/commands.h"
 #include "tensor/error.h"
@@ -24,10 +26,39 @@ int main(int argc, char** argv) {
   gradcheck_app->add_option("--op", gradcheck.op,
                             "Check only this op, and print its analytic and numeric gradients side by side");
 
+  attnlab::CorpusCommandOptions corpus;
+  int64_t corpus_size = 0;
+  CLI::App* corpus_app = app.add_subcommand(
+      "corpus",
+      "Write a generated parallel corpus: DIR/train, valid and test files, one sentence per line, aligned line "
+      "by line, no end-of-sequence token (the model adds it). Deterministic: the same task, seed and size give "
+      "the same bytes on every machine. Tasks (files; default train / valid / test pairs):\n"
+      "  copy       target = source symbols             (.src/.tgt; 10000 / 500 / 500)\n"
+      "  reverse    target = source symbols reversed    (.src/.tgt; 10000 / 500 / 500)\n"
+      "  sort       target = source symbols sorted      (.src/.tgt; 10000 / 500 / 500)\n"
+      "  toy-en-fr  English -> French from a small grammar (.en/.fr; 20000 / 1000 / 1000)\n"
+      "Symbols are a..t, 3 to 15 per sentence. valid and test are drawn first and never change with --size; "
+      "no pair appears in two splits. data/README.md lists the shipped corpora.");
+  corpus_app->add_option("--task", corpus.task, "copy, reverse, sort or toy-en-fr")->required();
+  corpus_app->add_option("--out", corpus.out, "Directory to write into (created if missing)")->required();
+  corpus_app
+      ->add_option("--seed", corpus.seed, "Random seed, 0 or more (default 1, the seed of the shipped corpora)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI11 would otherwise wrap -1 around to 18446744073709551615.
+            return text.find('-') == std::string::npos ? std::string() : "the seed must be 0 or more, not " + text;
+          },
+          "", "non-negative"));
+  CLI::Option* corpus_size_option = corpus_app->add_option(
+      "--size", corpus_size,
+      "Training pairs, 1 to 1000000 (default: 10000 for the symbol tasks, 20000 for toy-en-fr)");
+
   CLI11_PARSE(app, argc, argv);
+  if (corpus_size_option->count() > 0) corpus.size = corpus_size;
 
   try {
     if (*gradcheck_app) return attnlab::gradcheck_command(gradcheck);
+    if (*corpus_app) return attnlab::corpus_command(corpus);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;
