@@ -4,6 +4,8 @@
 // src/tensor/real.h) because main.cpp is compiled in float32 while gradcheck runs in float64.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,13 @@ struct GradcheckCommandOptions {
 };
 int gradcheck_command(const GradcheckCommandOptions& options);   // src/cli/gradcheck_command.cpp (float64)
 
+struct CorpusCommandOptions {
+  std::string task;               // copy | reverse | sort | toy-en-fr
+  std::string out;                // directory for train / valid / test files (created if missing)
+  uint64_t seed = 1;
+  std::optional<int64_t> size;    // training pairs; empty: the task's default
+};
+int corpus_command(const CorpusCommandOptions& options);         // src/cli/corpus_command.cpp (float32)
 struct TrainCommandOptions {
   std::string config;                  // a new run from this config file
   std::string run;                     // … written into this folder

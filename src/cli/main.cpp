@@ -6,8 +6,11 @@
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+
+#include <cstdint>
 #include <cstdio>
 #include <exception>
+#include <string>
 
 #include "cli/commands.h"
 #include "tensor/error.h"
@@ -25,6 +28,33 @@ int main(int argc, char** argv) {
       "(op, case, input shapes, max absolute and relative error, PASS/FAIL); exits 1 if any check fails.");
   gradcheck_app->add_option("--op", gradcheck.op,
                             "Check only this op, and print its analytic and numeric gradients side by side");
+
+  attnlab::CorpusCommandOptions corpus;
+  int64_t corpus_size = 0;
+  CLI::App* corpus_app = app.add_subcommand(
+      "corpus",
+      "Write a generated parallel corpus: DIR/train, valid and test files, one sentence per line, aligned line "
+      "by line, no end-of-sequence token (the model adds it). Deterministic: the same task, seed and size give "
+      "the same bytes on every machine. Tasks (files; default train / valid / test pairs):\n"
+      "  copy       target = source symbols             (.src/.tgt; 10000 / 500 / 500)\n"
+      "  reverse    target = source symbols reversed    (.src/.tgt; 10000 / 500 / 500)\n"
+      "  sort       target = source symbols sorted      (.src/.tgt; 10000 / 500 / 500)\n"
+      "  toy-en-fr  English -> French from a small grammar (.en/.fr; 20000 / 1000 / 1000)\n"
+      "Symbols are a..t, 3 to 15 per sentence. valid and test are drawn first and never change with --size; "
+      "no pair appears in two splits. data/README.md lists the shipped corpora.");
+  corpus_app->add_option("--task", corpus.task, "copy, reverse, sort or toy-en-fr")->required();
+  corpus_app->add_option("--out", corpus.out, "Directory to write into (created if missing)")->required();
+  corpus_app
+      ->add_option("--seed", corpus.seed, "Random seed, 0 or more (default 1, the seed of the shipped corpora)")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            // CLI11 would otherwise wrap -1 around to 18446744073709551615.
+            return text.find('-') == std::string::npos ? std::string() : "the seed must be 0 or more, not " + text;
+          },
+          "", "non-negative"));
+  CLI::Option* corpus_size_option = corpus_app->add_option(
+      "--size", corpus_size,
+      "Training pairs, 1 to 1000000 (default: 10000 for the symbol tasks, 20000 for toy-en-fr)");
 
   attnlab::TrainCommandOptions train;
   CLI::App* train_app = app.add_subcommand(
@@ -52,6 +82,7 @@ int main(int argc, char** argv) {
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
   CLI11_PARSE(app, argc, argv);
+  if (corpus_size_option->count() > 0) corpus.size = corpus_size;
   // Logs go to stderr, so that stdout carries only results (translations, tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("attnlab"));
   spdlog::set_pattern("[%H:%M:%S] %v");
@@ -59,6 +90,7 @@ int main(int argc, char** argv) {
 
   try {
     if (*gradcheck_app) return attnlab::gradcheck_command(gradcheck);
+    if (*corpus_app) return attnlab::corpus_command(corpus);
     if (*train_app) return attnlab::train_command(train);
     if (*translate_app) return attnlab::translate_command(translate);
   } catch (const attnlab::Error& e) {

@@ -1,0 +1,919 @@
+// toy_en_fr.cpp — the toy English→French grammar: the lexicon as tables, then one small function per phenomenon.
+//
+// A sentence is built once, as a list of choices (subject, verb, negation, object, adjectives, relative clause,
+// prepositional phrase); each choice appends words to the English side and the French side at the same time.
+// French word forms are chosen by the agreement rules while the phrase is built; two rules that look at the
+// *next* French word — elision and contraction — run last, over the finished sentence:
+//
+//   choices   subject = "the" + "old" + "man" (masculine singular), verb = "listen to", negated,
+//             object = "the" + "bird" (masculine singular)
+//   built     the old man does not listen to the bird .
+//             le vieil homme ne écoute pas le oiseau .       vieil: old before a masculine vowel sound
+//   elide     le vieil homme n' écoute pas l' oiseau .
+//
+// The grammar (data/toy-en-fr/README.md has examples of each):
+//   agreement    determiners, adjectives and predicate adjectives agree with their noun in gender and number;
+//                verbs agree with their subject in person and number (six present-tense forms)
+//   placement    most adjectives follow the noun (le chat noir); small, big, fat, beautiful, young, old, new
+//                and good precede it (le petit chat), with bel / vieil / nouvel before a masculine vowel sound
+//   negation     ne … pas around the verb (he does not sleep → il ne dort pas)
+//   elision      le/la → l', je → j', ne → n', de → d' before a vowel sound; ce → cet, ma/sa → mon/son
+//   contraction  à le → au, à les → aux, de le → du, de les → des
+//   des → de     before an adjective that precedes a plural noun (de petits chats)
+//   relative     a noun may carry a clause with qui (le chien qui dort), its verb agreeing with that noun
+//
+// One English sentence, one French sentence: the English words are chosen so that none has two translations
+// here. "you" is always tu and "you all" always vous; "they" is always ils; "a" and "one" are both un/une;
+// "his" and "her" are both son/sa/ses (the possessive agrees with the thing owned, not the owner). Where French
+// would need a construction outside the grammar, the grammar avoids the sentence instead: a negated verb never
+// takes an indefinite object (that would need "pas de"), "near" never takes "some" (that would need "près de"
+// + bare plural), I / you / we never take a predicate adjective (their gender is unknown), and uncountable
+// nouns (milk, bread) never take "a", "some" or a number (that would need du / de l'). A few more choices keep
+// sentences sensible: no possessive before man, woman, king or queen ("her man"), no adjective inside a noun
+// phrase that carries a relative clause ("the black plates that are not green"), and a relative clause never
+// repeats the main verb ("the cows that sing sing").
+#include "data/toy_en_fr.h"
+
+#include <array>
+#include <map>
+#include <set>
+#include <sstream>
+#include <vector>
+
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+// ─────────────────────────────────────────────── The lexicon ───────────────────────────────────────────────
+
+enum Gender { masculine, feminine };
+enum Number { singular, plural };
+
+// What a noun names. Verbs, adjectives and prepositions list the kinds they accept, so sentences make sense.
+// People come in three kinds because a few adjective + noun pairs are French idioms with another meaning:
+// "belle-mère" is a mother-in-law, "vieille fille" a spinster, "petit frère" a younger brother (and "petit
+// pain" a bread roll). Keeping beautiful and old away from relatives and children, and small away from
+// relatives, food and drink, keeps every phrase literal.
+enum Kind : unsigned {
+  adult = 1u << 0,        // man, woman, king, queen
+  relative = 1u << 1,     // father, mother, brother, sister, uncle, aunt
+  child = 1u << 2,        // boy, girl, baby
+  animal = 1u << 3,
+  object = 1u << 4,       // things one can carry
+  text = 1u << 5,         // things one can read
+  food = 1u << 6,
+  drink = 1u << 7,
+  place = 1u << 8,
+  furniture = 1u << 9,    // things one can put something on or under
+  vehicle = 1u << 10,
+  outdoor = 1u << 11,     // trees and bridges
+  // Two traits, written in the same column:
+  uncountable = 1u << 16, // singular only; never "a", "some" or a number (milk, bread)
+  destination = 1u << 17, // a place one "goes to" (à la gare); the forest and the kitchen are not
+};
+constexpr unsigned person = adult | relative | child;
+constexpr unsigned animate = person | animal;
+constexpr unsigned any_kind = person | animal | object | text | food | drink | place | furniture | vehicle | outdoor;
+
+struct Noun {
+  const char* english;
+  const char* english_plural;   // "" for uncountable nouns
+  const char* french;
+  const char* french_plural;
+  Gender gender;
+  unsigned kind;
+};
+
+// Irregular plurals sit in the table like regular ones: men, mice, knives; chevaux, oiseaux, journaux.
+const std::vector<Noun> nouns = {
+    // English      plural          French          plural          gender     kind
+    {"man",         "men",          "homme",        "hommes",       masculine, adult},
+    {"woman",       "women",        "femme",        "femmes",       feminine,  adult},
+    {"boy",         "boys",         "garçon",       "garçons",      masculine, child},
+    {"girl",        "girls",        "fille",        "filles",       feminine,  child},
+    {"king",        "kings",        "roi",          "rois",         masculine, adult},
+    {"queen",       "queens",       "reine",        "reines",       feminine,  adult},
+    {"father",      "fathers",      "père",         "pères",        masculine, relative},
+    {"mother",      "mothers",      "mère",         "mères",        feminine,  relative},
+    {"brother",     "brothers",     "frère",        "frères",       masculine, relative},
+    {"sister",      "sisters",      "sœur",         "sœurs",        feminine,  relative},
+    {"uncle",       "uncles",       "oncle",        "oncles",       masculine, relative},
+    {"aunt",        "aunts",        "tante",        "tantes",       feminine,  relative},
+    {"baby",        "babies",       "bébé",         "bébés",        masculine, child},
+
+    {"cat",         "cats",         "chat",         "chats",        masculine, animal},
+    {"dog",         "dogs",         "chien",        "chiens",       masculine, animal},
+    {"horse",       "horses",       "cheval",       "chevaux",      masculine, animal},
+    {"bird",        "birds",        "oiseau",       "oiseaux",      masculine, animal},
+    {"mouse",       "mice",         "souris",       "souris",       feminine,  animal},
+    {"rabbit",      "rabbits",      "lapin",        "lapins",       masculine, animal},
+    {"cow",         "cows",         "vache",        "vaches",       feminine,  animal},
+    {"duck",        "ducks",        "canard",       "canards",      masculine, animal},
+    {"elephant",    "elephants",    "éléphant",     "éléphants",    masculine, animal},
+    {"bear",        "bears",        "ours",         "ours",         masculine, animal},
+    {"wolf",        "wolves",       "loup",         "loups",        masculine, animal},
+    {"turtle",      "turtles",      "tortue",       "tortues",      feminine,  animal},
+    {"spider",      "spiders",      "araignée",     "araignées",    feminine,  animal},
+    {"bee",         "bees",         "abeille",      "abeilles",     feminine,  animal},
+
+    {"ball",        "balls",        "ballon",       "ballons",      masculine, object},
+    {"bag",         "bags",         "sac",          "sacs",         masculine, object},
+    {"box",         "boxes",        "boîte",        "boîtes",       feminine,  object},
+    {"key",         "keys",         "clé",          "clés",         feminine,  object},
+    {"hat",         "hats",         "chapeau",      "chapeaux",     masculine, object},
+    {"pen",         "pens",         "stylo",        "stylos",       masculine, object},
+    {"cup",         "cups",         "tasse",        "tasses",       feminine,  object},
+    {"plate",       "plates",       "assiette",     "assiettes",    feminine,  object},
+    {"umbrella",    "umbrellas",    "parapluie",    "parapluies",   masculine, object},
+    {"clock",       "clocks",       "horloge",      "horloges",     feminine,  object},
+    {"knife",       "knives",       "couteau",      "couteaux",     masculine, object},
+    {"toy",         "toys",         "jouet",        "jouets",       masculine, object},
+    {"gift",        "gifts",        "cadeau",       "cadeaux",      masculine, object},
+    {"map",         "maps",         "carte",        "cartes",       feminine,  object},
+    {"picture",     "pictures",     "image",        "images",       feminine,  object},
+
+    {"book",        "books",        "livre",        "livres",       masculine, text},
+    {"letter",      "letters",      "lettre",       "lettres",      feminine,  text},
+    {"newspaper",   "newspapers",   "journal",      "journaux",     masculine, text},
+    {"story",       "stories",      "histoire",     "histoires",    feminine,  text},
+
+    {"apple",       "apples",       "pomme",        "pommes",       feminine,  food},
+    {"orange",      "oranges",      "orange",       "oranges",      feminine,  food},
+    {"cake",        "cakes",        "gâteau",       "gâteaux",      masculine, food},
+    {"egg",         "eggs",         "œuf",          "œufs",         masculine, food},
+    {"banana",      "bananas",      "banane",       "bananes",      feminine,  food},
+    {"strawberry",  "strawberries", "fraise",       "fraises",      feminine,  food},
+    {"lemon",       "lemons",       "citron",       "citrons",      masculine, food},
+    {"onion",       "onions",       "oignon",       "oignons",      masculine, food},
+    {"bread",       "",             "pain",         "",             masculine, food | uncountable},
+    {"cheese",      "",             "fromage",      "",             masculine, food | uncountable},
+    {"soup",        "",             "soupe",        "",             feminine,  food | uncountable},
+    {"rice",        "",             "riz",          "",             masculine, food | uncountable},
+
+    {"milk",        "",             "lait",         "",             masculine, drink | uncountable},
+    {"coffee",      "",             "café",         "",             masculine, drink | uncountable},
+    {"tea",         "",             "thé",          "",             masculine, drink | uncountable},
+    {"water",       "",             "eau",          "",             feminine,  drink | uncountable},
+    {"juice",       "",             "jus",          "",             masculine, drink | uncountable},
+
+    {"house",       "houses",       "maison",       "maisons",      feminine,  place | destination},
+    {"garden",      "gardens",      "jardin",       "jardins",      masculine, place | destination},
+    {"park",        "parks",        "parc",         "parcs",        masculine, place | destination},
+    {"school",      "schools",      "école",        "écoles",       feminine,  place | destination},
+    {"market",      "markets",      "marché",       "marchés",      masculine, place | destination},
+    {"church",      "churches",     "église",       "églises",      feminine,  place | destination},
+    {"hotel",       "hotels",       "hôtel",        "hôtels",       masculine, place | destination},
+    {"station",     "stations",     "gare",         "gares",        feminine,  place | destination},
+    {"museum",      "museums",      "musée",        "musées",       masculine, place | destination},
+    {"library",     "libraries",    "bibliothèque", "bibliothèques", feminine, place | destination},
+    {"hospital",    "hospitals",    "hôpital",      "hôpitaux",     masculine, place | destination},
+    {"office",      "offices",      "bureau",       "bureaux",      masculine, place | destination},
+    {"forest",      "forests",      "forêt",        "forêts",       feminine,  place},
+    {"kitchen",     "kitchens",     "cuisine",      "cuisines",     feminine,  place},
+
+    {"table",       "tables",       "table",        "tables",       feminine,  furniture},
+    {"chair",       "chairs",       "chaise",       "chaises",      feminine,  furniture},
+    {"bed",         "beds",         "lit",          "lits",         masculine, furniture},
+    {"bench",       "benches",      "banc",         "bancs",        masculine, furniture},
+    {"sofa",        "sofas",        "canapé",       "canapés",      masculine, furniture},
+    {"shelf",       "shelves",      "étagère",      "étagères",     feminine,  furniture},
+
+    {"car",         "cars",         "voiture",      "voitures",     feminine,  vehicle},
+    {"boat",        "boats",        "bateau",       "bateaux",      masculine, vehicle},
+    {"train",       "trains",       "train",        "trains",       masculine, vehicle},
+    {"plane",       "planes",       "avion",        "avions",       masculine, vehicle},
+    {"bus",         "buses",        "bus",          "bus",          masculine, vehicle},
+
+    {"tree",        "trees",        "arbre",        "arbres",       masculine, outdoor},
+    {"bridge",      "bridges",      "pont",         "ponts",        masculine, outdoor},
+};
+
+enum Position { before_noun, after_noun };
+
+struct Adjective {
+  const char* english;
+  const char* masculine;
+  const char* feminine;
+  const char* masculine_plural;
+  const char* feminine_plural;
+  const char* masculine_before_vowel;   // bel, vieil, nouvel: masculine singular right before a vowel sound
+  Position position;
+  bool colour;                          // a colour may follow a before-noun adjective: le petit chat noir
+  unsigned describes;                   // the kinds of noun it may describe
+};
+
+const std::vector<Adjective> adjectives = {
+    // English      masc sg         fem sg          masc pl          fem pl           masc sg before a vowel
+    //              position     colour  describes
+    {"small",       "petit",        "petite",       "petits",        "petites",       "petit",
+                    before_noun, false,  any_kind & ~relative & ~food & ~drink},
+    {"big",         "grand",        "grande",       "grands",        "grandes",       "grand",
+                    before_noun, false,  animal | object | text | place | furniture | vehicle | outdoor},
+    {"fat",         "gros",         "grosse",       "gros",          "grosses",       "gros",
+                    before_noun, false,  animal},
+    {"beautiful",   "beau",         "belle",        "beaux",         "belles",        "bel",
+                    before_noun, false,  adult | animal | object | place | furniture | vehicle | outdoor},
+    {"young",       "jeune",        "jeune",        "jeunes",        "jeunes",        "jeune",
+                    before_noun, false,  adult | relative | animal},
+    {"old",         "vieux",        "vieille",      "vieux",         "vieilles",      "vieil",
+                    before_noun, false,  any_kind & ~child & ~food & ~drink},
+    {"new",         "nouveau",      "nouvelle",     "nouveaux",      "nouvelles",     "nouvel",
+                    before_noun, false,  object | text | place | furniture | vehicle},
+    {"good",        "bon",          "bonne",        "bons",          "bonnes",        "bon",
+                    before_noun, false,  text | food | drink},
+
+    {"red",         "rouge",        "rouge",        "rouges",        "rouges",        "rouge",
+                    after_noun,  true,   object | furniture | vehicle},
+    {"green",       "vert",         "verte",        "verts",         "vertes",        "vert",
+                    after_noun,  true,   object | furniture | vehicle},
+    {"blue",        "bleu",         "bleue",        "bleus",         "bleues",        "bleu",
+                    after_noun,  true,   object | furniture | vehicle},
+    {"black",       "noir",         "noire",        "noirs",         "noires",        "noir",
+                    after_noun,  true,   animal | object | furniture | vehicle},
+    {"white",       "blanc",        "blanche",      "blancs",        "blanches",      "blanc",
+                    after_noun,  true,   animal | object | furniture | vehicle},
+    {"grey",        "gris",         "grise",        "gris",          "grises",        "gris",
+                    after_noun,  true,   animal | object | furniture | vehicle},
+    {"happy",       "heureux",      "heureuse",     "heureux",       "heureuses",     "heureux",
+                    after_noun,  false,  animate},
+    {"sad",         "triste",       "triste",       "tristes",       "tristes",       "triste",
+                    after_noun,  false,  animate},
+    {"tired",       "fatigué",      "fatiguée",     "fatigués",      "fatiguées",     "fatigué",
+                    after_noun,  false,  animate},
+    {"clever",      "intelligent",  "intelligente", "intelligents",  "intelligentes", "intelligent",
+                    after_noun,  false,  animate},
+    {"kind",        "gentil",       "gentille",     "gentils",       "gentilles",     "gentil",
+                    after_noun,  false,  animate},
+    {"fast",        "rapide",       "rapide",       "rapides",       "rapides",       "rapide",
+                    after_noun,  false,  animal | vehicle},
+    {"heavy",       "lourd",        "lourde",       "lourds",        "lourdes",       "lourd",
+                    after_noun,  false,  object | furniture},
+    {"expensive",   "cher",         "chère",        "chers",         "chères",        "cher",
+                    after_noun,  false,  object | vehicle},
+    {"broken",      "cassé",        "cassée",       "cassés",        "cassées",       "cassé",
+                    after_noun,  false,  object | furniture | vehicle},
+    {"hot",         "chaud",        "chaude",       "chauds",        "chaudes",       "chaud",
+                    after_noun,  false,  food | drink},
+    {"cold",        "froid",        "froide",       "froids",        "froides",       "froid",
+                    after_noun,  false,  food | drink},
+    {"delicious",   "délicieux",    "délicieuse",   "délicieux",     "délicieuses",   "délicieux",
+                    after_noun,  false,  food | drink},
+    {"interesting", "intéressant",  "intéressante", "intéressants",  "intéressantes", "intéressant",
+                    after_noun,  false,  text},
+};
+
+// Verbs. French has six present-tense forms, one per person: je, tu, il/elle, nous, vous, ils/elles.
+using Conjugation = std::array<std::string, 6>;
+
+struct Verb {
+  std::string english;          // the base form, which also follows "do not": "eat", "look for"
+  std::string english_third;    // he/she form: "eats", "looks for"
+  Conjugation french;
+  unsigned subjects;            // who may do it
+  unsigned objects;             // kinds of object it takes; 0 for a verb without object
+};
+
+// Regular -er verbs: the stem (infinitive minus -er) plus the endings e, es, e, ons, ez, ent.
+// A stem ending in g keeps its soft sound before -ons with an e: nous mangeons, nous nageons.
+Conjugation conjugate_er(const std::string& infinitive) {
+  std::string stem = infinitive.substr(0, infinitive.size() - 2);
+  std::string nous = stem.back() == 'g' ? stem + "eons" : stem + "ons";
+  return {stem + "e", stem + "es", stem + "e", nous, stem + "ez", stem + "ent"};
+}
+
+struct RegularVerb {
+  const char* english;
+  const char* english_third;
+  const char* infinitive;
+  unsigned subjects;
+  unsigned objects;
+};
+
+const std::vector<RegularVerb> regular_verbs = {
+    // English       he/she form     infinitive    subjects  objects
+    {"sing",        "sings",        "chanter",    animate,  0},
+    {"dance",       "dances",       "danser",     person,   0},
+    {"walk",        "walks",        "marcher",    animate,  0},
+    {"work",        "works",        "travailler", person,   0},
+    {"arrive",      "arrives",      "arriver",    animate,  0},
+    {"swim",        "swims",        "nager",      animate,  0},
+    {"eat",         "eats",         "manger",     animate,  food},
+    {"like",        "likes",        "aimer",      animate,
+     person | animal | object | text | food | drink | place | vehicle},
+    {"watch",       "watches",      "regarder",   animate,  person | animal | vehicle},
+    {"look for",    "looks for",    "chercher",   animate,  person | animal | object | text | place},
+    {"find",        "finds",        "trouver",    animate,  person | animal | object | text},
+    {"carry",       "carries",      "porter",     person,   object | text | food},
+    {"listen to",   "listens to",   "écouter",    animate,  person | animal},
+};
+
+struct IrregularVerb {
+  const char* english;
+  const char* english_third;
+  Conjugation french;
+  unsigned subjects;
+  unsigned objects;
+};
+
+const std::vector<IrregularVerb> irregular_verbs = {
+    // English     he/she form    je        tu        il/elle   nous        vous        ils/elles
+    {"sleep",     "sleeps",     {"dors",   "dors",   "dort",   "dormons",  "dormez",   "dorment"},  animate, 0},
+    {"run",       "runs",       {"cours",  "cours",  "court",  "courons",  "courez",   "courent"},  animate, 0},
+    {"laugh",     "laughs",     {"ris",    "ris",    "rit",    "rions",    "riez",     "rient"},    person,  0},
+    {"read",      "reads",      {"lis",    "lis",    "lit",    "lisons",   "lisez",    "lisent"},   person,  text},
+    {"write",     "writes",     {"écris",  "écris",  "écrit",  "écrivons", "écrivez",  "écrivent"}, person,  text},
+    {"drink",     "drinks",     {"bois",   "bois",   "boit",   "buvons",   "buvez",    "boivent"},  animate, drink},
+    {"see",       "sees",       {"vois",   "vois",   "voit",   "voyons",   "voyez",    "voient"},   animate,
+     any_kind & ~drink},
+    {"take",      "takes",      {"prends", "prends", "prend",  "prenons",  "prenez",   "prennent"}, person,
+     object | text | food},
+    {"have",      "has",        {"ai",     "as",     "a",      "avons",    "avez",     "ont"},      animate,
+     animal | object | text | food | vehicle},
+    {"wait for",  "waits for",  {"attends", "attends", "attend", "attendons", "attendez", "attendent"}, animate,
+     person | animal | vehicle},
+    {"hear",      "hears",      {"entends", "entends", "entend", "entendons", "entendez", "entendent"}, animate,
+     person | animal | vehicle},
+};
+
+// Two verbs have sentences of their own: "go to" + a destination, and "be" + an adjective.
+const Verb go = {"go", "goes", {"vais", "vas", "va", "allons", "allez", "vont"}, animate, 0};
+const Conjugation etre = {"suis", "es", "est", "sommes", "êtes", "sont"};
+
+const std::vector<Verb>& verbs() {
+  static const std::vector<Verb> all = [] {
+    std::vector<Verb> list;
+    for (const RegularVerb& v : regular_verbs) {
+      list.push_back({v.english, v.english_third, conjugate_er(v.infinitive), v.subjects, v.objects});
+    }
+    for (const IrregularVerb& v : irregular_verbs) {
+      list.push_back({v.english, v.english_third, v.french, v.subjects, v.objects});
+    }
+    return list;
+  }();
+  return all;
+}
+
+// Subject pronouns, with the verb form each takes (0 = je … 5 = ils). Their gender and number matter only for
+// predicate adjectives, which only he, she and they take.
+struct Pronoun {
+  const char* english;
+  const char* french;
+  int verb_form;
+  bool takes_adjective;   // he / she / they: gender known
+  Gender gender;
+  Number number;
+};
+
+const std::vector<Pronoun> pronouns = {
+    {"i", "je", 0, false, masculine, singular},      {"you", "tu", 1, false, masculine, singular},
+    {"he", "il", 2, true, masculine, singular},      {"she", "elle", 2, true, feminine, singular},
+    {"we", "nous", 3, false, masculine, plural},     {"you all", "vous", 4, false, masculine, plural},
+    {"they", "ils", 5, true, masculine, plural},
+};
+
+// Determiners. A plural-only determiner has "" for its singular forms, and the other way round.
+enum DeterminerKind { definite, indefinite, one, partitive_plural, number_word, demonstrative, possessive };
+
+struct Determiner {
+  const char* english;
+  const char* english_plural;
+  const char* masculine;
+  const char* feminine;
+  const char* plural;
+  DeterminerKind kind;
+};
+
+const std::vector<Determiner> determiners = {
+    // English   plural     masc       fem        plural
+    {"the",      "the",     "le",      "la",      "les",    definite},
+    {"a",        "",        "un",      "une",     "",       indefinite},
+    {"one",      "",        "un",      "une",     "",       one},
+    {"",         "some",    "",        "",        "des",    partitive_plural},
+    {"",         "two",     "",        "",        "deux",   number_word},
+    {"",         "three",   "",        "",        "trois",  number_word},
+    {"",         "four",    "",        "",        "quatre", number_word},
+    {"",         "five",    "",        "",        "cinq",   number_word},
+    {"",         "six",     "",        "",        "six",    number_word},
+    {"",         "seven",   "",        "",        "sept",   number_word},
+    {"",         "eight",   "",        "",        "huit",   number_word},
+    {"",         "nine",    "",        "",        "neuf",   number_word},
+    {"",         "ten",     "",        "",        "dix",    number_word},
+    {"this",     "these",   "ce",      "cette",   "ces",    demonstrative},
+    {"my",       "my",      "mon",     "ma",      "mes",    possessive},
+    {"his",      "his",     "son",     "sa",      "ses",    possessive},
+    {"her",      "her",     "son",     "sa",      "ses",    possessive},
+    {"our",      "our",     "notre",   "notre",   "nos",    possessive},
+    {"their",    "their",   "leur",    "leur",    "leurs",  possessive},
+};
+
+// How often each kind of determiner is chosen (before the rules below rule some out).
+const std::map<DeterminerKind, double> determiner_weights = {
+    {definite, 40}, {indefinite, 14}, {one, 3}, {partitive_plural, 5}, {number_word, 9}, {demonstrative, 10},
+    {possessive, 19}};
+
+struct Preposition {
+  const char* english;
+  std::vector<std::string> french;   // "près de" is two words
+  unsigned takes;                    // kinds of noun it takes
+};
+
+const std::vector<Preposition> prepositions = {
+    {"in", {"dans"}, place | vehicle},
+    {"on", {"sur"}, furniture},
+    {"under", {"sous"}, furniture | outdoor},
+    {"near", {"près", "de"}, place | furniture | vehicle | outdoor},
+    {"with", {"avec"}, animate},
+};
+
+// Words that start with a silent h behave as if they started with the vowel: l'homme, l'hôtel, cet hôpital.
+// Any other French word starting with h would have an aspirated h (le huit, de huit); check_lexicon() makes
+// sure every h-word of the lexicon is listed in one table or the other.
+const std::set<std::string> silent_h_words = {"homme",   "hommes",   "hôtel",    "hôtels",    "hôpital",
+                                              "hôpitaux", "horloge", "horloges", "histoire", "histoires",
+                                              "heureux", "heureuse", "heureuses"};
+const std::set<std::string> aspirated_h_words = {"huit"};
+
+// ───────────────────────────────────────────── The phenomena ─────────────────────────────────────────────
+
+bool starts_with(const std::string& word, const std::string& prefix) { return word.rfind(prefix, 0) == 0; }
+
+bool starts_with_vowel_sound(const std::string& word) {
+  static const std::vector<std::string> vowels = {"a", "e", "i", "o", "u", "y", "à", "â", "é", "è", "ê",
+                                                  "ë", "î", "ï", "ô", "ù", "û", "œ"};
+  for (const std::string& vowel : vowels) {
+    if (starts_with(word, vowel)) return true;
+  }
+  return silent_h_words.count(word) > 0;
+}
+
+// Elision: before a vowel sound some short words lose their vowel (le, la → l'; je → j'; ne → n'; de → d'),
+// and some change form instead (ce → cet; the feminine possessives ma, sa → mon, son: mon école).
+std::string elide(const std::string& word, const std::string& next) {
+  static const std::map<std::string, std::string> before_vowel = {
+      {"le", "l'"}, {"la", "l'"}, {"je", "j'"}, {"ne", "n'"}, {"de", "d'"},
+      {"ce", "cet"}, {"ma", "mon"}, {"sa", "son"}};
+  auto found = before_vowel.find(word);
+  if (found == before_vowel.end() || !starts_with_vowel_sound(next)) return word;
+  return found->second;
+}
+
+// Contraction: à and de merge with the articles le and les (never with la or l'):
+//   à + le → au,  à + les → aux,  de + le → du,  de + les → des.
+std::vector<std::string> contract(const std::vector<std::string>& words) {
+  static const std::map<std::pair<std::string, std::string>, std::string> merged = {
+      {{"à", "le"}, "au"}, {{"à", "les"}, "aux"}, {{"de", "le"}, "du"}, {{"de", "les"}, "des"}};
+  std::vector<std::string> result;
+  for (size_t i = 0; i < words.size(); ++i) {
+    auto found = i + 1 < words.size() ? merged.find({words[i], words[i + 1]}) : merged.end();
+    if (found != merged.end()) {
+      result.push_back(found->second);
+      ++i;   // the article is part of the merged word
+    } else {
+      result.push_back(words[i]);
+    }
+  }
+  return result;
+}
+
+// Elision and contraction look at the next word, so they run over the finished French sentence: elision from
+// right to left (each word sees its neighbour's final form), then contraction, which only meets the articles
+// that elision left whole (de l'arbre stays, de le parc becomes du parc).
+std::vector<std::string> elide_and_contract(std::vector<std::string> words) {
+  for (size_t i = words.size(); i-- > 1;) words[i - 1] = elide(words[i - 1], words[i]);
+  return contract(words);
+}
+
+// English has its own small sound rule: "a" becomes "an" before a vowel (an apple, an old man).
+std::vector<std::string> a_or_an(std::vector<std::string> words) {
+  for (size_t i = 0; i + 1 < words.size(); ++i) {
+    if (words[i] == "a" && std::string("aeiou").find(words[i + 1][0]) != std::string::npos) words[i] = "an";
+  }
+  return words;
+}
+
+// Gender and number agreement of an adjective with its noun.
+std::string agree_adjective(const Adjective& adjective, Gender gender, Number number) {
+  if (number == plural) return gender == masculine ? adjective.masculine_plural : adjective.feminine_plural;
+  return gender == masculine ? adjective.masculine : adjective.feminine;
+}
+
+// Where the adjective goes: most follow the noun (un chat noir); a few precede it (un petit chat), and those
+// take their special masculine form right before a vowel sound (un bel arbre, un vieil homme, un nouvel hôtel).
+void place_adjective(const Adjective& adjective, Gender gender, Number number, const std::string& noun,
+                     std::vector<std::string>& before, std::vector<std::string>& after) {
+  std::string form = agree_adjective(adjective, gender, number);
+  if (adjective.position == after_noun) {
+    after.push_back(form);
+    return;
+  }
+  if (gender == masculine && number == singular && starts_with_vowel_sound(noun)) {
+    form = adjective.masculine_before_vowel;
+  }
+  before.push_back(form);
+}
+
+// The determiner's form for the noun's gender and number. The plural indefinite "des" becomes "de" when an
+// adjective comes between it and the noun: des chats, but de petits chats.
+std::string agree_determiner(const Determiner& determiner, Gender gender, Number number,
+                             bool adjective_before_noun) {
+  if (number == plural) {
+    if (determiner.kind == partitive_plural && adjective_before_noun) return "de";
+    return determiner.plural;
+  }
+  return gender == masculine ? determiner.masculine : determiner.feminine;
+}
+
+// Subject–verb agreement in French: the conjugated form for the subject's person, 0 = je … 5 = ils. (English
+// only adds -s for he / she; verb_phrase() below picks between the two English forms.)
+std::string agree_verb(const Conjugation& conjugation, int verb_form) {
+  return conjugation[static_cast<size_t>(verb_form)];
+}
+
+// Negation: ne … pas around the conjugated verb (ne becomes n' before a vowel, later, in elide()).
+std::vector<std::string> negate(const std::string& verb) { return {"ne", verb, "pas"}; }
+
+// ─────────────────────────────────────────── Building sentences ───────────────────────────────────────────
+
+// Appends "look for" as two words.
+void add(std::vector<std::string>& words, const std::string& several_words) {
+  std::istringstream in(several_words);
+  std::string word;
+  while (in >> word) words.push_back(word);
+}
+
+void add(std::vector<std::string>& words, const std::vector<std::string>& more) {
+  words.insert(words.end(), more.begin(), more.end());
+}
+
+// A phrase, built in both languages at once.
+struct Phrase {
+  std::vector<std::string> english;
+  std::vector<std::string> french;
+  void append(const Phrase& other) {
+    add(english, other.english);
+    add(french, other.french);
+  }
+};
+
+// A noun phrase, with what the rest of the sentence needs to agree with it.
+struct NounPhrase {
+  Phrase words;
+  Gender gender = masculine;
+  Number number = singular;
+  unsigned kind = 0;
+};
+
+// Where a noun phrase stands decides which determiners it may take (see the top of this file).
+enum Role { plain, subject_role, negated_object, after_near, go_to };
+
+class Grammar {
+ public:
+  explicit Grammar(Generator& generator) : generator_(generator) {}
+
+  // One sentence pair, 3 to 25 tokens on each side.
+  std::pair<std::string, std::string> sentence() {
+    while (true) {
+      Phrase words = clause();
+      add(words.english, ".");
+      add(words.french, ".");
+      std::vector<std::string> english = a_or_an(words.english);
+      std::vector<std::string> french = elide_and_contract(words.french);
+      auto fits = [](size_t length) {
+        return static_cast<int64_t>(length) >= toy_en_fr_min_length &&
+               static_cast<int64_t>(length) <= toy_en_fr_max_length;
+      };
+      if (fits(english.size()) && fits(french.size())) {
+        return {join_words(english), join_words(french)};
+      }
+    }
+  }
+
+ private:
+  Generator& generator_;
+
+  static std::string join_words(const std::vector<std::string>& words) {
+    std::string line;
+    for (const std::string& word : words) line += (line.empty() ? "" : " ") + word;
+    return line;
+  }
+
+  bool chance(double probability) { return generator_.uniform() < probability; }
+
+  template <typename T>
+  const T& pick(const std::vector<const T*>& options) {
+    return *options[static_cast<size_t>(generator_.integer(0, static_cast<int64_t>(options.size())))];
+  }
+
+  // The main clause: four shapes, each with an optional negation.
+  Phrase clause() {
+    double shape = generator_.uniform();
+    if (shape < 0.30) return action_clause(/*transitive=*/false);
+    if (shape < 0.70) return action_clause(/*transitive=*/true);
+    if (shape < 0.85) return adjective_clause();
+    return go_clause();
+  }
+
+  // "the cat sleeps under the table ." / "i read the book ." — subject, verb, maybe an object, maybe a place.
+  Phrase action_clause(bool transitive) {
+    std::vector<const Verb*> options;
+    for (const Verb& verb : verbs()) {
+      if ((verb.objects != 0) == transitive) options.push_back(&verb);
+    }
+    const Verb& verb = pick(options);
+    bool negated = chance(0.25);
+    // At most one relative clause per sentence: on the subject, or else maybe on the object.
+    bool relative_on_subject = chance(0.15);
+    Phrase words;
+    int verb_form = 0;
+    subject(verb.subjects, relative_on_subject ? &verb : nullptr, words, verb_form);
+    words.append(verb_phrase(verb, verb_form, negated));
+    if (transitive) {
+      bool relative_on_object = !relative_on_subject && chance(0.2);
+      NounPhrase object_phrase =
+          noun_phrase(verb.objects, negated ? negated_object : plain, /*with_adjectives=*/!relative_on_object);
+      if (relative_on_object) relative_clause(object_phrase, &verb);
+      words.append(object_phrase.words);
+    }
+    // A place or a companion; more often without an object, where "vous dormez ." alone has few variants.
+    if (chance(transitive ? 0.25 : 0.6)) words.append(prepositional_phrase());
+    return words;
+  }
+
+  // "the cat is not black ." — be + an adjective that agrees with the subject.
+  Phrase adjective_clause() {
+    Phrase words;
+    bool negated = chance(0.25);
+    if (chance(0.15)) {
+      std::vector<const Pronoun*> options;
+      for (const Pronoun& pronoun : pronouns) {
+        if (pronoun.takes_adjective) options.push_back(&pronoun);
+      }
+      const Pronoun& pronoun = pick(options);
+      add(words.english, pronoun.english);
+      add(words.french, pronoun.french);
+      words.append(be_adjective(pronoun.verb_form, pronoun.gender, pronoun.number, person, negated));
+      return words;
+    }
+    // No adjective inside the subject: "a green key is white" would contradict itself.
+    NounPhrase subject = noun_phrase(any_kind, subject_role, /*with_adjectives=*/false);
+    if (chance(0.15)) relative_clause(subject, nullptr);
+    words.append(subject.words);
+    words.append(be_adjective(subject.number == singular ? 2 : 5, subject.gender, subject.number, subject.kind,
+                              negated));
+    return words;
+  }
+
+  // "we go to the market ." → "nous allons au marché ." — à + the article: au, à la, à l', aux.
+  Phrase go_clause() {
+    Phrase words;
+    int verb_form = 0;
+    subject(go.subjects, chance(0.1) ? &go : nullptr, words, verb_form);
+    words.append(verb_phrase(go, verb_form, chance(0.25)));
+    NounPhrase where = noun_phrase(place, go_to, true);
+    add(words.english, "to");
+    add(words.french, "à");
+    words.append(where.words);
+    return words;
+  }
+
+  // A subject for a verb whose doer must be of the given kinds: a pronoun (when persons may do it) or a noun
+  // phrase. With main_verb set, the noun phrase gets a relative clause (whose verb is not main_verb: not
+  // "the cows that sing sing"). Sets the verb form (0 = je … 5 = ils) the main verb agrees with.
+  void subject(unsigned kinds, const Verb* main_verb, Phrase& words, int& verb_form) {
+    bool with_relative_clause = main_verb != nullptr;
+    if ((kinds & person) && !with_relative_clause && chance(0.5)) {
+      std::vector<const Pronoun*> options;
+      for (const Pronoun& pronoun : pronouns) options.push_back(&pronoun);
+      const Pronoun& pronoun = pick(options);
+      add(words.english, pronoun.english);
+      add(words.french, pronoun.french);
+      verb_form = pronoun.verb_form;
+      return;
+    }
+    NounPhrase noun = noun_phrase(kinds, subject_role, /*with_adjectives=*/!with_relative_clause);
+    if (with_relative_clause) relative_clause(noun, main_verb);
+    words.append(noun.words);
+    verb_form = noun.number == singular ? 2 : 5;
+  }
+
+  // The verb, agreeing with its subject, maybe negated: "does not sleep" / "ne dort pas".
+  Phrase verb_phrase(const Verb& verb, int verb_form, bool negated) {
+    Phrase words;
+    bool third_singular = verb_form == 2;
+    if (negated) {
+      add(words.english, third_singular ? "does not" : "do not");
+      add(words.english, verb.english);
+      add(words.french, negate(agree_verb(verb.french, verb_form)));
+    } else {
+      add(words.english, third_singular ? verb.english_third : verb.english);
+      add(words.french, agree_verb(verb.french, verb_form));
+    }
+    return words;
+  }
+
+  // "is (not) black" / "est (n'est pas) noir": the adjective agrees with the subject of être.
+  Phrase be_adjective(int verb_form, Gender gender, Number number, unsigned kind, bool negated) {
+    std::vector<const Adjective*> options;
+    for (const Adjective& adjective : adjectives) {
+      if (adjective.describes & kind) options.push_back(&adjective);
+    }
+    const Adjective& adjective = pick(options);
+    Phrase words;
+    add(words.english, number == singular ? "is" : "are");
+    if (negated) add(words.english, "not");
+    add(words.english, adjective.english);
+    if (negated) {
+      add(words.french, negate(etre[static_cast<size_t>(verb_form)]));
+    } else {
+      add(words.french, etre[static_cast<size_t>(verb_form)]);
+    }
+    add(words.french, agree_adjective(adjective, gender, number));
+    return words;
+  }
+
+  // "with the dog" / "near the park" → "près du parc".
+  Phrase prepositional_phrase() {
+    std::vector<const Preposition*> options;
+    for (const Preposition& preposition : prepositions) options.push_back(&preposition);
+    const Preposition& preposition = pick(options);
+    Phrase words;
+    add(words.english, preposition.english);
+    add(words.french, preposition.french);
+    bool near = std::string(preposition.english) == "near";
+    NounPhrase noun = noun_phrase(preposition.takes, near ? after_near : plain, true);
+    words.append(noun.words);
+    return words;
+  }
+
+  // "who does not sleep" / "qui ne dort pas", after the noun phrase it describes; the verb agrees with that noun.
+  // A person or animal may do something or be something; a thing may only be something. The noun phrase was
+  // built without adjectives ("the black plates that are not green" would contradict itself), and the
+  // clause's verb is never the sentence's main verb.
+  void relative_clause(NounPhrase& noun, const Verb* main_verb) {
+    bool negated = chance(0.2);
+    int verb_form = noun.number == singular ? 2 : 5;
+    Phrase words;
+    add(words.english, (noun.kind & person) ? "who" : "that");
+    add(words.french, "qui");
+    std::vector<const Verb*> options;
+    for (const Verb& verb : verbs()) {
+      if ((verb.subjects & noun.kind) && &verb != main_verb) options.push_back(&verb);
+    }
+    if (options.empty() || chance(0.35)) {
+      words.append(be_adjective(verb_form, noun.gender, noun.number, noun.kind, negated));
+    } else {
+      const Verb& verb = pick(options);
+      words.append(verb_phrase(verb, verb_form, negated));
+      if (verb.objects) words.append(noun_phrase(verb.objects, negated ? negated_object : plain, true).words);
+    }
+    noun.words.append(words);
+  }
+
+  // A determiner allowed for this noun in this role, chosen by the weights above.
+  const Determiner& choose_determiner(const Noun& noun, Role role) {
+    bool countable = !(noun.kind & uncountable);
+    auto allowed = [&](DeterminerKind kind) {
+      if (!countable) return kind == definite || kind == demonstrative || kind == possessive;
+      if ((noun.kind & adult) && kind == possessive) return false;   // "her man", "my king": not in this grammar
+      switch (role) {
+        case subject_role: return kind != partitive_plural;   // "des chats dorment" is stilted French
+        case negated_object: return kind != indefinite && kind != one && kind != partitive_plural;
+        case after_near: return kind != partitive_plural;
+        case go_to: return kind == definite || kind == demonstrative || kind == possessive;
+        case plain: return true;
+      }
+      return true;
+    };
+    double total = 0;
+    for (const auto& [kind, weight] : determiner_weights) total += allowed(kind) ? weight : 0;
+    double draw = generator_.uniform(0, total);
+    DeterminerKind chosen = definite;
+    for (const auto& [kind, weight] : determiner_weights) {
+      if (!allowed(kind)) continue;
+      chosen = kind;
+      if (draw < weight) break;
+      draw -= weight;
+    }
+    std::vector<const Determiner*> options;
+    for (const Determiner& determiner : determiners) {
+      if (determiner.kind == chosen) options.push_back(&determiner);
+    }
+    return pick(options);
+  }
+
+  // Determiner, adjectives and noun, agreeing in gender and number: "the small black cats" → "les petits chats
+  // noirs". Up to two adjectives: any one, or one that precedes the noun followed by a colour.
+  NounPhrase noun_phrase(unsigned kinds, Role role, bool with_adjectives) {
+    std::vector<const Noun*> nouns_of_kind;
+    for (const Noun& noun : nouns) {
+      if ((noun.kind & kinds) && (role != go_to || (noun.kind & destination))) nouns_of_kind.push_back(&noun);
+    }
+    const Noun& noun = pick(nouns_of_kind);
+    const Determiner& determiner = choose_determiner(noun, role);
+
+    bool has_singular = determiner.english[0] != '\0';
+    bool has_plural = determiner.english_plural[0] != '\0' && !(noun.kind & uncountable);
+    // Going to a place: "to the parks" (aux parcs) is fine, "to my schools" is not something anyone says.
+    if (role == go_to && determiner.kind != definite) has_plural = false;
+    Number number = !has_plural ? singular : !has_singular ? plural : chance(0.4) ? plural : singular;
+
+    std::vector<const Adjective*> fitting, fitting_before, fitting_colours;
+    for (const Adjective& adjective : adjectives) {
+      if (!(adjective.describes & noun.kind)) continue;
+      fitting.push_back(&adjective);
+      if (adjective.position == before_noun) fitting_before.push_back(&adjective);
+      if (adjective.colour) fitting_colours.push_back(&adjective);
+    }
+    std::vector<const Adjective*> chosen;
+    double how_many = with_adjectives ? generator_.uniform() : 1.0;
+    if (how_many < 0.22 && !fitting.empty()) {
+      chosen.push_back(&pick(fitting));
+    } else if (how_many < 0.30 && !fitting_before.empty() && !fitting_colours.empty()) {
+      chosen.push_back(&pick(fitting_before));
+      chosen.push_back(&pick(fitting_colours));
+    }
+
+    const std::string french_noun = number == singular ? noun.french : noun.french_plural;
+    std::vector<std::string> before, after;
+    for (const Adjective* adjective : chosen) {
+      place_adjective(*adjective, noun.gender, number, french_noun, before, after);
+    }
+
+    NounPhrase phrase;
+    phrase.gender = noun.gender;
+    phrase.number = number;
+    phrase.kind = noun.kind;
+    add(phrase.words.english, number == singular ? determiner.english : determiner.english_plural);
+    for (const Adjective* adjective : chosen) add(phrase.words.english, adjective->english);
+    add(phrase.words.english, number == singular ? noun.english : noun.english_plural);
+    add(phrase.words.french, agree_determiner(determiner, noun.gender, number, !before.empty()));
+    add(phrase.words.french, before);
+    add(phrase.words.french, french_noun);
+    add(phrase.words.french, after);
+    return phrase;
+  }
+};
+
+// The tables are written by hand, so check the promises the grammar relies on once, before the first sentence:
+// no English word names two different things (else one English sentence could have two translations), English
+// plurals differ from singulars (else "the bus" would not tell "le bus" from "les bus"), and every French word
+// starting with h is known to be silent-h or aspirated-h (else elision could go wrong).
+void check_lexicon() {
+  std::set<std::string> english_words;
+  auto claim = [&](const std::string& word, const std::string& table) {
+    if (!word.empty() && !english_words.insert(word).second) {
+      throw Error("toy-en-fr lexicon: the English word '" + word + "' appears twice (" + table + ")");
+    }
+  };
+  auto check_h = [](const std::string& word) {
+    if (starts_with(word, "h") && !silent_h_words.count(word) && !aspirated_h_words.count(word)) {
+      throw Error("toy-en-fr lexicon: '" + word + "' starts with h; list it as silent or aspirated");
+    }
+  };
+  for (const Noun& noun : nouns) {
+    claim(noun.english, "nouns");
+    claim(noun.english_plural, "nouns");
+    bool countable = !(noun.kind & uncountable);
+    if (countable == (noun.english_plural[0] == '\0') || countable == (noun.french_plural[0] == '\0')) {
+      throw Error(std::string("toy-en-fr lexicon: '") + noun.english +
+                  "' must have plurals exactly when it is countable");
+    }
+    check_h(noun.french);
+    check_h(noun.french_plural);
+  }
+  for (const Adjective& adjective : adjectives) {
+    claim(adjective.english, "adjectives");
+    for (const char* form : {adjective.masculine, adjective.feminine, adjective.masculine_plural,
+                             adjective.feminine_plural, adjective.masculine_before_vowel}) {
+      check_h(form);
+    }
+  }
+  for (const Verb& verb : verbs()) {
+    claim(verb.english, "verbs");
+    claim(verb.english_third, "verbs");
+    for (const std::string& form : verb.french) check_h(form);
+  }
+  for (const Determiner& determiner : determiners) check_h(determiner.plural);
+}
+
+}  // namespace
+
+std::pair<std::string, std::string> draw_toy_en_fr_pair(Generator& generator) {
+  static const bool checked = (check_lexicon(), true);
+  (void)checked;
+  return Grammar(generator).sentence();
+}
+
+Corpus make_toy_en_fr_corpus(uint64_t seed, int64_t train_size) {
+  Corpus corpus;
+  corpus.task = "toy-en-fr";
+  corpus.source_suffix = "en";
+  corpus.target_suffix = "fr";
+  Generator generator(seed);
+  draw_splits(corpus, generator, draw_toy_en_fr_pair, train_size, toy_en_fr_valid_size, toy_en_fr_test_size);
+  return corpus;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
