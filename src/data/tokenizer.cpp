@@ -12,6 +12,7 @@
 
 #include "data/corpus.h"
 #include "data/tokenizer_kinds.h"
+#include "util/files.h"
 #include "model/config.h"
 #include "tensor/error.h"
 #include "util/suggest.h"
@@ -161,28 +162,6 @@ const std::string& VocabularyTokenizer::piece_of(int32_t id) const {
                 std::to_string(pieces_.size() - 1) + ")");
   }
   return pieces_[static_cast<size_t>(id)];
-}
-
-// ---- Files ----
-
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  const std::string temporary = path + ".partial";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("cannot write " + path + ": cannot create " + temporary + " (does the folder exist?)");
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.flush();
-    if (!out) {
-      std::remove(temporary.c_str());
-      throw Error("cannot write " + path + ": writing " + temporary + " failed (is the disk full?)");
-    }
-  }
-  std::error_code error;
-  std::filesystem::rename(temporary, path, error);
-  if (error) {
-    std::remove(temporary.c_str());
-    throw Error("cannot write " + path + ": " + error.message());
-  }
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -9,6 +9,8 @@
 // a kind only says how text splits into pieces (split) and how pieces join back into text (join).
 #pragma once
 
+#include "util/files.h"  // write_file_atomically
+
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -72,11 +74,5 @@ std::unique_ptr<Tokenizer> train_sentencepiece_tokenizer(const TokenizerConfig& 
                                                          const std::vector<std::string>& text,
                                                          const std::string& work_prefix);
 std::unique_ptr<Tokenizer> load_sentencepiece_tokenizer(const std::string& path_prefix);
-
-// ---- Files ----
-
-// Writes `contents` to `path` all at once: to a temporary file beside it, then renamed over it, so a reader
-// never sees half a file. Throws attnlab::Error naming the path on failure.
-void write_file_atomically(const std::string& path, const std::string& contents);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
