@@ -18,17 +18,17 @@ ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, con
   for (const Batch& batch : batches) {
     Tensor logits = model.forward(batch.src, batch.tgt_in, ctx);              // [B, T, V]
     const int64_t positions = batch.targets.shape.numel(), V = logits.size(2);
-    int64_t real = 0;
+    int64_t real_targets = 0;
     for (int64_t i = 0; i < positions; ++i) {
       int32_t target = batch.targets.values[static_cast<size_t>(i)];
       if (target == pad_id) continue;
-      ++real;
+      ++real_targets;
       const real* row = logits.data() + i * V;
       correct += (std::max_element(row, row + V) - row) == target;
     }
     // cross_entropy averages over the batch's real targets; weight it back to a sum.
-    loss_sum += cross_entropy(logits, batch.targets, 0, pad_id).item() * static_cast<double>(real);
-    tokens += real;
+    loss_sum += cross_entropy(logits, batch.targets, 0, pad_id).item() * static_cast<double>(real_targets);
+    tokens += real_targets;
   }
   if (tokens > 0) {
     result.loss = loss_sum / static_cast<double>(tokens);
