@@ -392,12 +392,12 @@ class MapRecorder : public AttentionRecorder {
 // weight exactly 0. `queries` and `keys` are the token ids on either side; `causal` hides keys j > i.
 // For external attention the last axis is the memory slots, and the rows sum to 1 over all of them.
 void check_map(const std::string& name, const Tensor& map, const TokenIds& queries, const TokenIds& keys,
-               bool causal, bool over_slots, int64_t slots) {
+               bool causal, bool over_slots, int64_t slots, int64_t heads) {
   INFO(name);
   const int64_t B = queries.shape[0], Tq = queries.shape[1], Tk = over_slots ? slots : keys.shape[1];
-  REQUIRE(map.shape() == Shape{B, 2, Tq, Tk});
+  REQUIRE(map.shape() == Shape{B, heads, Tq, Tk});
   for (int64_t b = 0; b < B; ++b) {
-    for (int64_t head = 0; head < 2; ++head) {
+    for (int64_t head = 0; head < heads; ++head) {
       for (int64_t i = 0; i < Tq; ++i) {
         if (queries.values[static_cast<size_t>(b * Tq + i)] == pad_id) continue;  // a row nothing reads
         double total = 0;
@@ -443,15 +443,17 @@ void check_recorded_maps(const std::string& kind) {
 
   const bool external = kind == "external";  // encoder and decoder self-attention; cross stays scaled_dot
   const int64_t slots = c.encoder_attention.memory_slots;
+  // One map per head (2 here), except SAGAN, which is single-headed by design.
+  const int64_t heads = kind == "sagan" ? 1 : 2;
   for (const char* layer : {"encoder.layers.0", "encoder.layers.1"}) {
     check_map(std::string(layer) + ".self_attn", recorder.maps[std::string(layer) + ".self_attn"], src, src, false,
-              external, slots);
+              external, slots, heads);
   }
   for (const char* layer : {"decoder.layers.0", "decoder.layers.1"}) {
     check_map(std::string(layer) + ".self_attn", recorder.maps[std::string(layer) + ".self_attn"], tgt_in, tgt_in,
-              true, external, slots);
+              true, external, slots, heads);
     check_map(std::string(layer) + ".encoder_attn", recorder.maps[std::string(layer) + ".encoder_attn"], tgt_in,
-              src, false, false, slots);
+              src, false, false, slots, heads);
   }
 }
 

@@ -14,12 +14,12 @@ using ArrayMap = Eigen::Map<Eigen::Array<real, Eigen::Dynamic, 1>>;
 }  // namespace
 
 double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_norm) {
-  // ‖g‖² = Σ g², accumulated in double
+  // ‖g‖² = Σ g², accumulated in double, in one fixed order. (Not Eigen's vectorised .sum(): its order of
+  // additions depends on how the buffer happens to be aligned, so two identical runs could clip differently.)
   double sum_of_squares = 0;
   for (const NamedParameter& parameter : parameters) {
     if (!parameter.tensor.has_grad()) continue;  // no gradient counts as zeros
-    ArrayMap g(parameter.tensor.grad(), parameter.tensor.numel());
-    sum_of_squares += g.cast<double>().square().sum();  // for (real x : g) sum_of_squares += double(x) * x;
+    for (real g : parameter.tensor.grad_values()) sum_of_squares += static_cast<double>(g) * static_cast<double>(g);
   }
   const double norm = std::sqrt(sum_of_squares);
 

@@ -59,9 +59,17 @@ Shape reduced_shape(const Shape& shape, int axis, bool keepdim) {
 
 // ---- Everything → [1] ----
 
+// Σ x in one fixed order, accumulated in double. (Eigen's vectorised .sum() would be shorter, but its order of
+// additions — and so the last bit — depends on how the buffer is aligned in memory, which differs between runs.)
+double ordered_sum(const Tensor& x) {
+  double total = 0;
+  for (real v : x.values()) total += static_cast<double>(v);
+  return total;
+}
+
 Tensor sum(const Tensor& x) {
   Tensor y = Tensor::zeros({1});                                        // [1]
-  y.data()[0] = x.matrix().sum();
+  y.data()[0] = static_cast<real>(ordered_sum(x));
   record(y, "sum", {x}, [x](TensorNode& out) {
     x.grad_matrix().array() += out.grad[0];                             // ∂(Σx)/∂x_i = 1
   });
@@ -71,7 +79,7 @@ Tensor sum(const Tensor& x) {
 Tensor mean(const Tensor& x) {
   const real n = static_cast<real>(x.numel());
   Tensor y = Tensor::zeros({1});                                        // [1]
-  y.data()[0] = x.matrix().sum() / n;
+  y.data()[0] = static_cast<real>(ordered_sum(x) / static_cast<double>(x.numel()));
   record(y, "mean", {x}, [x, n](TensorNode& out) {
     x.grad_matrix().array() += out.grad[0] / n;                         // ∂(Σx/n)/∂x_i = 1/n
   });
