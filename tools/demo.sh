@@ -1,18 +1,49 @@
 #!/usr/bin/env bash
-# demo.sh — the main job: build attnlab and show it working.
+# demo.sh — the main job: build attnlab, train the default English→French model, and show it translating.
 #
-# For now: installs dependencies, builds, runs the engine tour (README, "The engine") and checks every op's
-# gradient against finite differences. Later chapters make it train, translate and draw attention.
+#   tools/demo.sh                 train configs/toy-en-fr.yaml (at most 10 minutes on 2 cores)
+#   tools/demo.sh --set K=V …     the same with config overrides, e.g. --set train.max_minutes=2
+#
+# Steps: install what is missing (Debian packages), build, check every op's gradient, train into a new folder
+# runs/toy-en-fr-DATE, translate a few test sentences (source, reference, output side by side), then translate
+# the whole test split and report the share of sentences translated exactly right.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+overrides=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --set) [ $# -ge 2 ] || { echo "demo.sh: --set needs KEY=VALUE" >&2; exit 2; }; overrides+=(--set "$2"); shift 2 ;;
+    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
 
 tools/install-deps.sh
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)"
+attnlab=build/release/attnlab
 
 echo
-echo "== The engine: y = softmax(xW + b), backward, dL/dW  (tools/engine_tour.cpp) =="
-./build/release/engine_tour
+echo "== 1. The engine: every op's backward against finite differences (attnlab gradcheck) =="
+$attnlab gradcheck | tail -n 1
+
+run="runs/toy-en-fr-$(date +%Y%m%d-%H%M%S)"
 echo
-echo "== Every op's backward against central differences (attnlab gradcheck) =="
-./build/release/attnlab gradcheck
+echo "== 2. Training configs/toy-en-fr.yaml into $run =="
+echo "   (Ctrl-C stops and saves; continue with: $attnlab train --resume $run)"
+$attnlab train --config configs/toy-en-fr.yaml --run "$run" "${overrides[@]}"
+
+echo
+echo "== 3. A few test sentences: source / reference / attnlab =="
+head -n 8 data/toy-en-fr/test.en > "$run/demo.en"
+head -n 8 data/toy-en-fr/test.fr > "$run/demo.fr"
+$attnlab translate --run "$run" < "$run/demo.en" > "$run/demo.out"
+paste -d '\n' "$run/demo.en" "$run/demo.fr" "$run/demo.out" /dev/null | \
+  awk 'NR % 4 == 1 {print "  en   " $0} NR % 4 == 2 {print "  ref  " $0} NR % 4 == 3 {print "  out  " $0} NR % 4 == 0 {print ""}'
+
+echo "== 4. The whole test split =="
+$attnlab translate --run "$run" < data/toy-en-fr/test.en > "$run/test.out"
+paste -d '\t' data/toy-en-fr/test.fr "$run/test.out" | \
+  awk -F '\t' '{n++; if ($1 == $2) ok++} END {printf "  exact match: %d of %d test sentences (%.1f%%)\n", ok, n, 100 * ok / n}'
+echo "  translations: $run/test.out"

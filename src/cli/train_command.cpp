@@ -5,6 +5,7 @@
 // to finish its step, save a checkpoint and stop; the command then says how to resume and exits with 130.
 #include <unistd.h>
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <spdlog/spdlog.h>
@@ -31,7 +32,8 @@ class ProgressObserver : public TrainingObserver {
 
   void on_step(const StepReport& r) override {
     const double seconds_per_step = r.elapsed_seconds / static_cast<double>(std::max<int64_t>(1, r.step - first_step(r)));
-    const double eta = seconds_per_step * static_cast<double>(r.max_steps - r.step);
+    double eta = seconds_per_step * static_cast<double>(r.max_steps - r.step);
+    if (r.time_limit_seconds > 0) eta = std::min(eta, std::max(0.0, r.time_limit_seconds - r.elapsed_seconds));
     char line[256];
     std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  lr %.2e  %.0f tok/s  epoch %lld  ETA %s",
                   static_cast<long long>(r.step), static_cast<long long>(r.max_steps), r.loss, r.learning_rate,

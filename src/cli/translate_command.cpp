@@ -8,6 +8,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "data/corpus.h"
 #include "decode/greedy.h"
 #include "tensor/error.h"
 #include "train/run.h"
@@ -16,8 +17,17 @@ namespace attnlab {
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
+  int64_t line_number = 0;
   auto translate = [&](const std::string& sentence) {
-    std::vector<int32_t> ids = run.tokenizers.src->encode(sentence);
+    ++line_number;
+    if (size_t bad = first_invalid_utf8(sentence); bad != std::string_view::npos) {
+      throw Error("input line " + std::to_string(line_number) + " is not valid UTF-8 (byte " + std::to_string(bad + 1) +
+                  "); attnlab reads UTF-8 text");
+    }
+    // The same clean-up the training text had (src/data/corpus.cpp): Unicode spaces, optional lower case.
+    std::string text = normalize_spaces(sentence);
+    if (run.config.data.lowercase) text = lowercase(text);
+    std::vector<int32_t> ids = run.tokenizers.src->encode(text);
     if (ids.empty()) return std::string();
     std::vector<std::vector<int32_t>> out = greedy_decode(*run.model, pad_batch({ids}), run.config.decode);
     return run.tokenizers.tgt->decode(out[0]);

@@ -107,21 +107,6 @@ char32_t lowercase_letter(char32_t c) {
   return c;
 }
 
-// Offset of the first byte (from `from`) that is not valid UTF-8, or npos.
-size_t first_invalid_utf8(std::string_view text, size_t from) {
-  size_t at = from;
-  while (at < text.size()) {
-    if (static_cast<unsigned char>(text[at]) < 0x80) {  // fast path: ASCII
-      ++at;
-      continue;
-    }
-    DecodedCharacter character = decode_utf8(text, at);
-    if (character.length == 0) return at;
-    at += character.length;
-  }
-  return std::string_view::npos;
-}
-
 std::string hex_byte(unsigned char byte) {
   const char* digits = "0123456789ABCDEF";
   return std::string("0x") + digits[byte >> 4] + digits[byte & 0xF];
@@ -152,6 +137,21 @@ void add_pair(ParallelText& text, std::string_view src, std::string_view tgt) {
 }
 
 }  // namespace
+
+size_t first_invalid_utf8(std::string_view text, size_t from) {
+  size_t at = from;
+  while (at < text.size()) {
+    if (static_cast<unsigned char>(text[at]) < 0x80) {  // fast path: ASCII
+      ++at;
+      continue;
+    }
+    DecodedCharacter character = decode_utf8(text, at);
+    if (character.length == 0) return at;
+    at += character.length;
+  }
+  return std::string_view::npos;
+}
+
 
 // ---- Text helpers ----
 

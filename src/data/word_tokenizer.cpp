@@ -4,16 +4,17 @@
 //   1. every Unicode space becomes an ASCII space (normalize_spaces), and the text is cut at spaces;
 //   2. inside each chunk, each punctuation mark  . , ! ? ; : " ( ) [ ] « » „ “ ” ‘ ‚ … ¡ ¿  is a token of its
 //      own — except a . or , between two digits, which stays in its number ("3.5", "1,000");
-//   3. an apostrophe (' or ’) between two letters ends the word before it and stays with it: the French elision
-//      "l'homme" → "l'" "homme", "aujourd'hui" → "aujourd'" "hui". The same rule cuts English "don't" into
-//      "don'" "t": one simple rule for every language rather than a table of contractions per language.
-//      Any other apostrophe ("'tis", "the dogs' bones") is a token of its own, like a quote mark.
+//   3. an apostrophe (' or ’) right after a letter ends the word and stays with it, whether a letter follows (the
+//      French elision "l'homme" → "l'" "homme", "aujourd'hui" → "aujourd'" "hui") or a space does (the same
+//      elision already split, as tokenised French corpora write it: "l' homme"; or a plural possessive, "dogs'").
+//      The rule cuts English "don't" into "don'" "t": one simple rule for every language rather than a table of
+//      contractions per language. An apostrophe after anything else ("'tis") is a token of its own.
 //   "Bonjour, l'ami !" → Bonjour | , | l' | ami | !
 //
-// Decoding joins tokens with single spaces, except that an elided word ("l'") joins the next one with none.
-// It does not re-attach punctuation ("Bonjour , l'ami !"): where spaces go around punctuation depends on the
-// language (French writes "ami !", English "friend!"), and this spaced, tokenised form is the one tokenised BLEU
-// scores anyway. So decode(encode(x)) == x for text that is already in that form.
+// Decoding joins tokens with single spaces: "Bonjour , l' ami !". It re-attaches nothing — where spaces go around
+// punctuation and apostrophes depends on the language (French writes "ami !", English "friend!") — and this
+// spaced, tokenised form is the one tokenised corpora (such as data/toy-en-fr) and tokenised BLEU use. So
+// decode(encode(x)) == x for text that is already in that form.
 //
 // The vocabulary (which words get ids) is built by VocabularyTokenizer (tokenizer_kinds.h); a word not in it
 // encodes as unk.
@@ -50,14 +51,6 @@ bool is_letter(const std::string& character) {
   return !character.empty() && !is_punctuation(character) && !is_apostrophe(character);
 }
 
-// "l'", "qu’", "aujourd'": a word ending in an elision apostrophe, written without a space before the next word.
-bool is_elided_word(const std::string& token) {
-  for (const char* apostrophe : {"'", "’"}) {
-    std::string_view mark = apostrophe;
-    if (token.size() > mark.size() && token.ends_with(mark)) return true;
-  }
-  return false;
-}
 
 class WordTokenizer : public VocabularyTokenizer {
  protected:
@@ -78,8 +71,8 @@ class WordTokenizer : public VocabularyTokenizer {
         const std::string& character = characters[i];
         const std::string before = i > 0 ? characters[i - 1] : "";
         const std::string after = i + 1 < characters.size() ? characters[i + 1] : "";
-        if (is_apostrophe(character) && is_letter(before) && is_letter(after)) {
-          word += character;  // elision: the apostrophe closes the word before it
+        if (is_apostrophe(character) && is_letter(before) && (is_letter(after) || after.empty())) {
+          word += character;  // elision ("l'homme", "l' homme"): the apostrophe closes the word before it
           end_word();
         } else if (is_apostrophe(character)) {
           end_word();
@@ -101,7 +94,7 @@ class WordTokenizer : public VocabularyTokenizer {
   std::string join(const std::vector<std::string>& tokens) const override {
     std::string text;
     for (size_t i = 0; i < tokens.size(); ++i) {
-      if (i > 0 && !is_elided_word(tokens[i - 1])) text += ' ';
+      if (i > 0) text += ' ';
       text += tokens[i];
     }
     return text;

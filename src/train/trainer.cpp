@@ -193,6 +193,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
     report.tokens_per_second = static_cast<double>(tokens_seen) / std::max(report.elapsed_seconds, 1e-9);
     report.epoch = epoch;
     report.log_every = tc.log_every;
+    report.time_limit_seconds = tc.max_minutes * 60;
     observer.on_step(report);
     if (tc.log_every > 0 && step % tc.log_every == 0) {
       metrics << nlohmann::json{{"type", "train"}, {"step", step}, {"loss", step_loss}, {"lr", lr},

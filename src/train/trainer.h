@@ -29,6 +29,7 @@ struct StepReport {
   double elapsed_seconds = 0;
   int64_t epoch = 0;
   int64_t log_every = 0;         // train.log_every: how often a non-terminal observer should log
+  double time_limit_seconds = 0; // train.max_minutes · 60 (0: none), so an ETA can account for it
 };
 
 // How the trainer tells the outside world what is happening (the command line draws a progress bar from it).
