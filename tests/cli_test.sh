@@ -7,11 +7,13 @@ attnlab=$1 source_dir=$2 work=$3
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0 passes=0
 
-# expect_error "what" "message fragment" command…: exit code 1 (a handled error) and the fragment on stderr.
+# expect_error "what" "message fragment" command…: exit code 1 (a handled error, not a crash) and, as the last
+# line on stderr (progress logs may come before it), one "attnlab: …" message containing the fragment.
 expect_error() {
   local what=$1 fragment=$2; shift 2
   "$@" > out.txt 2> err.txt; local code=$?
-  if [ "$code" -eq 1 ] && grep -qF -- "$fragment" err.txt && [ "$(wc -l < err.txt)" -le 3 ]; then
+  local last; last=$(tail -n 1 err.txt)
+  if [ "$code" -eq 1 ] && [[ "$last" == "attnlab: "* ]] && [[ "$last" == *"$fragment"* ]]; then
     passes=$((passes + 1))
   else
     failures=$((failures + 1))
@@ -45,7 +47,7 @@ grep -qF "short.tgt" err.txt || { failures=$((failures + 1)); echo "FAIL: the mi
 # Invalid UTF-8 in a corpus: the error names the file and the line.
 cp data/train.src bad.src && printf 'a b \xff c\n' >> bad.src && cp data/train.tgt bad.tgt && echo "a b c" >> bad.tgt
 printf 'data: {train_src: bad.src, train_tgt: bad.tgt}\n' > bad.yaml
-expect_error "invalid UTF-8" "line 301" "$attnlab" train --config bad.yaml --run b
+expect_error "invalid UTF-8" "bad.src:301" "$attnlab" train --config bad.yaml --run b
 
 # --- a short run end to end ---
 cat > tiny.yaml <<YAML
