@@ -75,5 +75,16 @@ latest=$(ls run/checkpoints/step-*.safetensors | tail -n 1)
 head -c 1000 "$latest" > "$latest.cut" && mv "$latest.cut" "$latest"
 expect_error "truncated checkpoint" "$(basename "$latest")" "$attnlab" train --resume run --set train.max_steps=24
 
+# A real Ctrl-C (SIGINT) and SIGTERM: the step finishes, a checkpoint is saved, exit 130 with a resume hint.
+for signal in INT TERM; do
+  "$attnlab" train --config tiny.yaml --run "sig$signal" --set train.max_steps=100000 > out.txt 2> err.txt &
+  pid=$!
+  for _ in $(seq 1 100); do [ -s "sig$signal/metrics.jsonl" ] && break; sleep 0.1; done   # wait for steps
+  kill -s "$signal" "$pid"; wait "$pid"; code=$?
+  if [ "$code" -eq 130 ] && grep -q "interrupted at step" out.txt && grep -q "attnlab train --resume" out.txt &&
+     ls "sig$signal"/checkpoints/step-*.safetensors > /dev/null 2>&1; then passes=$((passes + 1)); else
+    failures=$((failures + 1)); echo "FAIL: SIG$signal: exit $code"; cat out.txt; tail -n 3 err.txt; fi
+done
+
 echo "cli: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]
