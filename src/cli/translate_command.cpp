@@ -12,6 +12,7 @@
 #include "decode/greedy.h"
 #include "tensor/error.h"
 #include "train/run.h"
+#include "util/utf8.h"
 
 namespace attnlab {
 

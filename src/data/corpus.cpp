@@ -1,15 +1,9 @@
 // corpus.cpp — reading parallel text files (see corpus.h for the rules), and the UTF-8 helpers they need.
 //
-// UTF-8 in one paragraph: a character (code point) is 1 to 4 bytes. Its first byte says how many:
-//     0xxxxxxx                              1 byte,  U+0000 … U+007F (ASCII)
-//     110xxxxx 10xxxxxx                     2 bytes, U+0080 … U+07FF
-//     1110xxxx 10xxxxxx 10xxxxxx            3 bytes, U+0800 … U+FFFF
-//     11110xxx 10xxxxxx 10xxxxxx 10xxxxxx   4 bytes, U+10000 … U+10FFFF
-// and the x bits, read left to right, are the code point. Anything else is invalid: a byte 10xxxxxx where a
-// character should start, a sequence cut short, a code point written with more bytes than it needs ("overlong"),
-// a UTF-16 surrogate (U+D800 … U+DFFF) or a value above U+10FFFF. A file in Latin-1 or Windows-1252 trips the
-// first or second rule at its first accented letter, which is where read_lines() reports it.
+// UTF-8 decoding and validation live in src/util/utf8.h.
 #include "data/corpus.h"
+
+#include "util/utf8.h"
 
 #include <spdlog/spdlog.h>
 
@@ -26,64 +20,6 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-// ---- UTF-8 ----
-
-struct DecodedCharacter {
-  char32_t code_point = 0;
-  size_t length = 0;  // bytes; 0 means "not valid UTF-8 here"
-};
-
-// The character that starts at text[at].
-DecodedCharacter decode_utf8(std::string_view text, size_t at) {
-  const auto lead = static_cast<unsigned char>(text[at]);
-  if (lead < 0x80) return {lead, 1};
-  // From the lead byte: the length, its payload bits, and the smallest code point that needs this many bytes
-  // (anything smaller written this way is overlong).
-  size_t length = 0;
-  char32_t code_point = 0;
-  char32_t smallest = 0;
-  if ((lead & 0xE0) == 0xC0) {         // 110xxxxx
-    length = 2;
-    code_point = lead & 0x1F;
-    smallest = 0x80;
-  } else if ((lead & 0xF0) == 0xE0) {  // 1110xxxx
-    length = 3;
-    code_point = lead & 0x0F;
-    smallest = 0x800;
-  } else if ((lead & 0xF8) == 0xF0) {  // 11110xxx
-    length = 4;
-    code_point = lead & 0x07;
-    smallest = 0x10000;
-  } else {
-    return {};  // a continuation byte 10xxxxxx, or 0xF8 … 0xFF, cannot start a character
-  }
-  if (at + length > text.size()) return {};
-  for (size_t k = 1; k < length; ++k) {
-    const auto next = static_cast<unsigned char>(text[at + k]);
-    if ((next & 0xC0) != 0x80) return {};
-    code_point = (code_point << 6) | (next & 0x3F);
-  }
-  if (code_point < smallest || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) return {};
-  return {code_point, length};
-}
-
-void append_utf8(std::string& out, char32_t code_point) {
-  if (code_point < 0x80) {
-    out.push_back(static_cast<char>(code_point));
-  } else if (code_point < 0x800) {
-    out.push_back(static_cast<char>(0xC0 | (code_point >> 6)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else if (code_point < 0x10000) {
-    out.push_back(static_cast<char>(0xE0 | (code_point >> 12)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  } else {
-    out.push_back(static_cast<char>(0xF0 | (code_point >> 18)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 12) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | ((code_point >> 6) & 0x3F)));
-    out.push_back(static_cast<char>(0x80 | (code_point & 0x3F)));
-  }
-}
 
 constexpr char32_t replacement_character = 0xFFFD;
 
@@ -138,19 +74,6 @@ void add_pair(ParallelText& text, std::string_view src, std::string_view tgt) {
 
 }  // namespace
 
-size_t first_invalid_utf8(std::string_view text, size_t from) {
-  size_t at = from;
-  while (at < text.size()) {
-    if (static_cast<unsigned char>(text[at]) < 0x80) {  // fast path: ASCII
-      ++at;
-      continue;
-    }
-    DecodedCharacter character = decode_utf8(text, at);
-    if (character.length == 0) return at;
-    at += character.length;
-  }
-  return std::string_view::npos;
-}
 
 
 // ---- Text helpers ----

@@ -61,7 +61,5 @@ std::string lowercase(std::string_view text);
 // The Unicode characters (code points) of UTF-8 text, each as its own string: "Grüße" → G r ü ß e.
 // A byte that is not valid UTF-8 becomes U+FFFD (the replacement character �).
 std::vector<std::string> utf8_characters(std::string_view text);
-// Offset of the first byte at or after `from` that is not valid UTF-8, or std::string_view::npos.
-size_t first_invalid_utf8(std::string_view text, size_t from = 0);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

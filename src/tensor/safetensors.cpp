@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "tensor/error.h"
+#include "util/utf8.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -78,49 +79,6 @@ void append_values(std::string& out, const std::vector<real>& values) {
 
 // ---- UTF-8 ----
 
-// The position of the first byte that does not start a valid UTF-8 sequence, or std::string::npos if there
-// is none. A sequence is a lead byte announcing 1 to 4 bytes (0xxxxxxx, 110xxxxx, 1110xxxx, 11110xxx) followed
-// by that many continuation bytes (10xxxxxx). Sequences that are longer than they need to be, UTF-16 surrogate
-// halves and code points above U+10FFFF are invalid too.
-size_t first_invalid_utf8_byte(const std::string& text) {
-  size_t i = 0;
-  while (i < text.size()) {
-    auto lead = static_cast<unsigned char>(text[i]);
-    if (lead < 0x80) {  // plain ASCII
-      ++i;
-      continue;
-    }
-    size_t length;                // bytes in this sequence
-    uint32_t code_point;          // the character's number, assembled from the x bits
-    uint32_t smallest;            // the smallest code point that needs `length` bytes
-    if ((lead & 0xE0) == 0xC0) {  // 110xxxxx
-      length = 2;
-      code_point = lead & 0x1F;
-      smallest = 0x80;
-    } else if ((lead & 0xF0) == 0xE0) {  // 1110xxxx
-      length = 3;
-      code_point = lead & 0x0F;
-      smallest = 0x800;
-    } else if ((lead & 0xF8) == 0xF0) {  // 11110xxx
-      length = 4;
-      code_point = lead & 0x07;
-      smallest = 0x10000;
-    } else {  // a continuation byte with no lead, or 11111xxx
-      return i;
-    }
-    if (length > text.size() - i) return i;
-    for (size_t k = 1; k < length; ++k) {
-      auto continuation = static_cast<unsigned char>(text[i + k]);
-      if ((continuation & 0xC0) != 0x80) return i;
-      code_point = (code_point << 6) | (continuation & 0x3F);
-    }
-    if (code_point < smallest || code_point > 0x10FFFF || (code_point >= 0xD800 && code_point <= 0xDFFF)) {
-      return i;
-    }
-    i += length;
-  }
-  return std::string::npos;
-}
 
 // ---- Error messages ----
 
@@ -150,7 +108,7 @@ std::string describe_json(const Json& value) {
 // ({"w": A, "w": B} becomes {"w": B}), which would hide a corrupt or ambiguous file. So a parser callback
 // records the keys seen in each open object and notices the first key that appears twice.
 Json parse_header(const std::string& header_text, const std::string& file) {
-  size_t bad_byte = first_invalid_utf8_byte(header_text);
+  size_t bad_byte = first_invalid_utf8(header_text);
   if (bad_byte != std::string::npos) {
     refuse(file, "the header is not valid UTF-8 (byte " + std::to_string(bad_byte) +
                      " of the header); the file is corrupt or not a safetensors file");
@@ -526,13 +484,13 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
     const std::string tensor = "tensor \"" + named.name + "\": ";
     if (named.name.empty()) refuse(path, "cannot save a tensor with an empty name");
     if (named.name == "__metadata__") refuse(path, "\"__metadata__\" is reserved and cannot name a tensor");
-    if (first_invalid_utf8_byte(named.name) != std::string::npos) refuse(path, tensor + "the name is not valid UTF-8");
+    if (first_invalid_utf8(named.name) != std::string::npos) refuse(path, tensor + "the name is not valid UTF-8");
     if (!names.insert(named.name).second) refuse(path, "two tensors are named \"" + named.name + "\"");
     if (!named.tensor.defined()) refuse(path, tensor + "the Tensor is empty (default-constructed)");
     if (named.tensor.rank() == 0) refuse(path, tensor + "the Tensor has no shape");
   }
   for (const auto& [key, value] : metadata) {
-    if (first_invalid_utf8_byte(key) != std::string::npos || first_invalid_utf8_byte(value) != std::string::npos) {
+    if (first_invalid_utf8(key) != std::string::npos || first_invalid_utf8(value) != std::string::npos) {
       refuse(path, "metadata \"" + key + "\" is not valid UTF-8");
     }
   }

@@ -50,6 +50,17 @@ std::string Shape::str() const {
   return text + "]";
 }
 
+std::string Shape::index_of(int64_t offset) const {
+  std::vector<int64_t> index(static_cast<size_t>(rank_));
+  for (int axis = rank_ - 1; axis >= 0; --axis) {
+    index[static_cast<size_t>(axis)] = offset % sizes_[axis];
+    offset /= sizes_[axis];
+  }
+  std::string text = "[";
+  for (size_t a = 0; a < index.size(); ++a) text += (a ? ", " : "") + std::to_string(index[a]);
+  return text + "]";
+}
+
 bool Shape::operator==(const Shape& other) const {
   if (rank_ != other.rank_) return false;
   for (int axis = 0; axis < rank_; ++axis) {

@@ -38,6 +38,9 @@ class Shape {
   int normalize_axis(int axis) const;
 
   std::string str() const;                  // "[2, 3, 4]"
+  // "[1, 2]": the index of the element at row-major `offset` (the inverse of the offset formula above) — for
+  // messages that say where a bad value sits.
+  std::string index_of(int64_t offset) const;
   bool operator==(const Shape& other) const;
   bool operator!=(const Shape& other) const { return !(*this == other); }
 

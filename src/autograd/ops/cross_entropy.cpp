@@ -33,18 +33,6 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-// "[1, 2]": the index, in `shape`, of the element at row-major `offset` — where a bad target sits.
-std::string index_of(const Shape& shape, int64_t offset) {
-  std::vector<int64_t> index(static_cast<size_t>(shape.rank()));
-  for (int axis = shape.rank() - 1; axis >= 0; --axis) {
-    index[static_cast<size_t>(axis)] = offset % shape[axis];
-    offset /= shape[axis];
-  }
-  std::string text = "[";
-  for (size_t a = 0; a < index.size(); ++a) text += (a ? ", " : "") + std::to_string(index[a]);
-  return text + "]";
-}
-
 // The checks, each ending in a message that names the op, what was expected and what was given.
 void check_arguments(const Tensor& logits, const TokenIds& targets, real label_smoothing) {
   if (!(label_smoothing >= 0 && label_smoothing < 1)) {                 // also refuses NaN
@@ -88,7 +76,7 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
     const int32_t t = targets.values[static_cast<size_t>(r)];
     if (t == ignore_id) continue;                                       // padding: no loss, no gradient
     if (t < 0 || t >= V) {
-      throw Error("cross_entropy: target " + std::to_string(t) + " at position " + index_of(targets.shape, r) +
+      throw Error("cross_entropy: target " + std::to_string(t) + " at position " + targets.shape.index_of(r) +
                   " is outside the vocabulary [0, " + std::to_string(V) + ") of the logits " +
                   logits.shape().str() + " (and is not ignore_id = " + std::to_string(ignore_id) + ")");
     }

@@ -19,22 +19,6 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-namespace {
-
-// "[1, 2]": the index, in `shape`, of the element at row-major `offset` — where a bad id sits, for the message.
-std::string index_of(const Shape& shape, int64_t offset) {
-  std::vector<int64_t> index(static_cast<size_t>(shape.rank()));
-  for (int axis = shape.rank() - 1; axis >= 0; --axis) {
-    index[static_cast<size_t>(axis)] = offset % shape[axis];
-    offset /= shape[axis];
-  }
-  std::string text = "[";
-  for (size_t a = 0; a < index.size(); ++a) text += (a ? ", " : "") + std::to_string(index[a]);
-  return text + "]";
-}
-
-}  // namespace
-
 Tensor embedding(const Tensor& weight, const TokenIds& ids) {
   if (weight.rank() != 2) {
     throw Error("embedding: the table must be a matrix [V, d], but weight has shape " + weight.shape().str());
@@ -53,7 +37,7 @@ Tensor embedding(const Tensor& weight, const TokenIds& ids) {
   for (int64_t p = 0; p < positions; ++p) {
     const int32_t id = ids.values[static_cast<size_t>(p)];
     if (id < 0 || id >= V) {
-      throw Error("embedding: id " + std::to_string(id) + " at position " + index_of(ids.shape, p) +
+      throw Error("embedding: id " + std::to_string(id) + " at position " + ids.shape.index_of(p) +
                   " of the ids " + ids.shape.str() + " is outside the vocabulary [0, " + std::to_string(V) +
                   ") of the table " + weight.shape().str());
     }
