@@ -20,25 +20,15 @@
 #include "data/synthetic.h"
 #include "data/toy_en_fr.h"
 #include "tensor/error.h"
+#include "test_support.h"
 
 using namespace attnlab;
+using attnlab::testing::read_bytes;
 namespace fs = std::filesystem;
 
 namespace {
 
-fs::path fresh_directory(const std::string& test_name) {
-  fs::path directory = fs::path(ATTNLAB_BINARY_DIR) / "test_corpus" / test_name;
-  fs::remove_all(directory);
-  fs::create_directories(directory);
-  return directory;
-}
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
+fs::path fresh_directory(const std::string& test_name) { return testing::fresh_directory("test_corpus", test_name); }
 
 std::vector<std::string> words(const std::string& line) {
   std::istringstream in(line);

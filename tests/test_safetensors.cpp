@@ -17,27 +17,16 @@
 #include <sstream>
 
 #include "tensor/error.h"
+#include "test_support.h"
 #include "tensor/safetensors.h"
 
 using namespace attnlab;
+using attnlab::testing::read_bytes;
 namespace fs = std::filesystem;
 
 namespace {
 
-// An empty directory for one test's files, inside the build tree.
-fs::path fresh_directory(const std::string& test_name) {
-  fs::path directory = fs::path(ATTNLAB_BINARY_DIR) / "test_safetensors" / test_name;
-  fs::remove_all(directory);
-  fs::create_directories(directory);
-  return directory;
-}
-
-std::string read_bytes(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  return contents.str();
-}
+fs::path fresh_directory(const std::string& test_name) { return testing::fresh_directory("test_safetensors", test_name); }
 
 std::vector<std::string> files_in(const fs::path& directory) {
   std::vector<std::string> names;

@@ -9,6 +9,7 @@
 
 #include "decode/greedy.h"
 #include "tensor/error.h"
+#include "test_support.h"
 #include "train/run.h"
 #include "train/trainer.h"
 
@@ -18,12 +19,7 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh folder under the build directory for one test.
-std::string fresh_dir(const std::string& name) {
-  fs::path dir = fs::path(ATTNLAB_BINARY_DIR) / "test-train" / name;
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir.string();
-}
+std::string fresh_dir(const std::string& name) { return testing::fresh_directory("test-train", name).string(); }
 
 // A copy task small enough to train in well under a second: sequences of 2–6 symbols.
 void write_copy_corpus(const std::string& dir) {
