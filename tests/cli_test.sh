@@ -65,6 +65,7 @@ expect_error "new run into an existing run folder" "already holds a run" "$attnl
 printf 'a b c\nd e f g\n' > input.txt
 expect_ok "translate stdin" "$attnlab" translate --run run < input.txt
 [ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: two lines in, $(wc -l < out.txt) out"; }
+expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
 printf 'a \xfe b\n' > badinput.txt
 expect_error "translate invalid UTF-8" "not valid UTF-8" "$attnlab" translate --run run < badinput.txt
 expect_ok "resume to step 18" "$attnlab" train --resume run --set train.max_steps=18

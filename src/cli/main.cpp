@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   CLI::App app{"attnlab — a Transformer encoder–decoder trainer on a from-scratch autograd engine, "
                "made to be learned from."};
   app.require_subcommand(1);
+  app.fallthrough();  // global options (--log-level) work after the subcommand too, inherited by every subcommand
   app.set_version_flag("--version", "attnlab 0.1.0");
 
   attnlab::GradcheckCommandOptions gradcheck;
