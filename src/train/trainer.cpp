@@ -61,9 +61,8 @@ RunConfig config_for(const TrainRequest& request) {
   return load_config(request.config_path, request.overrides);
 }
 
-std::vector<EncodedPair> encode_split(const RunConfig& config, const std::string& split, const RunTokenizers& tok,
-                                      TrainingObserver& observer) {
-  ParallelText text = load_split(config.data, split);
+std::vector<EncodedPair> encode_split(const RunConfig& config, const std::string& split, const ParallelText& text,
+                                      const RunTokenizers& tok, TrainingObserver& observer) {
   int64_t too_long = 0;
   std::vector<EncodedPair> pairs = encode_pairs(text, *tok.src, *tok.tgt, config.data.max_len, &too_long);
   observer.on_message(split + ": " + std::to_string(pairs.size()) + " pairs (" +
@@ -89,8 +88,9 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   // ---- data and tokenizers ----
   ParallelText train_text = load_split(config.data, "train");
   RunTokenizers tokenizers = prepare_tokenizers(config, request.run_dir, train_text.src, train_text.tgt);
-  std::vector<EncodedPair> train_pairs = encode_split(config, "train", tokenizers, observer);
-  std::vector<EncodedPair> valid_pairs = encode_split(config, "valid", tokenizers, observer);
+  std::vector<EncodedPair> train_pairs = encode_split(config, "train", train_text, tokenizers, observer);
+  std::vector<EncodedPair> valid_pairs =
+      encode_split(config, "valid", load_split(config.data, "valid"), tokenizers, observer);
   if (train_pairs.empty()) throw Error("no training pairs are left after filtering: check data.train_* and data.max_len");
 
   // ---- model, optimizer, random generators ----
