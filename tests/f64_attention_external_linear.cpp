@@ -35,14 +35,7 @@ std::unique_ptr<Attention> build(const std::string& kind, AttentionUse use, uint
 
 // B sentences of real key lengths `lengths`, the rest of key_len padding.
 AttentionMask lengths_mask(const std::vector<int64_t>& lengths, int64_t query_len, int64_t key_len, bool causal) {
-  AttentionMask mask;
-  mask.batch = static_cast<int64_t>(lengths.size());
-  mask.query_len = query_len;
-  mask.key_len = key_len;
-  mask.causal = causal;
-  for (int64_t length : lengths)
-    for (int64_t j = 0; j < key_len; ++j) mask.key_is_real.push_back(j < length ? 1 : 0);
-  return mask;
+  return make_length_mask(lengths, query_len, key_len, causal);
 }
 
 Tensor run(Attention& attention, const Tensor& x, const Tensor& memory, const AttentionMask& mask,

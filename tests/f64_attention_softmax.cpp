@@ -33,14 +33,7 @@ class MapRecorder : public AttentionRecorder {
 
 // key_lengths[b] real keys, then padding up to key_len.
 AttentionMask make_mask(int64_t query_len, int64_t key_len, std::vector<int64_t> key_lengths, bool causal) {
-  AttentionMask mask;
-  mask.batch = static_cast<int64_t>(key_lengths.size());
-  mask.query_len = query_len;
-  mask.key_len = key_len;
-  mask.causal = causal;
-  for (int64_t length : key_lengths)
-    for (int64_t j = 0; j < key_len; ++j) mask.key_is_real.push_back(j < length ? 1 : 0);
-  return mask;
+  return make_length_mask(key_lengths, query_len, key_len, causal);
 }
 
 AttentionConfig config_of(const std::string& kind) {

@@ -56,6 +56,11 @@ struct AttentionMask {
   Tensor additive(const AttentionConfig& config) const;
 };
 
+// A mask for sentences with key_lengths[b] real keys followed by padding up to key_len (tests and checks build
+// masks this way; the model builds them from token ids, src/model/masks.h).
+AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t query_len, int64_t key_len,
+                               bool causal);
+
 class Attention : public Module {
  public:
   // query_input [B, Tq, d_model]; memory [B, Tk, d_model] — pass query_input again for self-attention.

@@ -29,4 +29,16 @@ Tensor AttentionMask::additive(const AttentionConfig& config) const {
   return mask;
 }
 
+AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t query_len, int64_t key_len,
+                               bool causal) {
+  AttentionMask mask;
+  mask.batch = static_cast<int64_t>(key_lengths.size());
+  mask.query_len = query_len;
+  mask.key_len = key_len;
+  mask.causal = causal;
+  for (int64_t length : key_lengths)
+    for (int64_t j = 0; j < key_len; ++j) mask.key_is_real.push_back(j < length ? 1 : 0);
+  return mask;
+}
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION

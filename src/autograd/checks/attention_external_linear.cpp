@@ -47,14 +47,7 @@ Tensor hidden_start_and_end_mask() {
 
 // A mask for B sentences whose real lengths are `lengths` (the rest padding), queries of query_len positions.
 AttentionMask lengths_mask(const std::vector<int64_t>& lengths, int64_t query_len, int64_t key_len, bool causal) {
-  AttentionMask mask;
-  mask.batch = static_cast<int64_t>(lengths.size());
-  mask.query_len = query_len;
-  mask.key_len = key_len;
-  mask.causal = causal;
-  for (int64_t length : lengths)
-    for (int64_t j = 0; j < key_len; ++j) mask.key_is_real.push_back(j < length ? 1 : 0);
-  return mask;
+  return make_length_mask(lengths, query_len, key_len, causal);
 }
 
 // kind "external" or "linear", used as `use`; queries [B, Tq, 8], keys [B, Tk, 8] (the same tensor for self).

@@ -82,20 +82,7 @@ Tensor prefix_softmax(const Tensor& x, int axis, const Tensor& additive_mask) {
   Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
   real* py = y.data();
 
-  // z = x + m, written into y's storage. The mask must broadcast to x without making x bigger.
-  if (additive_mask.defined()) {
-    Broadcast bc = make_broadcast(x.shape(), additive_mask.shape(), "prefix_softmax");
-    if (bc.out != x.shape()) {
-      throw Error("prefix_softmax: the mask of shape " + additive_mask.shape().str() +
-                  " must broadcast to the scores' shape " + x.shape().str() + ", but together they make " +
-                  bc.out.str() + " (a mask may only have size-1 or missing axes where the scores do not)");
-    }
-    const real* px = x.data();
-    const real* pm = additive_mask.data();
-    for_each_broadcast(bc, [&](int64_t o, int64_t i, int64_t j) { py[o] = px[i] + pm[j]; });  // i == o here
-  } else {
-    std::copy(x.data(), x.data() + x.numel(), py);
-  }
+  add_additive_mask(x, additive_mask, py, "prefix_softmax");           // z = x + m, in y's storage
 
   // One column (o, ·, k) at a time, front to back, with the running max M and running sum l.
   std::vector<real> lse(static_cast<size_t>(x.numel()));               // log of each position's normaliser

@@ -1,6 +1,7 @@
 // broadcast.cpp — the broadcast shape and the strides that read each input in it.
 #include "autograd/ops/broadcast.h"
 
+#include <algorithm>
 #include <string>
 
 #include "tensor/error.h"
@@ -47,6 +48,22 @@ Broadcast make_broadcast(const Shape& a, const Shape& b, const char* op) {
   bc.stride_b = broadcast_strides(sb, bc.sizes);
   bc.same_shape = (a == b);
   return bc;
+}
+
+void add_additive_mask(const Tensor& x, const Tensor& additive_mask, real* out, const char* op) {
+  if (!additive_mask.defined()) {
+    std::copy(x.data(), x.data() + x.numel(), out);
+    return;
+  }
+  Broadcast bc = make_broadcast(x.shape(), additive_mask.shape(), op);
+  if (bc.out != x.shape()) {
+    throw Error(std::string(op) + ": the mask of shape " + additive_mask.shape().str() +
+                " must broadcast to the scores' shape " + x.shape().str() + ", but together they make " +
+                bc.out.str() + " (a mask may only have size-1 or missing axes where the scores do not)");
+  }
+  const real* px = x.data();
+  const real* pm = additive_mask.data();
+  for_each_broadcast(bc, [&](int64_t o, int64_t i, int64_t j) { out[o] = px[i] + pm[j]; });  // i == o here
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -10,7 +10,7 @@
 #include <array>
 #include <cstdint>
 
-#include "tensor/shape.h"
+#include "tensor/tensor.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -41,5 +41,9 @@ void for_each_broadcast(const Broadcast& bc, F&& f) {
         for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3, ++out) f(out, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
       }
 }
+
+// The first step of the masked softmax kernels: out = x + mask, the mask broadcast to x's shape (it may have
+// size-1 or missing axes, but may not make x bigger). Without a mask, out = x. Throws attnlab::Error naming `op`.
+void add_additive_mask(const Tensor& x, const Tensor& additive_mask, real* out, const char* op);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
