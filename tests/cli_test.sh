@@ -68,6 +68,40 @@ expect_ok "translate stdin" "$attnlab" translate --run run < input.txt
 expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
 printf 'a \xfe b\n' > badinput.txt
 expect_error "translate invalid UTF-8" "not valid UTF-8" "$attnlab" translate --run run < badinput.txt
+# --- eval: scores of a run on a split or on two files ---
+grep '"type":"valid"' run/metrics.jsonl | grep -q '"bleu":' ||
+  { failures=$((failures + 1)); echo "FAIL: metrics.jsonl validation lines carry no bleu"; }
+valid_lines=$(wc -l < data/valid.src)
+expect_ok "eval --split valid --json" "$attnlab" eval --run run --split valid --json
+[ "$(wc -l < out.txt)" -eq 1 ] || { failures=$((failures + 1)); echo "FAIL: eval --json printed more than one line"; }
+for key in bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy \
+           encoder decoder cross; do
+  grep -q "\"$key\":" out.txt || { failures=$((failures + 1)); echo "FAIL: eval --json has no \"$key\""; cat out.txt; }
+done
+grep -q "\"sentences\":$valid_lines," out.txt && grep -q '"hypotheses_file":"run/eval-valid.hyp"' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: eval --json sentences / hypotheses_file"; cat out.txt; }
+[ "$(wc -l < run/eval-valid.hyp)" -eq "$valid_lines" ] ||
+  { failures=$((failures + 1)); echo "FAIL: run/eval-valid.hyp does not have $valid_lines lines"; }
+expect_ok "eval table" "$attnlab" eval --run run --split valid --checkpoint latest
+grep -q "BLEU" out.txt && grep -q "hypotheses written to run/eval-valid.hyp" out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: the eval table lacks BLEU or the hypotheses file"; cat out.txt; }
+# The model's own translations as references: BLEU 100 (there are sentences of 4+ tokens), every one exact.
+cp run/eval-valid.hyp own.ref
+expect_ok "eval against its own output" "$attnlab" eval --run run --src data/valid.src --ref own.ref --beam 1 --json
+grep -q '"beam":1,' out.txt && grep -q '"exact_match":1.0,' out.txt && grep -q '"hypotheses_file":"data/valid.src.hyp"' out.txt &&
+  awk -F'"bleu":' '{ split($2, v, ","); exit !(v[1] > 99.999) }' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: eval against its own output is not BLEU 100 / exact 1"; cat out.txt; }
+expect_ok "eval --out" "$attnlab" eval --run run --src data/valid.src --ref data/valid.tgt --out mine.hyp --json
+[ "$(wc -l < mine.hyp)" -eq "$valid_lines" ] || { failures=$((failures + 1)); echo "FAIL: --out mine.hyp"; }
+head -n 3 data/valid.tgt > short.ref
+expect_error "eval with mismatched files" "short.ref has 3" "$attnlab" eval --run run --src data/valid.src --ref short.ref
+grep -qF "data/valid.src has $valid_lines lines" err.txt ||
+  { failures=$((failures + 1)); echo "FAIL: the mismatch message does not name data/valid.src and its count"; cat err.txt; }
+expect_error "eval without a run" "not a run folder" "$attnlab" eval --run nowhere --split valid
+expect_error "eval of a split the config lacks" "no test split" "$attnlab" eval --run run --split test
+expect_error "eval --src without --ref" "--src needs --ref" "$attnlab" eval --run run --src data/valid.src
+expect_error "eval without text" "needs either --split" "$attnlab" eval --run run
+
 expect_ok "resume to step 18" "$attnlab" train --resume run --set train.max_steps=18
 grep -q "finished at step 18" out.txt || { failures=$((failures + 1)); echo "FAIL: resume did not reach step 18"; cat out.txt; }
 

@@ -38,4 +38,15 @@ struct TranslateCommandOptions {
 };
 int translate_command(const TranslateCommandOptions& options);   // src/cli/translate_command.cpp
 
+struct EvalCommandOptions {
+  std::string run;                     // a run folder
+  std::string split;                   // valid | test (the run's config names the files) …
+  std::string src, ref;                // … or two line-aligned files
+  std::optional<int64_t> beam;         // empty: the run's decode.beam
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+  bool json = false;                   // one JSON object instead of the table
+  std::string out;                     // hypotheses file; empty: RUN/eval-SPLIT.hyp or SRC.hyp
+};
+int eval_command(const EvalCommandOptions& options);             // src/cli/eval_command.cpp
+
 }  // namespace attnlab

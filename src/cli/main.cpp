@@ -78,12 +78,32 @@ int main(int argc, char** argv) {
   translate_app->add_option("--checkpoint", translate.checkpoint,
                             "best (default), latest, or the path of a checkpoint file");
 
+  attnlab::EvalCommandOptions eval;
+  int64_t eval_beam = 1;
+  CLI::App* eval_app = app.add_subcommand(
+      "eval",
+      "Evaluate a trained run: translate --split valid|test (from the run's config) or --src FILE with --ref FILE, "
+      "write the translations one per line, and report BLEU, chrF, exact match, teacher-forced loss, perplexity, "
+      "token accuracy and attention entropy (a table, or one JSON object with --json).");
+  eval_app->add_option("--run", eval.run, "The run folder")->required();
+  eval_app->add_option("--split", eval.split, "Which split of the run's config to translate")
+      ->check(CLI::IsMember({"valid", "test"}));
+  eval_app->add_option("--src", eval.src, "Source sentences, one per line (instead of --split; needs --ref)");
+  eval_app->add_option("--ref", eval.ref, "Reference translations, line-aligned with --src");
+  CLI::Option* eval_beam_option =
+      eval_app->add_option("--beam", eval_beam, "Beam size (1 = greedy; default: the run's decode.beam)");
+  eval_app->add_option("--checkpoint", eval.checkpoint, "best (default), latest, or the path of a checkpoint file");
+  eval_app->add_flag("--json", eval.json, "Print one JSON object instead of a table");
+  eval_app->add_option("--out", eval.out,
+                       "Where to write the translations (default: RUN/eval-SPLIT.hyp, or SRC.hyp next to --src)");
+
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
   CLI11_PARSE(app, argc, argv);
   if (corpus_size_option->count() > 0) corpus.size = corpus_size;
+  if (eval_beam_option->count() > 0) eval.beam = eval_beam;
   // Logs go to stderr, so that stdout carries only results (translations, tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("attnlab"));
   spdlog::set_pattern("[%H:%M:%S] %v");
@@ -94,6 +114,7 @@ int main(int argc, char** argv) {
     if (*corpus_app) return attnlab::corpus_command(corpus);
     if (*train_app) return attnlab::train_command(train);
     if (*translate_app) return attnlab::translate_command(translate);
+    if (*eval_app) return attnlab::eval_command(eval);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;

@@ -53,8 +53,8 @@ class ProgressObserver : public TrainingObserver {
   void on_validation(int64_t step, const ValidationResult& v, bool is_best) override {
     clear_bar();
     spdlog::info("validation at step {}: loss {:.4f}  perplexity {:.2f}  token accuracy {:.1f}%  exact match {:.1f}% "
-                 "({} sentences){}",
-                 step, v.loss, v.perplexity, 100 * v.token_accuracy, 100 * v.exact_match, v.sentences_decoded,
+                 "BLEU {:.2f} ({} sentences){}",
+                 step, v.loss, v.perplexity, 100 * v.token_accuracy, 100 * v.exact_match, v.bleu, v.sentences_decoded,
                  is_best ? "  — best so far, saved" : "");
   }
 

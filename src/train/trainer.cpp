@@ -89,8 +89,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   ParallelText train_text = load_split(config.data, "train");
   RunTokenizers tokenizers = prepare_tokenizers(config, request.run_dir, train_text.src, train_text.tgt);
   std::vector<EncodedPair> train_pairs = encode_split(config, "train", train_text, tokenizers, observer);
-  std::vector<EncodedPair> valid_pairs =
-      encode_split(config, "valid", load_split(config.data, "valid"), tokenizers, observer);
+  const ParallelText valid_text = load_split(config.data, "valid");  // its target side: BLEU's references
+  std::vector<EncodedPair> valid_pairs = encode_split(config, "valid", valid_text, tokenizers, observer);
   if (train_pairs.empty()) throw Error("no training pairs are left after filtering: check data.train_* and data.max_len");
 
   // ---- model, optimizer, random generators ----
@@ -204,7 +204,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
 
     const bool validate_now = tc.valid_every > 0 && step % tc.valid_every == 0 && !valid_batches.empty();
     if (validate_now) {
-      summary.validation = validate(model, valid_batches, valid_pairs, tc.valid_samples, config.decode);
+      summary.validation = validate(model, valid_batches, valid_pairs, tc.valid_samples, config.decode,
+                                  tokenizers.tgt.get(), &valid_text.tgt);
       const bool is_best = summary.validation.loss < best_valid_loss;
       if (is_best) {
         best_valid_loss = summary.validation.loss;
@@ -215,6 +216,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
                                 {"perplexity", summary.validation.perplexity},
                                 {"token_accuracy", summary.validation.token_accuracy},
                                 {"exact_match", summary.validation.exact_match},
+                                {"bleu", summary.validation.bleu},
                                 {"elapsed_s", seconds_since(started)}}.dump()
               << "\n" << std::flush;
     }
@@ -227,7 +229,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   // Whatever ended the loop, the work so far is saved.
   if (last_saved_step != step) summary.checkpoint = checkpoints.save_step(model, optimizer, checkpoint_state());
   if (!checkpoints.has_best() && !valid_batches.empty()) {
-    summary.validation = validate(model, valid_batches, valid_pairs, tc.valid_samples, config.decode);
+    summary.validation = validate(model, valid_batches, valid_pairs, tc.valid_samples, config.decode,
+                                  tokenizers.tgt.get(), &valid_text.tgt);
     best_valid_loss = summary.validation.loss;
     checkpoints.save_best(model, optimizer, checkpoint_state());
     observer.on_validation(step, summary.validation, true);

@@ -1,15 +1,17 @@
-// validation.cpp — teacher-forced loss and accuracy, then greedy decoding of a sample for exact match.
+// validation.cpp — teacher-forced loss and accuracy, then greedy decoding of a sample for exact match and BLEU.
 #include "train/validation.h"
 
 #include <cmath>
 
 #include "autograd/ops.h"
+#include "decode/bleu.h"
 #include "decode/greedy.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
-                          int64_t decode_samples, const DecodeConfig& decode) {
+                          int64_t decode_samples, const DecodeConfig& decode, const Tokenizer* tgt_tokenizer,
+                          const std::vector<std::string>* references) {
   NoGradGuard no_grad;
   ForwardContext ctx;  // evaluation: no dropout
   ValidationResult result;
@@ -39,12 +41,19 @@ ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, con
   // Exact match on a sample, decoded in batches of 64 sentences.
   const size_t n = std::min(pairs.size(), static_cast<size_t>(std::max<int64_t>(decode_samples, 0)));
   int64_t exact = 0;
+  std::vector<std::string> hypotheses, reference_text;  // detokenised, for BLEU
+  const bool with_bleu = tgt_tokenizer != nullptr && references != nullptr;
   for (size_t start = 0; start < n; start += 64) {
     std::vector<std::vector<int32_t>> sources;
     for (size_t i = start; i < std::min(n, start + 64); ++i) sources.push_back(pairs[i].src);
     std::vector<std::vector<int32_t>> outputs = greedy_decode(model, pad_batch(sources), decode);
     for (size_t k = 0; k < outputs.size(); ++k) exact += outputs[k] == pairs[start + k].tgt;
+    for (size_t k = 0; with_bleu && k < outputs.size(); ++k) {
+      hypotheses.push_back(tgt_tokenizer->decode(outputs[k]));
+      reference_text.push_back(references->at(pairs[start + k].index));
+    }
   }
+  if (with_bleu && n > 0) result.bleu = corpus_bleu(hypotheses, reference_text).score;
   result.sentences_decoded = static_cast<int64_t>(n);
   result.exact_match = n ? static_cast<double>(exact) / static_cast<double>(n) : 0;
   return result;

@@ -4,11 +4,15 @@
 //   perplexity  e^loss — "as unsure as a uniform choice among this many tokens"
 //   token accuracy   share of target positions where the most likely token is the right one (teacher forcing)
 //   exact match      share of sentences whose greedy translation equals the reference exactly
+//   BLEU             corpus BLEU (src/decode/bleu.h) of the detokenised translations of the same sample
 #pragma once
 
 #include <vector>
 
+#include <string>
+
 #include "data/batching.h"
+#include "data/tokenizer.h"
 #include "model/transformer.h"
 #include "train/config.h"
 
@@ -17,12 +21,15 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 struct ValidationResult {
   double loss = 0, perplexity = 0, token_accuracy = 0;
   double exact_match = 0;   // in [0, 1], over the decoded sample
+  double bleu = 0;          // 0–100, over the decoded sample (0 when no tokenizer was given)
   int64_t sentences_decoded = 0;
 };
 
 // Loss, perplexity and token accuracy over `batches`; exact match of greedy decoding over the first
-// `decode_samples` pairs of `pairs`.
+// `decode_samples` pairs of `pairs`. With `tgt_tokenizer` and `references` (the target sentences, indexed by
+// EncodedPair::index) also BLEU of those translations, detokenised, against the reference text.
 ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
-                          int64_t decode_samples, const DecodeConfig& decode);
+                          int64_t decode_samples, const DecodeConfig& decode,
+                          const Tokenizer* tgt_tokenizer = nullptr, const std::vector<std::string>* references = nullptr);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,125 @@
+// eval_command.cpp — `attnlab eval`: translate a test set with a trained run and score the translations.
+//
+// The text is the run's --split (its config's data.valid_* / data.test_*) or a --src / --ref pair of
+// line-aligned files. The translations are written one per line (the file is named in the output); the scores
+// go to standard output as a table, or with --json as one JSON object with the keys
+//   bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy
+// (tools/compare.sh reads that object). What each number means: src/decode/evaluate.h and README "Evaluation".
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "data/corpus.h"
+#include "decode/evaluate.h"
+#include "tensor/error.h"
+#include "train/run.h"
+#include "util/files.h"
+
+namespace attnlab {
+namespace {
+
+struct EvalText {
+  std::vector<std::string> sources, references;
+  std::string description, hypotheses_file;
+};
+
+// Line-aligned files, every line kept (an empty source line gets an empty translation), so that line i of the
+// hypotheses file translates line i of the source file.
+EvalText read_pair(const std::string& src, const std::string& ref, const std::string& hypotheses_file) {
+  EvalText text{read_lines(src), read_lines(ref), src + " → " + ref, hypotheses_file};
+  if (text.sources.size() != text.references.size()) {
+    throw Error(src + " has " + std::to_string(text.sources.size()) + " lines but " + ref + " has " +
+                std::to_string(text.references.size()) + "; line i of the references must translate line i of the " +
+                "sources");
+  }
+  return text;
+}
+
+EvalText split_text(const RunConfig& config, const std::string& split, const std::string& run_dir) {
+  const DataConfig& data = config.data;
+  const bool valid = split == "valid";
+  const std::string& src = valid ? data.valid_src : data.test_src;
+  const std::string& tgt = valid ? data.valid_tgt : data.test_tgt;
+  const std::string& tsv = valid ? data.valid_tsv : data.test_tsv;
+  const std::string hypotheses_file = run_dir + "/eval-" + split + ".hyp";
+  if (src.empty() && tgt.empty() && tsv.empty()) {
+    throw Error("the run's config (" + run_dir + "/config.yaml) has no " + split + " split: data." + split +
+                "_src / data." + split + "_tgt and data." + split + "_tsv are empty; give --src FILE --ref FILE");
+  }
+  if (tsv.empty() && !src.empty() && !tgt.empty()) return read_pair(src, tgt, hypotheses_file);
+  // A TSV split is read as training reads it (pairs with an empty side are skipped).
+  ParallelText text = load_split(data, split);
+  return EvalText{text.src, text.tgt, text.description, hypotheses_file};
+}
+
+std::string format_or_dash(bool known, double value, const char* format) {
+  if (!known) return "-";
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, format, value);
+  return buffer;
+}
+
+}  // namespace
+
+int eval_command(const EvalCommandOptions& options) {
+  const bool use_split = !options.split.empty();
+  const bool use_files = !options.src.empty() || !options.ref.empty();
+  if (use_split == use_files) {
+    throw Error("attnlab eval needs either --split valid|test or both --src FILE and --ref FILE");
+  }
+  if (use_files && (options.src.empty() || options.ref.empty())) {
+    throw Error(std::string("--") + (options.src.empty() ? "ref" : "src") + " needs --" +
+                (options.src.empty() ? "src" : "ref") + " too (source and reference files go together)");
+  }
+  LoadedRun run = load_run(options.run, options.checkpoint);
+  EvalText text = use_split ? split_text(run.config, options.split, options.run)
+                            : read_pair(options.src, options.ref, options.src + ".hyp");
+  if (!options.out.empty()) text.hypotheses_file = options.out;
+  const int64_t beam = options.beam.value_or(run.config.decode.beam);
+
+  EvalResult result = evaluate(run, text.sources, text.references, beam);
+  std::string hypotheses;
+  for (const std::string& line : result.hypotheses) hypotheses += line + "\n";
+  write_file_atomically(text.hypotheses_file, hypotheses);
+
+  const bool teacher_forced = result.teacher_forced_pairs > 0;   // otherwise loss & co. are unknown (null)
+  auto known = [&](double value) { return teacher_forced ? nlohmann::json(value) : nlohmann::json(nullptr); };
+  if (options.json) {
+    nlohmann::json out{{"bleu", result.bleu},
+                       {"chrf", result.chrf},
+                       {"exact_match", result.exact_match},
+                       {"loss", known(result.teacher_forced.loss)},
+                       {"perplexity", known(result.teacher_forced.perplexity)},
+                       {"token_accuracy", known(result.teacher_forced.token_accuracy)},
+                       {"sentences", result.sentences},
+                       {"beam", beam},
+                       {"hypotheses_file", text.hypotheses_file},
+                       {"attention_entropy", {{"encoder", known(result.attention_entropy.encoder)},
+                                              {"decoder", known(result.attention_entropy.decoder)},
+                                              {"cross", known(result.attention_entropy.cross)}}}};
+    std::printf("%s\n", out.dump().c_str());
+    return 0;
+  }
+  const AttentionEntropy& h = result.attention_entropy;
+  std::printf("%s, checkpoint %s (step %lld)\n", text.description.c_str(), run.checkpoint_path.c_str(),
+              static_cast<long long>(run.step));
+  std::printf("  sentences        %lld  (beam %lld)\n", static_cast<long long>(result.sentences),
+              static_cast<long long>(beam));
+  std::printf("  BLEU             %.2f   (sacreBLEU default: 13a tokens, exp smoothing)\n", result.bleu);
+  std::printf("  chrF             %.2f   (character 6-grams, beta 2)\n", result.chrf);
+  std::printf("  exact match      %.1f%%\n", 100 * result.exact_match);
+  std::printf("  loss             %s   (teacher forced, %lld pairs)\n",
+              format_or_dash(teacher_forced, result.teacher_forced.loss, "%.4f").c_str(),
+              static_cast<long long>(result.teacher_forced_pairs));
+  std::printf("  perplexity       %s\n", format_or_dash(teacher_forced, result.teacher_forced.perplexity, "%.2f").c_str());
+  std::printf("  token accuracy   %s\n",
+              format_or_dash(teacher_forced, 100 * result.teacher_forced.token_accuracy, "%.1f%%").c_str());
+  std::printf("  attention entropy (nats)  encoder %s  decoder %s  cross %s\n",
+              format_or_dash(teacher_forced, h.encoder, "%.3f").c_str(),
+              format_or_dash(teacher_forced, h.decoder, "%.3f").c_str(),
+              format_or_dash(teacher_forced, h.cross, "%.3f").c_str());
+  std::printf("hypotheses written to %s\n", text.hypotheses_file.c_str());
+  return 0;
+}
+
+}  // namespace attnlab
