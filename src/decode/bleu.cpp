@@ -58,6 +58,21 @@ std::string_view strip_trailing_space(std::string_view text) {
   return text.substr(0, end);
 }
 
+// re.sub for a two-character pattern "(x)(y)": at each i where match(text[i], text[i+1]) holds, writes
+// `replacement` with '1' standing for x and '2' for y (Python's \1 and \2), then continues after the pair.
+std::string substitute_pairs(const std::string& text, bool (*match)(char, char), std::string_view replacement) {
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    if (i + 1 < text.size() && match(text[i], text[i + 1])) {
+      for (char r : replacement) out += r == '1' ? text[i] : r == '2' ? text[i + 1] : r;
+      i += 2;
+    } else {
+      out += text[i++];
+    }
+  }
+  return out;
+}
+
 // Rule 2: each of { | } ~ [ \ ] ^ _ ` space ! " # $ % & ( ) * + : ; < = > ? @ / becomes " c ".
 bool is_13a_symbol(char c) {
   return (c >= '{' && c <= '~') || (c >= '[' && c <= '`') || (c >= ' ' && c <= '&') || (c >= '(' && c <= '+') ||
@@ -95,62 +110,19 @@ std::vector<std::string> tokenize_13a(std::string_view line) {
   text = " " + text + " ";
 
   // 2. ([\{-\~\[-\` -\&\(-\+\:-\@\/]) → " \1 "
-  std::string out;
-  for (char c : text) {
-    if (is_13a_symbol(c)) {
-      out += ' ';
-      out += c;
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  text.swap(out);
-  out.clear();
+  std::string spaced;
+  for (char c : text) spaced += is_13a_symbol(c) ? std::string{' ', c, ' '} : std::string(1, c);
+  text = spaced;
 
-  // 3a. ([^0-9])([\.,]) → "\1 \2 "   (period or comma after a non-digit)
-  for (size_t i = 0; i < text.size();) {
-    if (i + 1 < text.size() && !is_digit(text[i]) && is_period_or_comma(text[i + 1])) {
-      out += text[i];
-      out += ' ';
-      out += text[i + 1];
-      out += ' ';
-      i += 2;
-    } else {
-      out += text[i++];
-    }
-  }
-  text.swap(out);
-  out.clear();
-
-  // 3b. ([\.,])([^0-9]) → " \1 \2"   (period or comma before a non-digit)
-  for (size_t i = 0; i < text.size();) {
-    if (i + 1 < text.size() && is_period_or_comma(text[i]) && !is_digit(text[i + 1])) {
-      out += ' ';
-      out += text[i];
-      out += ' ';
-      out += text[i + 1];
-      i += 2;
-    } else {
-      out += text[i++];
-    }
-  }
-  text.swap(out);
-  out.clear();
-
+  // 3. ([^0-9])([\.,]) → "\1 \2 "   then   ([\.,])([^0-9]) → " \1 \2"   (period or comma after, then before,
+  //    a non-digit)
+  text = substitute_pairs(text, [](char x, char y) { return !is_digit(x) && is_period_or_comma(y); }, "1 2 ");
+  text = substitute_pairs(text, [](char x, char y) { return is_period_or_comma(x) && !is_digit(y); }, " 1 2");
   // 4. ([0-9])(-) → "\1 \2 "   (dash after a digit)
-  for (size_t i = 0; i < text.size();) {
-    if (i + 1 < text.size() && is_digit(text[i]) && text[i + 1] == '-') {
-      out += text[i];
-      out += " - ";
-      i += 2;
-    } else {
-      out += text[i++];
-    }
-  }
+  text = substitute_pairs(text, [](char x, char y) { return is_digit(x) && y == '-'; }, "1 2 ");
 
   // 5. One token per white-space-separated word.
-  return split_white_space(out);
+  return split_white_space(text);
 }
 
 void BleuStats::add(const BleuStats& other) {
