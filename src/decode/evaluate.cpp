@@ -3,6 +3,8 @@
 
 #include <cmath>
 
+#include <spdlog/spdlog.h>
+
 #include "autograd/graph.h"
 #include "data/batching.h"
 #include "data/corpus.h"
@@ -108,6 +110,8 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
   DecodeConfig decode = run.config.decode;
   decode.beam = beam;
   result.hypotheses.resize(sources.size());
+  // greedy_decode ignores decode.beam; drop this warning when decode_for_eval calls translate_ids.
+  if (beam > 1) spdlog::warn("beam search is not in this build yet: decoding greedily (beam {} asked for)", beam);
   for (size_t start = 0; start < sources.size(); start += 64) {
     std::vector<std::vector<int32_t>> ids;
     std::vector<size_t> which;
