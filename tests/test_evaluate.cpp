@@ -1,12 +1,16 @@
 // test_evaluate.cpp — the attention entropy `attnlab eval` reports is a property of the real tokens: padding a
 // sentence into a batch with a longer one does not change it, and every kind lies between 0 (one key) and
-// ln(#keys) (uniform).
+// ln(#keys) (uniform). Validation BLEU compares each translation with its own pair's reference text.
 #include <doctest/doctest.h>
 
 #include <cmath>
 
 #include "data/batching.h"
+#include "data/tokenizer.h"
+#include "decode/bleu.h"
 #include "decode/evaluate.h"
+#include "decode/greedy.h"
+#include "train/validation.h"
 
 using namespace attnlab;
 
@@ -24,6 +28,14 @@ Seq2Seq small_model() {
   c.dropout = 0;
   Generator init(3);
   return Seq2Seq(c, init);
+}
+
+// True when some sentence has at least n words (so that BLEU has 4-grams to count).
+bool some_sentence_has_words(const std::vector<std::string>& sentences, size_t n) {
+  for (const std::string& s : sentences) {
+    if (split_white_space(s).size() >= n) return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -50,4 +62,39 @@ TEST_CASE("attention entropy ignores padding and lies between 0 and ln(#keys)") 
   CHECK(alone.cross <= std::log(3.0) + 1e-6);
   CHECK(alone.decoder >= 0);
   CHECK(alone.decoder <= (std::log(1.0) + std::log(2.0) + std::log(3.0)) / 3 + 1e-6);
+}
+
+TEST_CASE("validation BLEU scores the detokenised greedy translations against each pair's own reference text") {
+  TokenizerConfig word;
+  word.kind = "word";
+  const std::vector<std::string> text{"a b c d e f", "g h i j k l", "b d f h j l", "c e g i k a"};
+  std::unique_ptr<Tokenizer> tokenizer = train_tokenizer(word, text, "");
+  ModelConfig c;
+  c.src_vocab = c.tgt_vocab = tokenizer->vocab_size();
+  c.d_model = 16;
+  c.heads = 2;
+  c.d_ff = 32;
+  c.encoder_layers = c.decoder_layers = 1;
+  c.dropout = 0;
+  Generator init(5);
+  Seq2Seq model(c, init);
+  DecodeConfig decode;
+  decode.max_len_ratio = 1;
+  decode.max_len_extra = 2;
+
+  // Pairs listed in a different order than the text, as after filtering: pair.index points into the text.
+  std::vector<EncodedPair> pairs;
+  for (size_t i : {2, 0, 3, 1}) pairs.push_back({tokenizer->encode(text[i]), tokenizer->encode(text[i]), i});
+  std::vector<Batch> batches{make_batch(pairs, {0, 1, 2, 3})};
+  // The model's own translations, detokenised, as the references (placed at each pair's index).
+  std::vector<std::string> own(text.size());
+  for (const EncodedPair& pair : pairs) {
+    own[pair.index] = tokenizer->decode(decode_for_eval(model, pad_batch({pair.src}), decode)[0]);
+  }
+  REQUIRE(some_sentence_has_words(own, 4));
+  CHECK(validate(model, batches, pairs, 4, decode, tokenizer.get(), &own).bleu == doctest::Approx(100));
+  // The same references in the wrong places score less; without a tokenizer there is no BLEU.
+  std::vector<std::string> shifted{own[1], own[2], own[3], own[0]};
+  CHECK(validate(model, batches, pairs, 4, decode, tokenizer.get(), &shifted).bleu < 100);
+  CHECK(validate(model, batches, pairs, 4, decode).bleu == 0);
 }
