@@ -101,6 +101,8 @@ expect_error "eval without a run" "not a run folder" "$attnlab" eval --run nowhe
 expect_error "eval of a split the config lacks" "no test split" "$attnlab" eval --run run --split test
 expect_error "eval --src without --ref" "--src needs --ref" "$attnlab" eval --run run --src data/valid.src
 expect_error "eval without text" "needs either --split" "$attnlab" eval --run run
+: > empty.src && : > empty.ref
+expect_error "eval of empty files" "no sentences to evaluate" "$attnlab" eval --run run --src empty.src --ref empty.ref
 
 expect_ok "resume to step 18" "$attnlab" train --resume run --set train.max_steps=18
 grep -q "finished at step 18" out.txt || { failures=$((failures + 1)); echo "FAIL: resume did not reach step 18"; cat out.txt; }

@@ -74,6 +74,7 @@ int eval_command(const EvalCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
   EvalText text = use_split ? split_text(run.config, options.split, options.run)
                             : read_pair(options.src, options.ref, options.src + ".hyp");
+  if (text.sources.empty()) throw Error(text.description + ": no sentences to evaluate");
   if (!options.out.empty()) text.hypotheses_file = options.out;
   const int64_t beam = options.beam.value_or(run.config.decode.beam);
 
