@@ -134,6 +134,7 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
 
   // ---- teacher forced: loss, perplexity, token accuracy, attention entropy ----
   ParallelText text;
+  text.description = "evaluation text";
   for (size_t i = 0; i < sources.size(); ++i) {
     if (sources[i].empty() || references[i].empty()) continue;
     text.src.push_back(sources[i]);
