@@ -12,8 +12,8 @@ std::string ForwardContext::trace_name(const Module& where, const char* stage) {
 }
 
 Tensor ForwardContext::masked_for_trace(const Tensor& scores, const Tensor& additive_mask) {
-  NoGradGuard no_graph;                                          // a copy for the reader, not part of the model
-  return add(scores, additive_mask);                            // [B, h, Tq, Tk] + [B, 1, Tq, Tk]
+  NoGradGuard no_graph;                              // a copy for the reader, not part of the model
+  return add(scores, additive_mask);                 // [B, h, Tq, Tk] + [B, 1, Tq, Tk]
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
