@@ -104,6 +104,19 @@ expect_error "eval without text" "needs either --split" "$attnlab" eval --run ru
 : > empty.src && : > empty.ref
 expect_error "eval of empty files" "no sentences to evaluate" "$attnlab" eval --run run --src empty.src --ref empty.ref
 
+# trace: one forward pass, its stages in the order of the code, the next tokens at the end.
+expect_error "trace without a run" "not a run folder" "$attnlab" trace --run nowhere --text "a b"
+expect_error "trace of an empty text" "--text is empty" "$attnlab" trace --run run --text ""
+expect_error "trace of a blank text" "--text is empty" "$attnlab" trace --run run --text "   "
+expect_ok "trace" "$attnlab" trace --run run --text "a b c" --values 2
+order=$(grep -oE '^(encoder.input_ids|encoder.layers.0.self_attn.q|decoder.input_ids|decoder.layers.0.encoder_attn.weights|logits|next\[0\]) ' out.txt | tr -d ' ' | tr '\n' ' ')
+[ "$order" = "encoder.input_ids encoder.layers.0.self_attn.q decoder.input_ids decoder.layers.0.encoder_attn.weights logits next[0] " ] ||
+  { failures=$((failures + 1)); echo "FAIL: trace stages out of order: $order"; cat out.txt; }
+grep -qE '^encoder.layers.0.self_attn.q +\[1, 2, 3, 8\] +-?[0-9.]+ +-?[0-9.]+  …$' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: trace q line is not [1, 2, 3, 8] with 2 numbers"; grep self_attn.q out.txt; }
+expect_ok "trace --target" "$attnlab" trace --run run --text "a b c" --target "c b a b"
+grep -qE '^decoder.input_ids +\[1, 5\] ' out.txt && [ "$(grep -c '^next\[' out.txt)" -eq 5 ] ||
+  { failures=$((failures + 1)); echo "FAIL: trace --target did not feed bos + 4 tokens"; cat out.txt; }
 expect_ok "resume to step 18" "$attnlab" train --resume run --set train.max_steps=18
 grep -q "finished at step 18" out.txt || { failures=$((failures + 1)); echo "FAIL: resume did not reach step 18"; cat out.txt; }
 

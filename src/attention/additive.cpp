@@ -54,8 +54,11 @@ class AdditiveAttention : public Attention {
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
     const int64_t B = x.size(0), Tq = x.size(1), Tk = memory.size(1), h = heads_;
     Tensor Q = split_heads(q_proj.forward(x), h);                            // [B, h, Tq, d_k]
+    ctx.trace(*this, "q", Q);
     Tensor K = split_heads(k_proj.forward(memory), h);                       // [B, h, Tk, d_k]
+    ctx.trace(*this, "k", K);
     Tensor V = split_heads(v_proj.forward(memory), h);                       // [B, h, Tk, d_k]
+    ctx.trace(*this, "v", V);
     const int64_t d_k = Q.size(3);
 
     // Every query next to every key: broadcasting [.., Tq, 1, d_k] + [.., 1, Tk, d_k] makes all Tq · Tk sums.
@@ -65,15 +68,22 @@ class AdditiveAttention : public Attention {
     // w_hᵀ · hidden: multiply by head h's w along d_k and add up. Seen as [B, h, Tq·Tk, d_k], the heads axis
     // lines up with w's rows when w is shaped [h, 1, d_k].
     hidden = reshape(hidden, {B, h, Tq * Tk, d_k});                          // [B, h, Tq·Tk, d_k]
+    ctx.trace(*this, "tanh", hidden);                                        // row i·Tk + j: tanh(Q_i + K_j)
     Tensor w = reshape(score_weight, {h, 1, d_k});                           // [h, 1, d_k]
     Tensor scores = sum(mul(hidden, w), /*axis=*/-1);                        // [B, h, Tq·Tk]
     scores = reshape(scores, {B, h, Tq, Tk});                                // [B, h, Tq, Tk]
 
-    Tensor weights = softmax(scores, mask.additive(config_));                // [B, h, Tq, Tk], rows sum to 1
+    Tensor additive_mask = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
+    ctx.trace(*this, "scores", scores, additive_mask);                       // as the softmax sees them
+    Tensor weights = softmax(scores, additive_mask);                         // [B, h, Tq, Tk], rows sum to 1
+    ctx.trace(*this, "weights", weights);
     if (ctx.recorder) ctx.recorder->record(name, weights);
     weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, Tq, Tk]
     Tensor context = matmul(weights, V);                                     // [B, h, Tq, d_k]
-    return out_proj.forward(merge_heads(context));                           // [B, Tq, d_model]
+    ctx.trace(*this, "context", context);
+    Tensor out = out_proj.forward(merge_heads(context));                     // [B, Tq, d_model]
+    ctx.trace(out_proj, out);
+    return out;
   }
 
   Linear& q_proj;

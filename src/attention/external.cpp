@@ -95,7 +95,9 @@ class ExternalAttention : public Attention {
                   std::to_string(mask.key_len) + " keys");
     }
     Tensor Q = split_heads(q_proj.forward(x), heads_);                       // [B, h, T, d_k]
+    ctx.trace(*this, "q", Q);
     Tensor scores = matmul(Q, memory_k.weight, false, /*transpose_b=*/true); // [B, h, T, S] = Q M_kᵀ
+    ctx.trace(*this, "scores", scores);                                      // one per (token, slot)
 
     // Softmax over the tokens (axis 2), padding hidden; in the decoder over the prefix j ≤ i only.
     Tensor per_token;                                                        // [B, h, T, S], ã
@@ -106,11 +108,16 @@ class ExternalAttention : public Attention {
       per_slot = softmax(per_slot, token_padding_mask(mask, {B, 1, 1, T}));  // [B, h, S, T], Σ_tokens = 1
       per_token = transpose(per_slot, 2, 3);                                 // [B, h, T, S]
     }
+    ctx.trace(*this, "token_softmax", per_token);                            // ã
     Tensor weights = divide_by_sum(per_token, -1, real(1e-9));               // [B, h, T, S], Σ_slots ≈ 1
+    ctx.trace(*this, "weights", weights);                                    // a
     if (ctx.recorder) ctx.recorder->record(name, weights);
     weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, T, S]
     Tensor context = matmul(weights, memory_v.weight);                       // [B, h, T, d_k] = a M_v
-    return out_proj.forward(merge_heads(context));                           // [B, T, d_model]
+    ctx.trace(*this, "context", context);
+    Tensor out = out_proj.forward(merge_heads(context));                     // [B, T, d_model]
+    ctx.trace(out_proj, out);
+    return out;
   }
 
   Linear& q_proj;

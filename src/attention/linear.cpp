@@ -67,14 +67,22 @@ class LinearAttention : public Attention {
                   " (a causal mask needs as many queries as keys)");
     }
     Tensor Q = split_heads(q_proj.forward(x), heads_);                      // [B, h, Tq, d_k]
+    ctx.trace(*this, "q", Q);
     Tensor K = split_heads(k_proj.forward(memory), heads_);                 // [B, h, Tk, d_k]
+    ctx.trace(*this, "k", K);
     Tensor V = split_heads(v_proj.forward(memory), heads_);                 // [B, h, Tk, d_k]
+    ctx.trace(*this, "v", V);
     Tensor phi_Q = elu_plus_one(Q);                                         // [B, h, Tq, d_k], φ(q_i) > 0
+    ctx.trace(*this, "phi_q", phi_Q);
     Tensor phi_K = mul(elu_plus_one(K), key_is_real(mask));                 // [B, h, Tk, d_k], 0 for padding
+    ctx.trace(*this, "phi_k", phi_K);
     Tensor context = mask.causal ? causal_context(phi_Q, phi_K, V)          // [B, h, Tq, d_k]
                                  : global_context(phi_Q, phi_K, V);
+    ctx.trace(*this, "context", context);
     if (ctx.recorder) ctx.recorder->record(name, implied_map(phi_Q, phi_K, mask));
-    return out_proj.forward(merge_heads(context));                          // [B, Tq, d_model]
+    Tensor out = out_proj.forward(merge_heads(context));                    // [B, Tq, d_model]
+    ctx.trace(out_proj, out);
+    return out;
   }
 
   Linear& q_proj;

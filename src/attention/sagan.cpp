@@ -50,15 +50,24 @@ class SaganAttention : public Attention {
     // One head: an axis of size 1 in the place of the heads, so the mask [B, 1, Tq, Tk] and the recorded map
     // have the same layout as every other kind's.
     Tensor Q = split_heads(q_proj.forward(x), 1);                             // [B, 1, Tq, d/8]
+    ctx.trace(*this, "q", Q);
     Tensor K = split_heads(k_proj.forward(memory), 1);                        // [B, 1, Tk, d/8]
+    ctx.trace(*this, "k", K);
     Tensor V = split_heads(v_proj.forward(memory), 1);                        // [B, 1, Tk, d]
+    ctx.trace(*this, "v", V);
     Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, 1, Tq, Tk] = Q Kᵀ
     if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
-    Tensor weights = softmax(scores, mask.additive(config_));                 // [B, 1, Tq, Tk], rows sum to 1
+    Tensor additive_mask = mask.additive(config_);                            // [B, 1, Tq, Tk], 0 or −∞
+    ctx.trace(*this, "scores", scores, additive_mask);                        // as the softmax sees them
+    Tensor weights = softmax(scores, additive_mask);                          // [B, 1, Tq, Tk], rows sum to 1
+    ctx.trace(*this, "weights", weights);
     if (ctx.recorder) ctx.recorder->record(name, weights);
     weights = apply_dropout(weights, dropout_, ctx);                          // [B, 1, Tq, Tk]
     Tensor context = merge_heads(matmul(weights, V));                         // [B, Tq, d]
-    return mul(gamma, context);                                               // [B, Tq, d] = γ · context
+    ctx.trace(*this, "context", context);
+    Tensor out = mul(gamma, context);                                         // [B, Tq, d] = γ · context
+    ctx.trace(*this, "out", out);
+    return out;
   }
 
   Linear& q_proj;   // d → d/8

@@ -35,15 +35,24 @@ class SimplifiedAttention : public Attention {
 
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
     Tensor Q = split_heads(x, heads_);                                       // [B, h, Tq, d_k], no projection
+    ctx.trace(*this, "q", Q);
     Tensor K = split_heads(memory, heads_);                                  // [B, h, Tk, d_k]
+    ctx.trace(*this, "k", K);
     Tensor V = K;                                                            // [B, h, Tk, d_k], the same numbers
+    ctx.trace(*this, "v", V);
     Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
     if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
-    Tensor weights = softmax(scores, mask.additive(config_));                // [B, h, Tq, Tk], rows sum to 1
+    Tensor additive_mask = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
+    ctx.trace(*this, "scores", scores, additive_mask);                       // as the softmax sees them
+    Tensor weights = softmax(scores, additive_mask);                         // [B, h, Tq, Tk], rows sum to 1
+    ctx.trace(*this, "weights", weights);
     if (ctx.recorder) ctx.recorder->record(name, weights);
     weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, Tq, Tk]
     Tensor context = matmul(weights, V);                                     // [B, h, Tq, d_k]
-    return out_proj.forward(merge_heads(context));                           // [B, Tq, d_model]
+    ctx.trace(*this, "context", context);
+    Tensor out = out_proj.forward(merge_heads(context));                     // [B, Tq, d_model]
+    ctx.trace(out_proj, out);
+    return out;
   }
 
   Linear& out_proj;

@@ -48,5 +48,13 @@ struct EvalCommandOptions {
   std::string out;                     // hypotheses file; empty: RUN/eval-SPLIT.hyp or SRC.hyp
 };
 int eval_command(const EvalCommandOptions& options);             // src/cli/eval_command.cpp
+struct TraceCommandOptions {
+  std::string run;                     // a run folder
+  std::string text;                    // the source sentence
+  std::optional<std::string> target;   // teacher-forced target; empty optional: the greedy translation
+  int64_t values = 4;                  // numbers shown per line (the first of the first row)
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+};
+int trace_command(const TraceCommandOptions& options);           // src/cli/trace_command.cpp
 
 }  // namespace attnlab

@@ -96,6 +96,21 @@ int main(int argc, char** argv) {
   eval_app->add_flag("--json", eval.json, "Print one JSON object instead of a table");
   eval_app->add_option("--out", eval.out,
                        "Where to write the translations (default: RUN/eval-SPLIT.hyp, or SRC.hyp next to --src)");
+  attnlab::TraceCommandOptions trace;
+  std::string trace_target;
+  CLI::App* trace_app = app.add_subcommand(
+      "trace",
+      "Print one forward pass in reading order: token ids, embeddings, then per layer Q, K, V, scores (masked), "
+      "weights, context, output projection, residual, layer norm and FFN, for encoder and decoder, the logits and "
+      "the top-5 next tokens at each target position. Each line: name (as the module and parameter names), shape, "
+      "the first numbers of its first row. Without --target the sentence is translated greedily first and the "
+      "decoder is fed that translation.");
+  trace_app->add_option("--run", trace.run, "The run folder")->required();
+  trace_app->add_option("--text", trace.text, "The source sentence")->required();
+  CLI::Option* trace_target_option =
+      trace_app->add_option("--target", trace_target, "Feed the decoder this target (teacher forcing)");
+  trace_app->add_option("--values", trace.values, "Numbers shown per line, from the first row (default 4)");
+  trace_app->add_option("--checkpoint", trace.checkpoint, "best (default), latest, or the path of a checkpoint file");
 
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
@@ -104,6 +119,7 @@ int main(int argc, char** argv) {
   CLI11_PARSE(app, argc, argv);
   if (corpus_size_option->count() > 0) corpus.size = corpus_size;
   if (eval_beam_option->count() > 0) eval.beam = eval_beam;
+  if (trace_target_option->count() > 0) trace.target = trace_target;
   // Logs go to stderr, so that stdout carries only results (translations, tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("attnlab"));
   spdlog::set_pattern("[%H:%M:%S] %v");
@@ -115,6 +131,7 @@ int main(int argc, char** argv) {
     if (*train_app) return attnlab::train_command(train);
     if (*translate_app) return attnlab::translate_command(translate);
     if (*eval_app) return attnlab::eval_command(eval);
+    if (*trace_app) return attnlab::trace_command(trace);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;

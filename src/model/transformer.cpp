@@ -19,11 +19,22 @@ std::unique_ptr<Attention> named_attention(const ModelConfig& c, const Attention
 
 // One residual sublayer, in either norm placement:
 //   post:  x = LayerNorm(x + Dropout(f(x)))          pre:  x = x + Dropout(f(LayerNorm(x)))
+// A trace names the sum "<sublayer>.residual" and the norm's output by the norm's own name.
 template <typename Sublayer>
-Tensor residual(const Tensor& x, const LayerNorm& norm, bool pre_norm, double p, ForwardContext& ctx,
-                Sublayer&& f) {
-  if (pre_norm) return add(x, apply_dropout(f(norm.forward(x)), p, ctx));    // [B, T, d]
-  return norm.forward(add(x, apply_dropout(f(x), p, ctx)));                   // [B, T, d]
+Tensor residual(const Tensor& x, const Module& sublayer, const LayerNorm& norm, bool pre_norm, double p,
+                ForwardContext& ctx, Sublayer&& f) {
+  if (pre_norm) {
+    Tensor normed = norm.forward(x);                                          // [B, T, d]
+    ctx.trace(norm, normed);
+    Tensor sum = add(x, apply_dropout(f(normed), p, ctx));                    // [B, T, d]
+    ctx.trace(sublayer, "residual", sum);
+    return sum;
+  }
+  Tensor sum = add(x, apply_dropout(f(x), p, ctx));                           // [B, T, d]
+  ctx.trace(sublayer, "residual", sum);
+  Tensor normed = norm.forward(sum);                                          // [B, T, d]
+  ctx.trace(norm, normed);
+  return normed;
 }
 
 }  // namespace
@@ -41,10 +52,10 @@ EncoderLayer::EncoderLayer(const ModelConfig& c, const std::string& name, Genera
       dropout_(c.dropout) {}
 
 Tensor EncoderLayer::forward(const Tensor& x, const AttentionMask& self_mask, ForwardContext& ctx) {
-  Tensor h = residual(x, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = residual(x, self_attn, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.forward(in, in, self_mask, ctx);                         // [B, S, d]
   });
-  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+  return residual(h, ffn, final_layer_norm, pre_norm_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, S, d]
 }
 
@@ -65,13 +76,13 @@ DecoderLayer::DecoderLayer(const ModelConfig& c, const std::string& name, Genera
 
 Tensor DecoderLayer::forward(const Tensor& y, const Tensor& memory, const AttentionMask& self_mask,
                              const AttentionMask& cross_mask, ForwardContext& ctx) {
-  Tensor h = residual(y, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = residual(y, self_attn, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.forward(in, in, self_mask, ctx);                         // [B, T, d], causal
   });
-  h = residual(h, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  h = residual(h, encoder_attn, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
     return encoder_attn.forward(in, memory, cross_mask, ctx);                 // [B, T, d], looks at the source
   });
-  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+  return residual(h, ffn, final_layer_norm, pre_norm_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, T, d]
 }
 
@@ -145,7 +156,9 @@ Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
 Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& positions, const TokenIds& ids,
                       ForwardContext& ctx) const {
   Tensor x = table.forward(ids);                                              // [B, T, d] = E[ids] · √d
+  ctx.trace(table, x);
   x = positions.forward(x);                                                   // [B, T, d] + P[0:T]
+  ctx.trace(positions, x);
   return apply_dropout(x, config_.dropout, ctx);
 }
 
@@ -153,7 +166,10 @@ Tensor Seq2Seq::encode(const TokenIds& src, ForwardContext& ctx) {
   AttentionMask self_mask = make_padding_mask(src, src.shape[1], /*causal=*/false);
   Tensor x = embed(*src_embed_, *src_positions_, src, ctx);                   // [B, S, d]
   for (EncoderLayer* layer : encoder_layers_) x = layer->forward(x, self_mask, ctx);
-  if (encoder_norm_) x = encoder_norm_->forward(x);                           // pre-LN's final norm
+  if (encoder_norm_) {
+    x = encoder_norm_->forward(x);                                            // pre-LN's final norm
+    ctx.trace(*encoder_norm_, x);
+  }
   return x;                                                                   // [B, S, d] the "memory"
 }
 
@@ -167,8 +183,13 @@ Tensor Seq2Seq::decode(const TokenIds& tgt_in, const Tensor& memory, const Token
   AttentionMask cross_mask = make_padding_mask(src, T, /*causal=*/false);
   Tensor y = embed(*tgt_embed_, *tgt_positions_, tgt_in, ctx);                // [B, T, d]
   for (DecoderLayer* layer : decoder_layers_) y = layer->forward(y, memory, self_mask, cross_mask, ctx);
-  if (decoder_norm_) y = decoder_norm_->forward(y);
-  return matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
+  if (decoder_norm_) {
+    y = decoder_norm_->forward(y);                                            // pre-LN's final norm
+    ctx.trace(*decoder_norm_, y);
+  }
+  Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
+  ctx.trace(*this, "logits", logits);
+  return logits;
 }
 
 Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {

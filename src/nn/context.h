@@ -4,10 +4,14 @@
 // * generator: where dropout draws its masks (seeded from the run's seed, so runs repeat exactly).
 // * recorder: when set, every attention module hands its attention map to it (chapter "Looking inside");
 //   when null nothing is copied — recording costs nothing unless asked for.
+// * tracer: when set, the forward code hands it every stage it computes, in the order the code reads
+//   (`attnlab trace`, src/inspect/trace.h): `ctx.trace(*this, "q", Q)` names the line "<module path>.q".
+//   When null each such line is one null check: no name is built, nothing is copied, no result changes.
 #pragma once
 
 #include <string>
 
+#include "nn/module.h"
 #include "tensor/tensor.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -20,10 +24,32 @@ class AttentionRecorder {
   virtual void record(const std::string& name, const Tensor& weights) = 0;
 };
 
+// Receives the stages of a forward pass: name like "decoder.layers.0.encoder_attn.weights", and the tensor.
+class Tracer {
+ public:
+  virtual ~Tracer() = default;
+  virtual void trace(const std::string& name, const Tensor& value) = 0;
+};
+
 struct ForwardContext {
   bool training = false;
   Generator* generator = nullptr;       // required when training with dropout > 0
   AttentionRecorder* recorder = nullptr;
+  Tracer* tracer = nullptr;
+
+  // Hands `value` to the tracer as "<where.path()>.<stage>" (just the path when stage is empty).
+  void trace(const Module& where, const char* stage, const Tensor& value) const {
+    if (tracer) tracer->trace(trace_name(where, stage), value);
+  }
+  void trace(const Module& where, const Tensor& value) const { trace(where, "", value); }
+  // Attention scores as the softmax sees them: scores + additive_mask (−∞ on hidden keys), added only when traced.
+  void trace(const Module& where, const char* stage, const Tensor& scores, const Tensor& additive_mask) const {
+    if (tracer) tracer->trace(trace_name(where, stage), masked_for_trace(scores, additive_mask));
+  }
+
+ private:
+  static std::string trace_name(const Module& where, const char* stage);
+  static Tensor masked_for_trace(const Tensor& scores, const Tensor& additive_mask);
 };
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

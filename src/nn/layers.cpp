@@ -36,8 +36,11 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation act, double p
 Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
   Tensor hidden = linear1.forward(x);                                       // [B, T, d_ff]
   hidden = activation == Activation::relu ? relu(hidden) : gelu(hidden);    // [B, T, d_ff]
+  ctx.trace(*this, "hidden", hidden);
   hidden = apply_dropout(hidden, dropout, ctx);                             // [B, T, d_ff]
-  return linear2.forward(hidden);                                           // [B, T, d_model]
+  Tensor out = linear2.forward(hidden);                                     // [B, T, d_model]
+  ctx.trace(linear2, out);
+  return out;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

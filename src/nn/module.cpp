@@ -32,6 +32,12 @@ int64_t Module::parameter_count() const {
   return count;
 }
 
+std::string Module::path() const {
+  if (!parent_) return "";
+  std::string above = parent_->path();
+  return above.empty() ? name_in_parent_ : above + "." + name_in_parent_;
+}
+
 void Module::zero_grad() const {
   for (const NamedParameter& p : named_parameters()) p.tensor.zero_grad();
 }

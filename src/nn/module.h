@@ -33,6 +33,9 @@ class Module {
   std::vector<Tensor> parameters() const;
   int64_t parameter_count() const;            // total number of learnable numbers
   void zero_grad() const;
+  // Where this module sits in its model, dotted like its parameters: "encoder.layers.0.ffn" ("" for the root or
+  // a module on its own). Computed on demand by walking up to the root; traces use it to name their lines.
+  std::string path() const;
 
  protected:
   // Registers a parameter (sets requires_grad) and returns the handle to keep in a member.
@@ -41,6 +44,8 @@ class Module {
   template <typename M>
   M& register_module(const std::string& name, std::unique_ptr<M> child) {
     M& ref = *child;
+    ref.parent_ = this;
+    ref.name_in_parent_ = name;
     children_.emplace_back(name, std::move(child));
     return ref;
   }
@@ -49,6 +54,8 @@ class Module {
   void collect(const std::string& prefix, std::vector<NamedParameter>& out) const;
   std::vector<NamedParameter> parameters_;
   std::vector<std::pair<std::string, std::unique_ptr<Module>>> children_;
+  const Module* parent_ = nullptr;            // set by the parent's register_module
+  std::string name_in_parent_;
 };
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

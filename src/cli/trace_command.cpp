@@ -1,0 +1,70 @@
+// trace_command.cpp — `attnlab trace`: one sentence through a trained model, every stage printed in the order
+// the code computes it (src/inspect/trace.h), to read next to src/model/transformer.cpp and src/attention/.
+//
+// With --target the decoder is fed that target (teacher forcing, as in training); without it the sentence is
+// first translated greedily and the trace shows the pass over the model's own translation.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "data/corpus.h"
+#include "decode/greedy.h"
+#include "inspect/trace.h"
+#include "tensor/error.h"
+#include "train/run.h"
+#include "util/utf8.h"
+
+namespace attnlab {
+
+namespace {
+
+// The text as the tokenizer saw it in training (src/data/corpus.cpp): valid UTF-8, Unicode spaces made
+// plain, lower-cased when the run lower-cases.
+std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenizer, const std::string& text,
+                                 const char* option) {
+  if (size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    throw Error(std::string(option) + " is not valid UTF-8 (byte " + std::to_string(bad + 1) +
+                "); attnlab reads UTF-8 text");
+  }
+  std::string clean = normalize_spaces(text);
+  if (run.config.data.lowercase) clean = lowercase(clean);
+  return tokenizer.encode(clean);
+}
+
+// after merge: translate_ids — replace with translate_ids(*run.model, source, run.config.decode)
+// (src/decode/translate.h), which decodes the way the run's config asks (greedy or beam).
+std::vector<int32_t> translate_for_trace(const LoadedRun& run, const std::vector<int32_t>& source) {
+  return greedy_decode(*run.model, pad_batch({source}), run.config.decode)[0];
+}
+
+}  // namespace
+
+int trace_command(const TraceCommandOptions& options) {
+  if (options.text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    throw Error("--text is empty: give the source sentence to trace, e.g. --text \"the cat eats .\"");
+  }
+  if (options.values < 0) throw Error("--values must be 0 or more, got " + std::to_string(options.values));
+  LoadedRun run = load_run(options.run, options.checkpoint);
+  const Tokenizer& source_tokenizer = *run.tokenizers.src;
+  const Tokenizer& target_tokenizer = *run.tokenizers.tgt;
+
+  std::vector<int32_t> source = encode_text(run, source_tokenizer, options.text, "--text");
+  if (source.empty()) throw Error("--text \"" + options.text + "\" has no tokens for this run's tokenizer");
+  const bool forced = options.target.has_value();
+  std::vector<int32_t> target = forced ? encode_text(run, target_tokenizer, *options.target, "--target")
+                                       : translate_for_trace(run, source);
+
+  SentenceTrace trace = trace_sentence(*run.model, source, target);
+  std::printf("# attnlab trace: %s, checkpoint %s (step %lld)\n", options.run.c_str(), run.checkpoint_path.c_str(),
+              static_cast<long long>(run.step));
+  std::printf("# source: %s\n", source_tokenizer.decode(source).c_str());
+  std::printf("# target: %s   (%s)\n", target_tokenizer.decode(target).c_str(),
+              forced ? "--target, teacher-forced" : "the model's greedy translation, teacher-forced");
+  std::printf("# each line: name, shape, the first %lld numbers of its first row\n",
+              static_cast<long long>(options.values));
+  for (const std::string& line : format_trace(trace, source_tokenizer, target_tokenizer, options.values)) {
+    std::printf("%s\n", line.c_str());
+  }
+  return 0;
+}
+
+}  // namespace attnlab
