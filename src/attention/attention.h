@@ -87,9 +87,13 @@ struct AttentionCache {
   // External attention.
   Tensor running_max;                // [B, h, slots]      M = max_{j ≤ i} z_js (−∞ before the first real token)
   Tensor running_sum;                // [B, h, slots]      l = Σ_{j ≤ i} e^(z_js − M)
+  // Cross-attention: row b reads the keys and values (or S, Z) of row source_row[b]. The beam's hypotheses of
+  // one sentence share their sentence's, so reordering them moves indices, not numbers.
+  std::vector<int64_t> source_row;   // [B]
+  int64_t kv_row(int64_t b) const { return self ? b : source_row[static_cast<size_t>(b)]; }
 
   // Keep rows[r] as the new row r (rows may repeat and may drop rows): beam search follows its hypotheses,
-  // and finished sentences leave the batch.
+  // and finished sentences leave the batch. Self-attention copies each kept row's filled keys.
   void reorder(const std::vector<int64_t>& rows);
 };
 

@@ -42,6 +42,25 @@ Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows) {
   return y;
 }
 
+// Rows `rows` of a [B, h, capacity, d] buffer; only the first `keys` keys of each row are copied. When the
+// number of rows stays the same (beam search's usual step) the buffer is reused: the filled keys go through a
+// compact copy [B, h, keys, d] and back, instead of a new buffer of `capacity` keys per row.
+Tensor gather_keys(Tensor buffer, const std::vector<int64_t>& rows, int64_t keys) {
+  const int64_t B = buffer.size(0), h = buffer.size(1), capacity = buffer.size(2), d = buffer.size(3);
+  const int64_t N = static_cast<int64_t>(rows.size()), span = keys * d;      // numbers filled per (row, head)
+  std::vector<real> filled(static_cast<size_t>(B * h * span));               // [B, h, keys, d]
+  for (int64_t row = 0; row < B * h; ++row)
+    std::copy_n(buffer.data() + row * capacity * d, span, filled.data() + row * span);
+  Tensor kept = N == B ? buffer : Tensor::zeros({N, h, capacity, d});        // [rows, h, capacity, d]
+  for (int64_t r = 0; r < N; ++r) {
+    if (rows[r] < 0 || rows[r] >= B) throw Error("AttentionCache::reorder: row " + std::to_string(rows[r]) +
+                                                 " of " + std::to_string(B));
+    for (int64_t head = 0; head < h; ++head)
+      std::copy_n(filled.data() + (rows[r] * h + head) * span, span, kept.data() + (r * h + head) * capacity * d);
+  }
+  return kept;
+}
+
 // Moves the first `keys` keys of a [B, h, capacity, d] buffer into one with room for `capacity` keys.
 Tensor regrow(const Tensor& buffer, int64_t keys, int64_t capacity) {
   const int64_t B = buffer.size(0), h = buffer.size(1), old_capacity = buffer.size(2), d = buffer.size(3);
@@ -54,8 +73,15 @@ Tensor regrow(const Tensor& buffer, int64_t keys, int64_t capacity) {
 }  // namespace
 
 void AttentionCache::reorder(const std::vector<int64_t>& rows) {
-  K = gather_rows(K, rows);
-  V = gather_rows(V, rows);
+  if (!self) {                                                               // the source's numbers stay put
+    std::vector<int64_t> kept;
+    for (int64_t r : rows) kept.push_back(source_row.at(static_cast<size_t>(r)));
+    source_row = std::move(kept);
+    batch = static_cast<int64_t>(rows.size());
+    return;
+  }
+  if (K.defined()) K = gather_keys(K, rows, keys);
+  if (V.defined()) V = gather_keys(V, rows, keys);
   S = gather_rows(S, rows);
   Z = gather_rows(Z, rows);
   running_max = gather_rows(running_max, rows);
@@ -103,6 +129,7 @@ AttentionCache make_kv_cache(const Tensor& K, const Tensor& V, const std::vector
                 K.shape().str());
   }
   cache.key_is_real = key_is_real;                                            // [B, Tk]
+  for (int64_t b = 0; b < cache.batch; ++b) cache.source_row.push_back(b);
   return cache;
 }
 
@@ -141,12 +168,13 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
   std::vector<real> a(static_cast<size_t>(std::max<int64_t>(end - first, 0)));  // the weights a_ij of one row
   for (int64_t b = 0; b < B; ++b)
     for (int64_t head = 0; head < h; ++head) {
-      const int64_t row = b * h + head;
+      const int64_t row = b * h + head;                                       // the query's row
+      const int64_t kb = cache.kv_row(b), key_row = kb * h + head;            // the keys' row
       // softmax over the visible keys, as softmax() does it: subtract the max, exponentiate, divide by the sum.
       real max = minus_infinity;
       for (int64_t j = first; j < end; ++j) {
-        const bool visible = cache.key_is_real[static_cast<size_t>(b * capacity + j)] != 0;
-        a[j - first] = visible ? score(row, cache.K.data() + (row * capacity + j) * d_k) : minus_infinity;
+        const bool visible = cache.key_is_real[static_cast<size_t>(kb * capacity + j)] != 0;
+        a[j - first] = visible ? score(row, cache.K.data() + (key_row * capacity + j) * d_k) : minus_infinity;
         max = std::max(max, a[j - first]);
       }
       if (max == minus_infinity) continue;                                    // no key visible: context 0
@@ -158,7 +186,7 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
       real* out = context.data() + row * d_v;                                 // [d_v]
       for (int64_t j = first; j < end; ++j) {
         const real weight = a[j - first] / total;                             // a_ij
-        const real* v = cache.V.data() + (row * capacity + j) * d_v;          // v_j [d_v]
+        const real* v = cache.V.data() + (key_row * capacity + j) * d_v;      // v_j [d_v]
         for (int64_t c = 0; c < d_v; ++c) out[c] += weight * v[c];            // Σ_j a_ij v_j
       }
     }

@@ -102,6 +102,7 @@ class LinearAttention : public Attention {
     cache.batch = B;
     cache.S = matmul(phi_K, V, /*transpose_a=*/true);                       // [B, h, d_k, d_k] = Σ_j φ(k_j) v_jᵀ
     cache.Z = sum(phi_K, 2);                                                // [B, h, d_k]      = Σ_j φ(k_j)
+    for (int64_t b = 0; b < B; ++b) cache.source_row.push_back(b);          // row b reads sentence b's S, Z
     return cache;
   }
   Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
@@ -124,11 +125,12 @@ class LinearAttention : public Attention {
     Tensor context = Tensor::zeros({B, h, 1, d_k});                         // [B, h, 1, d_k]
     for (int64_t row = 0; row < B * h; ++row) {
       const real* q = phi_q.data() + row * d_k;                             // φ(q_t)
-      const real* S = cache.S.data() + row * d_k * d_k;
+      const int64_t state_row = cache.kv_row(row / h) * h + row % h;        // cross: the sentence's state
+      const real* S = cache.S.data() + state_row * d_k * d_k;
       real* out = context.data() + row * d_k;
       for (int64_t c = 0; c < d_k; ++c)
         for (int64_t e = 0; e < d_k; ++e) out[e] += q[c] * S[c * d_k + e];  // φ(q_t)ᵀ S
-      const real denominator = dot_product(q, cache.Z.data() + row * d_k, d_k) + linear_attention_eps;
+      const real denominator = dot_product(q, cache.Z.data() + state_row * d_k, d_k) + linear_attention_eps;
       for (int64_t e = 0; e < d_k; ++e) out[e] /= denominator;              // / (φ(q_t)·Z + ε)
     }
     ++cache.position;
