@@ -79,11 +79,11 @@ int main(int argc, char** argv) {
                             "best (default), latest, or the path of a checkpoint file");
   translate_app->add_option("--beam", translate.beam,
                             "Beam size: 1 = greedy decoding (default: the run's decode.beam)")
-      ->check(CLI::PositiveNumber);
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   translate_app->add_option("--alpha", translate.alpha,
                             "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
                             "(default: the run's decode.length_penalty)")
-      ->check(CLI::NonNegativeNumber);
+      ->check(CLI::Range(0.0, 100.0));
 
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
