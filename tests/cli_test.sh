@@ -65,6 +65,9 @@ expect_error "new run into an existing run folder" "already holds a run" "$attnl
 printf 'a b c\nd e f g\n' > input.txt
 expect_ok "translate stdin" "$attnlab" translate --run run < input.txt
 [ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: two lines in, $(wc -l < out.txt) out"; }
+expect_ok "translate with beam search" "$attnlab" translate --run run --beam 3 --alpha 0.6 < input.txt
+[ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: beam 3: two lines in, $(wc -l < out.txt) out"; }
+expect_ok "translate with beam 1 (greedy)" "$attnlab" translate --run run --beam 1 --text "a b c"
 expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
 printf 'a \xfe b\n' > badinput.txt
 expect_error "translate invalid UTF-8" "not valid UTF-8" "$attnlab" translate --run run < badinput.txt

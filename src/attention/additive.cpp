@@ -86,6 +86,33 @@ class AdditiveAttention : public Attention {
     return out;
   }
 
+  // Incremental decoding (cache.cpp): the score of the newest query against each cached key, one at a time.
+  AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
+    const int64_t d_k = q_proj.weight.size(0) / heads_;
+    return make_kv_cache(batch, heads_, capacity, d_k, d_k);
+  }
+  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
+    return make_kv_cache(split_heads(k_proj.forward(memory), heads_),         // [B, h, Tk, d_k]
+                         split_heads(v_proj.forward(memory), heads_), memory_is_real);
+  }
+  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
+    Tensor Q = split_heads(q_proj.forward(x), heads_);                       // [B, h, 1, d_k]
+    if (cache.self) {
+      append_key(cache, split_heads(k_proj.forward(x), heads_),              // k_t, v_t: [B, h, 1, d_k]
+                 split_heads(v_proj.forward(x), heads_), x_is_real);
+    }
+    const int64_t d_k = Q.size(3), h = heads_;
+    Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
+      const real* q = Q.data() + row * d_k;                                  // q_t of this head [d_k]
+      const real* w = score_weight.data() + (row % h) * d_k;                 // w_h [d_k]
+      real score = 0;                                                        // w_hᵀ tanh(q_t + k_j)
+      for (int64_t c = 0; c < d_k; ++c) score += std::tanh(q[c] + k[c]) * w[c];
+      return score;
+    });                                                                      // [B, h, 1, d_k]
+    ++cache.position;
+    return out_proj.forward(merge_heads(context));                           // [B, 1, d_model]
+  }
+
   Linear& q_proj;
   Linear& k_proj;
   Linear& v_proj;

@@ -16,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -61,14 +62,76 @@ struct AttentionMask {
 AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t query_len, int64_t key_len,
                                bool causal);
 
+// ---- Incremental decoding (chapter "Decoding", src/decode/) ----
+// A decoder generating token t+1 needs only its output at the newest position t. Under the causal mask that
+// output reads the keys and values of positions 0 … t, and those of 0 … t−1 do not change when t is appended,
+// so they are kept from step to step instead of recomputed: the KV cache. Per kind, what is kept:
+//   softmax kinds, self-attention   K, V of every position so far                     (appended each step)
+//   softmax kinds, cross-attention  K, V of the source                                (projected once)
+//   linear                          S = Σ_j φ(k_j) v_jᵀ and Z = Σ_j φ(k_j)           (the RNN state; cross: once)
+//   external                        per head and slot s: M_s = max_j z_js, l_s = Σ_j e^(z_js − M_s), j ≤ i
+//                                   (prefix_softmax's running max and sum, carried over from step to step)
+// One struct holds any of them; a kind uses the fields it needs and leaves the others undefined.
+struct AttentionCache {
+  bool self = true;                  // self-attention (keys come from the steps) or cross (keys from the source)
+  int64_t position = 0;              // the query position of the next step = the steps taken so far
+  int64_t batch = 0;                 // B, the rows of every tensor below
+  // Softmax kinds. Buffers with room for `capacity` keys, of which the first `keys` are filled.
+  Tensor K;                          // [B, h, capacity, d_k]
+  Tensor V;                          // [B, h, capacity, d_v]
+  int64_t keys = 0, capacity = 0;
+  std::vector<uint8_t> key_is_real;  // [B, capacity]: 0 for a pad token (never attended to)
+  // Linear attention.
+  Tensor S;                          // [B, h, d_k, d_k]   Σ_j φ(k_j) v_jᵀ over the real keys so far
+  Tensor Z;                          // [B, h, d_k]        Σ_j φ(k_j)
+  // External attention.
+  Tensor running_max;                // [B, h, slots]      M = max_{j ≤ i} z_js (−∞ before the first real token)
+  Tensor running_sum;                // [B, h, slots]      l = Σ_{j ≤ i} e^(z_js − M)
+  // Cross-attention: row b reads the keys and values (or S, Z) of row source_row[b]. The beam's hypotheses of
+  // one sentence share their sentence's, so reordering them moves indices, not numbers.
+  std::vector<int64_t> source_row;   // [B]
+  int64_t kv_row(int64_t b) const { return self ? b : source_row[static_cast<size_t>(b)]; }
+
+  // Keep rows[r] as the new row r (rows may repeat and may drop rows): beam search follows its hypotheses,
+  // and finished sentences leave the batch. Self-attention copies each kept row's filled keys.
+  void reorder(const std::vector<int64_t>& rows);
+};
+
 class Attention : public Module {
  public:
   // query_input [B, Tq, d_model]; memory [B, Tk, d_model] — pass query_input again for self-attention.
   // Returns [B, Tq, d_model]. When ctx.recorder is set, hands it the map [B, heads, Tq, Tk] (or slots) as `name`.
   virtual Tensor forward(const Tensor& query_input, const Tensor& memory, const AttentionMask& mask,
                          ForwardContext& ctx) = 0;
+
+  // Incremental decoding. The step gives, for the newest position, what forward() gives at that position of
+  // the whole prefix (up to rounding). No graph is recorded (call under NoGradGuard) and no map is recorded.
+  // An empty cache for causal self-attention over up to `capacity` steps (it grows if needed) of `batch` rows.
+  virtual AttentionCache start_self_cache(int64_t batch, int64_t capacity);
+  // A cache for cross-attention: the keys and values of memory [B, Tk, d_model], computed once;
+  // memory_is_real [B · Tk] is 0 for the source's padding.
+  virtual AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real);
+  // One position: x [B, 1, d_model] → [B, 1, d_model]. For self-attention x is also the new key, and
+  // x_is_real [B] says which rows hold a real token (0: a pad token, hidden from later positions).
+  virtual Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache);
+
   std::string name;  // "encoder.layers.0.self_attn", set by the layer that owns it, for the recorder
 };
+
+// Helpers for the softmax kinds' steps (cache.cpp).
+// An empty self-attention cache: K [B, h, capacity, d_k], V [B, h, capacity, d_v].
+AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v);
+// A cross-attention cache holding K [B, h, Tk, d_k] and V [B, h, Tk, d_v] as they are.
+AttentionCache make_kv_cache(const Tensor& K, const Tensor& V, const std::vector<uint8_t>& key_is_real);
+// Appends one key and value per row: K_new [B, h, 1, d_k], V_new [B, h, 1, d_v].
+void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new, const std::vector<uint8_t>& is_real);
+// The score of one query and one key: row = b · h + head, key points at that key's d_k numbers.
+using StepScore = std::function<real(int64_t row, const real* key)>;
+// The newest query's context: softmax over the allowed cached keys (real, and in the window around
+// cache.position) of score(row, k_j) (+ nothing for the rest: weight 0), then Σ_j a_j v_j → [B, h, 1, d_v].
+Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config, const StepScore& score);
+// Σ_c a_c · b_c over n numbers, in order.
+real dot_product(const real* a, const real* b, int64_t n);
 
 // Builds the module a config asks for. Throws attnlab::Error for an unknown kind (suggesting the closest), a
 // window on a kind that has no softmax, external attention used as cross-attention, or sizes that do not fit

@@ -120,6 +120,51 @@ class ExternalAttention : public Attention {
     return out;
   }
 
+  // Incremental decoding (decoder self-attention only). prefix_softmax walks down each slot's column with a
+  // running max M and running sum l; the cache simply keeps (M, l) between steps, so step t gives exactly what
+  // the prefix softmax gives at position t:
+  //   z_s = q_t · M_k[s];   if z_s > M_s: l_s ← l_s · e^(M_s − z_s), M_s ← z_s;   l_s ← l_s + e^(z_s − M_s)
+  //   ã_s = e^(z_s − M_s) / l_s,   a_s = ã_s / (Σ_s' ã_s' + 1e-9),   out = concat_heads(a M_v) W_Oᵀ
+  // A pad token changes neither M nor l and gets ã = 0.
+  AttentionCache start_self_cache(int64_t batch, int64_t /*capacity: the state does not grow*/) override {
+    const int64_t slots = memory_k.weight.size(0);
+    AttentionCache cache;
+    cache.self = true;
+    cache.batch = batch;
+    cache.running_max = Tensor::full({batch, heads_, slots}, -std::numeric_limits<real>::infinity());  // [B, h, S]
+    cache.running_sum = Tensor::zeros({batch, heads_, slots});                                         // [B, h, S]
+    return cache;
+  }
+  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
+    const int64_t B = x.size(0), h = heads_, slots = memory_k.weight.size(0);
+    Tensor Q = split_heads(q_proj.forward(x), h);                            // [B, h, 1, d_k]
+    const int64_t d_k = Q.size(3);
+    Tensor weights = Tensor::zeros({B, h, 1, slots});                        // [B, h, 1, S], a
+    for (int64_t row = 0; row < B * h; ++row) {
+      const bool real_token = x_is_real[static_cast<size_t>(row / h)] != 0;
+      real* M = cache.running_max.data() + row * slots;                      // [S]
+      real* l = cache.running_sum.data() + row * slots;                      // [S]
+      real* a = weights.data() + row * slots;                                // [S]
+      real total = 0;                                                        // Σ_s ã_s
+      for (int64_t s = 0; s < slots; ++s) {
+        if (!real_token) continue;                                           // hidden: ã = 0, state unchanged
+        const real z = dot_product(Q.data() + row * d_k, memory_k.weight.data() + s * d_k, d_k);  // q_t · M_k[s]
+        if (z > M[s]) {                                                      // a new max: rescale the old sum
+          l[s] *= std::exp(M[s] - z);
+          M[s] = z;
+        }
+        const real term = std::exp(z - M[s]);                                // e^(z − M), in [0, 1]
+        l[s] += term;
+        a[s] = term / l[s];                                                  // ã_s
+        total += a[s];
+      }
+      for (int64_t s = 0; s < slots; ++s) a[s] /= total + real(1e-9);        // a_s = ã_s / (Σ ã + 1e-9)
+    }
+    Tensor context = matmul(weights, memory_v.weight);                       // [B, h, 1, d_k] = a M_v
+    ++cache.position;
+    return out_proj.forward(merge_heads(context));                           // [B, 1, d_model]
+  }
+
   Linear& q_proj;
   Memory& memory_k;   // M_k [S, d_k]
   Memory& memory_v;   // M_v [S, d_k]

@@ -85,6 +85,66 @@ class LinearAttention : public Attention {
     return out;
   }
 
+  // Incremental decoding: the RNN form. The state (S, Z) starts at 0 and each real token adds its outer
+  // product, S ← S + φ(k_t) v_tᵀ, Z ← Z + φ(k_t); the output is φ(q_t)ᵀ S / (φ(q_t)ᵀ Z + ε). O(d_k²) per head
+  // and token whatever the length — no keys are kept at all. Cross-attention: S and Z of the source, once.
+  AttentionCache start_self_cache(int64_t batch, int64_t /*capacity: the state does not grow*/) override {
+    const int64_t d_k = q_proj.weight.size(0) / heads_;
+    AttentionCache cache;
+    cache.self = true;
+    cache.batch = batch;
+    cache.S = Tensor::zeros({batch, heads_, d_k, d_k});                     // [B, h, d_k, d_k]
+    cache.Z = Tensor::zeros({batch, heads_, d_k});                          // [B, h, d_k]
+    return cache;
+  }
+  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
+    const int64_t B = memory.size(0), Tk = memory.size(1);
+    AttentionMask mask;                                                     // the source's padding, for key_is_real()
+    mask.batch = B;
+    mask.key_len = Tk;
+    mask.key_is_real = memory_is_real;
+    Tensor phi_K = mul(elu_plus_one(split_heads(k_proj.forward(memory), heads_)), key_is_real(mask));
+    Tensor V = split_heads(v_proj.forward(memory), heads_);                 // [B, h, Tk, d_k]
+    AttentionCache cache;
+    cache.self = false;
+    cache.batch = B;
+    cache.S = matmul(phi_K, V, /*transpose_a=*/true);                       // [B, h, d_k, d_k] = Σ_j φ(k_j) v_jᵀ
+    cache.Z = sum(phi_K, 2);                                                // [B, h, d_k]      = Σ_j φ(k_j)
+    for (int64_t b = 0; b < B; ++b) cache.source_row.push_back(b);          // row b reads sentence b's S, Z
+    return cache;
+  }
+  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
+    const int64_t B = x.size(0), h = heads_;
+    Tensor phi_q = elu_plus_one(split_heads(q_proj.forward(x), h));        // [B, h, 1, d_k]
+    const int64_t d_k = phi_q.size(3);
+    if (cache.self) {
+      Tensor phi_k = elu_plus_one(split_heads(k_proj.forward(x), h));      // [B, h, 1, d_k]
+      Tensor v = split_heads(v_proj.forward(x), h);                         // [B, h, 1, d_k]
+      for (int64_t row = 0; row < B * h; ++row) {
+        if (!x_is_real[static_cast<size_t>(row / h)]) continue;             // a pad token adds nothing
+        const real* k = phi_k.data() + row * d_k;
+        real* S = cache.S.data() + row * d_k * d_k;
+        for (int64_t c = 0; c < d_k; ++c) {
+          for (int64_t e = 0; e < d_k; ++e) S[c * d_k + e] += k[c] * v.data()[row * d_k + e];  // S += φ(k_t) v_tᵀ
+          cache.Z.data()[row * d_k + c] += k[c];                            // Z += φ(k_t)
+        }
+      }
+    }
+    Tensor context = Tensor::zeros({B, h, 1, d_k});                         // [B, h, 1, d_k]
+    for (int64_t row = 0; row < B * h; ++row) {
+      const real* q = phi_q.data() + row * d_k;                             // φ(q_t)
+      const int64_t state_row = cache.kv_row(row / h) * h + row % h;        // cross: the sentence's state
+      const real* S = cache.S.data() + state_row * d_k * d_k;
+      real* out = context.data() + row * d_k;
+      for (int64_t c = 0; c < d_k; ++c)
+        for (int64_t e = 0; e < d_k; ++e) out[e] += q[c] * S[c * d_k + e];  // φ(q_t)ᵀ S
+      const real denominator = dot_product(q, cache.Z.data() + state_row * d_k, d_k) + linear_attention_eps;
+      for (int64_t e = 0; e < d_k; ++e) out[e] /= denominator;              // / (φ(q_t)·Z + ε)
+    }
+    ++cache.position;
+    return out_proj.forward(merge_heads(context));                          // [B, 1, d_model]
+  }
+
   Linear& q_proj;
   Linear& k_proj;
   Linear& v_proj;

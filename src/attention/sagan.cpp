@@ -70,6 +70,28 @@ class SaganAttention : public Attention {
     return out;
   }
 
+  // Incremental decoding (cache.cpp): one head, keys of d/8 numbers, values of d.
+  AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
+    return make_kv_cache(batch, 1, capacity, q_proj.weight.size(0), v_proj.weight.size(0));
+  }
+  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
+    return make_kv_cache(split_heads(k_proj.forward(memory), 1),              // [B, 1, Tk, d/8]
+                         split_heads(v_proj.forward(memory), 1), memory_is_real);  // [B, 1, Tk, d]
+  }
+  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
+    Tensor Q = split_heads(q_proj.forward(x), 1);                             // [B, 1, 1, d/8]
+    if (cache.self) {
+      append_key(cache, split_heads(k_proj.forward(x), 1), split_heads(v_proj.forward(x), 1), x_is_real);
+    }
+    const int64_t d_q = Q.size(3);
+    const real factor = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(d_q))) : real(1);
+    Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
+      return dot_product(Q.data() + row * d_q, k, d_q) * factor;              // q_t · k_j / √(d/8)
+    });                                                                       // [B, 1, 1, d]
+    ++cache.position;
+    return mul(gamma, merge_heads(context));                                  // [B, 1, d] = γ · context
+  }
+
   Linear& q_proj;   // d → d/8
   Linear& k_proj;   // d → d/8
   Linear& v_proj;   // d → d

@@ -50,6 +50,30 @@ class ScaledDotAttention : public Attention {
     return out;
   }
 
+  // Incremental decoding (cache.cpp): the same steps for the one newest query, its keys kept in the cache.
+  AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
+    const int64_t d_k = q_proj.weight.size(0) / heads_;
+    return make_kv_cache(batch, heads_, capacity, d_k, d_k);
+  }
+  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
+    return make_kv_cache(split_heads(k_proj.forward(memory), heads_),         // [B, h, Tk, d_k]
+                         split_heads(v_proj.forward(memory), heads_), memory_is_real);
+  }
+  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
+    Tensor Q = split_heads(q_proj.forward(x), heads_);                       // [B, h, 1, d_k]
+    if (cache.self) {
+      append_key(cache, split_heads(k_proj.forward(x), heads_),              // k_t, v_t: [B, h, 1, d_k]
+                 split_heads(v_proj.forward(x), heads_), x_is_real);
+    }
+    const int64_t d_k = Q.size(3);
+    const real factor = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(d_k))) : real(1);
+    Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
+      return dot_product(Q.data() + row * d_k, k, d_k) * factor;             // q_t · k_j / √d_k
+    });                                                                      // [B, h, 1, d_k]
+    ++cache.position;
+    return out_proj.forward(merge_heads(context));                           // [B, 1, d_model]
+  }
+
   Linear& q_proj;
   Linear& k_proj;
   Linear& v_proj;

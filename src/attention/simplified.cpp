@@ -55,6 +55,27 @@ class SimplifiedAttention : public Attention {
     return out;
   }
 
+  // Incremental decoding (cache.cpp): keys and values are the inputs themselves.
+  AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
+    const int64_t d_k = out_proj.weight.size(1) / heads_;
+    return make_kv_cache(batch, heads_, capacity, d_k, d_k);
+  }
+  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
+    Tensor K = split_heads(memory, heads_);                                  // [B, h, Tk, d_k], V = K
+    return make_kv_cache(K, K, memory_is_real);
+  }
+  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
+    Tensor Q = split_heads(x, heads_);                                       // [B, h, 1, d_k]
+    if (cache.self) append_key(cache, Q, Q, x_is_real);                      // k_t = v_t = x_t
+    const int64_t d_k = Q.size(3);
+    const real factor = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(d_k))) : real(1);
+    Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
+      return dot_product(Q.data() + row * d_k, k, d_k) * factor;             // x_t · x_j / √d_k
+    });                                                                      // [B, h, 1, d_k]
+    ++cache.position;
+    return out_proj.forward(merge_heads(context));                           // [B, 1, d_model]
+  }
+
   Linear& out_proj;
 
  private:

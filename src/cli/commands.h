@@ -35,6 +35,8 @@ struct TranslateCommandOptions {
   std::string run;                     // a run folder
   std::string text;                    // one sentence; empty: read lines from stdin
   std::string checkpoint = "best";     // best | latest | a checkpoint file
+  int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
+  double alpha = -1;                   // GNMT length penalty α; < 0: the run's decode.length_penalty
 };
 int translate_command(const TranslateCommandOptions& options);   // src/cli/translate_command.cpp
 

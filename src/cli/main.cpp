@@ -77,6 +77,13 @@ int main(int argc, char** argv) {
   translate_app->add_option("--text", translate.text, "One sentence to translate (otherwise read stdin)");
   translate_app->add_option("--checkpoint", translate.checkpoint,
                             "best (default), latest, or the path of a checkpoint file");
+  translate_app->add_option("--beam", translate.beam,
+                            "Beam size: 1 = greedy decoding (default: the run's decode.beam)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  translate_app->add_option("--alpha", translate.alpha,
+                            "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
+                            "(default: the run's decode.length_penalty)")
+      ->check(CLI::Range(0.0, 100.0));
 
   attnlab::EvalCommandOptions eval;
   int64_t eval_beam = 1;

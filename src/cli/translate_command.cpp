@@ -1,7 +1,8 @@
 // translate_command.cpp — `attnlab translate`: source sentences in, translations out.
 //
 // Sentences come from --text, or one per line from standard input (with a "> " prompt when it is a terminal);
-// each translation is written to standard output on its own line, in order.
+// each translation is written to standard output on its own line, in order. Decoding is the run's decode:
+// section (greedy when decode.beam is 1, beam search otherwise); --beam and --alpha override it.
 #include <unistd.h>
 
 #include <cstdio>
@@ -10,6 +11,7 @@
 #include "cli/commands.h"
 #include "data/corpus.h"
 #include "decode/greedy.h"
+#include "decode/translate.h"
 #include "tensor/error.h"
 #include "train/run.h"
 #include "util/utf8.h"
@@ -18,6 +20,9 @@ namespace attnlab {
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
+  DecodeConfig decode = run.config.decode;              // the run's decode: section, unless overridden
+  if (options.beam > 0) decode.beam = options.beam;
+  if (options.alpha >= 0) decode.length_penalty = options.alpha;
   int64_t line_number = 0;
   auto translate = [&](const std::string& sentence) {
     ++line_number;
@@ -30,7 +35,7 @@ int translate_command(const TranslateCommandOptions& options) {
     if (run.config.data.lowercase) text = lowercase(text);
     std::vector<int32_t> ids = run.tokenizers.src->encode(text);
     if (ids.empty()) return std::string();
-    std::vector<std::vector<int32_t>> out = greedy_decode(*run.model, pad_batch({ids}), run.config.decode);
+    std::vector<std::vector<int32_t>> out = translate_ids(*run.model, pad_batch({ids}), decode);
     return run.tokenizers.tgt->decode(out[0]);
   };
   if (!options.text.empty()) {

@@ -1,4 +1,5 @@
-// greedy.cpp — batched greedy decoding by re-running the decoder on the growing prefix.
+// greedy.cpp — batched greedy decoding, by re-running the decoder on the growing prefix (the reference) and
+// incrementally with the decoder's cache (the fast path).
 #include "decode/greedy.h"
 
 #include <algorithm>
@@ -17,20 +18,23 @@ TokenIds pad_batch(const std::vector<std::vector<int32_t>>& sequences) {
   return batch;
 }
 
-std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {
-  NoGradGuard no_grad;                                   // inference: record no graph
-  ForwardContext ctx;                                    // training = false: no dropout
+std::vector<int64_t> output_length_limits(const TokenIds& src, const DecodeConfig& config) {
   const int64_t B = src.shape[0], S = src.shape[1];
-
-  // Each sentence's own length limit, from its real (non-pad) source length.
   std::vector<int64_t> limit(static_cast<size_t>(B));
-  int64_t longest_limit = 1;
   for (int64_t b = 0; b < B; ++b) {
     int64_t length = 0;
     for (int64_t s = 0; s < S; ++s) length += src.values[static_cast<size_t>(b * S + s)] != pad_id;
     limit[b] = std::max<int64_t>(1, static_cast<int64_t>(config.max_len_ratio * double(length)) + config.max_len_extra);
-    longest_limit = std::max(longest_limit, limit[b]);
   }
+  return limit;
+}
+
+std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {
+  NoGradGuard no_grad;                                   // inference: record no graph
+  ForwardContext ctx;                                    // training = false: no dropout
+  const int64_t B = src.shape[0];
+  const std::vector<int64_t> limit = output_length_limits(src, config);   // each sentence's own length limit
+  const int64_t longest_limit = *std::max_element(limit.begin(), limit.end());
 
   Tensor memory = model.encode(src, ctx);                // [B, S, d], computed once
   std::vector<std::vector<int32_t>> prefix(static_cast<size_t>(B), std::vector<int32_t>{bos_id});
@@ -38,7 +42,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& 
   std::vector<bool> finished(static_cast<size_t>(B), false);
   for (int64_t t = 0; t < longest_limit; ++t) {
     TokenIds tgt_in = pad_batch(prefix);                 // [B, t + 1]
-    Tensor logits = model.decode(tgt_in, memory, src, ctx);  // [B, t + 1, V]
+    Tensor logits = model.decode(tgt_in, memory, src, ctx);  // [B, t + 1, V]: all of it recomputed
     const int64_t V = logits.size(2);
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {
@@ -58,6 +62,50 @@ std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& 
       all_done = all_done && finished[b];
     }
     if (all_done) break;
+  }
+  return output;
+}
+
+std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const TokenIds& src,
+                                                       const DecodeConfig& config) {
+  NoGradGuard no_grad;                                   // inference: record no graph
+  ForwardContext ctx;                                    // training = false: no dropout
+  const int64_t B = src.shape[0];
+  const std::vector<int64_t> limit = output_length_limits(src, config);
+  const int64_t longest_limit = *std::max_element(limit.begin(), limit.end());
+
+  Tensor memory = model.encode(src, ctx);                                     // [B, S, d]
+  DecoderState state = model.start_decoding(memory, src, longest_limit);     // caches for every layer
+  std::vector<std::vector<int32_t>> output(static_cast<size_t>(B));
+  std::vector<int64_t> sentence(static_cast<size_t>(B));                     // row r decodes sentence[r]
+  for (int64_t b = 0; b < B; ++b) sentence[b] = b;
+  TokenIds tokens;                                                           // [rows, 1], the newest tokens
+  tokens.shape = Shape{B, 1};
+  tokens.values.assign(static_cast<size_t>(B), bos_id);
+  while (!sentence.empty()) {
+    Tensor logits = model.decode_step(tokens, state, ctx);                  // [rows, V]: one position only
+    const int64_t V = logits.size(1);
+    std::vector<int64_t> keep;                                               // rows still decoding
+    std::vector<int32_t> next_tokens;
+    for (size_t r = 0; r < sentence.size(); ++r) {
+      const real* row = logits.data() + static_cast<int64_t>(r) * V;
+      const int32_t next = static_cast<int32_t>(std::max_element(row, row + V) - row);
+      std::vector<int32_t>& out = output[sentence[r]];
+      const bool at_limit = static_cast<int64_t>(out.size()) + 1 >= limit[sentence[r]];
+      if (next != eos_id) out.push_back(next);
+      if (next == eos_id || at_limit) continue;                              // finished: its row leaves
+      keep.push_back(static_cast<int64_t>(r));
+      next_tokens.push_back(next);
+    }
+    if (keep.empty()) break;                                                 // every sentence finished
+    if (keep.size() != sentence.size()) {                                    // drop the finished rows
+      state.reorder(keep);
+      std::vector<int64_t> kept_sentences;
+      for (int64_t r : keep) kept_sentences.push_back(sentence[r]);
+      sentence = std::move(kept_sentences);
+    }
+    tokens.shape = Shape{static_cast<int64_t>(next_tokens.size()), 1};
+    tokens.values = std::move(next_tokens);
   }
   return output;
 }

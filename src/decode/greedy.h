@@ -1,9 +1,13 @@
 // greedy.h — greedy decoding: at every step take the single most likely next token.
 //
 //   y_0 = bos;   y_t = argmax_v p(v | y_<t, x)   until eos or the length limit.
-// This version recomputes the decoder over the whole prefix at every step — O(T²) decoder passes' worth of work
-// for T output tokens, simple and obviously right. (Chapter "Decoding" adds cached keys and values.)
-// Sentences are decoded as a batch; a finished sentence keeps being fed pad tokens, which attention ignores.
+// Two versions that must agree token for token (tests/test_decode.cpp):
+//   greedy_decode         re-runs the decoder over the whole prefix at every step — O(T²) position-passes for
+//                         T output tokens; simple and obviously right: the reference.
+//   greedy_decode_cached  feeds only the newest token, the decoder's keys and values kept in a cache
+//                         (Seq2Seq::decode_step, attention.h) — O(T) position-passes; what translate_ids uses.
+// Sentences are decoded as a batch. In the reference a finished sentence keeps being fed pad tokens (which
+// attention ignores) to keep the batch rectangular; the cached version drops finished sentences' rows.
 #pragma once
 
 #include <cstdint>
@@ -15,8 +19,13 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 // src [B, S] (pad-padded). Returns, per sentence, the output ids without bos and without the final eos.
-// Length limit per sentence: max_len_ratio · (its source length) + max_len_extra.
+// Length limit per sentence: max_len_ratio · (its source length) + max_len_extra tokens, eos included.
 std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config);
+std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const TokenIds& src,
+                                                       const DecodeConfig& config);
+
+// The length limit of each sentence of src [B, S]: max(1, ⌊max_len_ratio · real tokens⌋ + max_len_extra).
+std::vector<int64_t> output_length_limits(const TokenIds& src, const DecodeConfig& config);
 
 // Pads a list of id sequences into a [B, max length] batch (pad_id fills).
 TokenIds pad_batch(const std::vector<std::vector<int32_t>>& sequences);

@@ -86,6 +86,24 @@ Tensor DecoderLayer::forward(const Tensor& y, const Tensor& memory, const Attent
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, T, d]
 }
 
+Tensor DecoderLayer::step(const Tensor& y, const std::vector<uint8_t>& y_is_real, AttentionCache& self_cache,
+                          AttentionCache& cross_cache, ForwardContext& ctx) {
+  Tensor h = residual(y, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+    return self_attn.step(in, y_is_real, self_cache);                         // [B, 1, d], keys so far
+  });
+  h = residual(h, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+    return encoder_attn.step(in, y_is_real, cross_cache);                     // [B, 1, d], the source
+  });
+  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+                  [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, 1, d]
+}
+
+void DecoderState::reorder(const std::vector<int64_t>& rows) {
+  for (AttentionCache& cache : self) cache.reorder(rows);
+  for (AttentionCache& cache : cross) cache.reorder(rows);
+  batch = static_cast<int64_t>(rows.size());
+}
+
 // ---------------------------------------------------------------- the whole model
 
 void validate(const ModelConfig& c) {
@@ -190,6 +208,41 @@ Tensor Seq2Seq::decode(const TokenIds& tgt_in, const Tensor& memory, const Token
   Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
   ctx.trace(*this, "logits", logits);
   return logits;
+}
+
+DecoderState Seq2Seq::start_decoding(const Tensor& memory, const TokenIds& src, int64_t capacity) {
+  if (src.shape.rank() != 2 || memory.rank() != 3 || memory.size(0) != src.shape[0] ||
+      memory.size(1) != src.shape[1]) {
+    throw Error("start_decoding: memory " + memory.shape().str() + " does not belong to the source " +
+                src.shape.str());
+  }
+  std::vector<uint8_t> src_is_real(src.values.size());                       // [B · S]
+  for (size_t i = 0; i < src.values.size(); ++i) src_is_real[i] = src.values[i] != pad_id;
+  DecoderState state;
+  state.batch = src.shape[0];
+  for (DecoderLayer* layer : decoder_layers_) {
+    state.self.push_back(layer->self_attn.start_self_cache(state.batch, capacity));
+    state.cross.push_back(layer->encoder_attn.start_cross_cache(memory, src_is_real));
+  }
+  return state;
+}
+
+Tensor Seq2Seq::decode_step(const TokenIds& tokens, DecoderState& state, ForwardContext& ctx) {
+  if (tokens.shape.rank() != 2 || tokens.shape[0] != state.batch || tokens.shape[1] != 1) {
+    throw Error("decode_step: tokens " + tokens.shape.str() + " must be [" + std::to_string(state.batch) +
+                ", 1], one per row of the decoder state");
+  }
+  std::vector<uint8_t> is_real(tokens.values.size());                        // [B]
+  for (size_t b = 0; b < tokens.values.size(); ++b) is_real[b] = tokens.values[b] != pad_id;
+  Tensor y = tgt_embed_->forward(tokens);                                     // [B, 1, d] = E[y_t] · √d
+  y = apply_dropout(tgt_positions_->forward(y, state.position), config_.dropout, ctx);  // [B, 1, d] + P[t]
+  for (size_t i = 0; i < decoder_layers_.size(); ++i) {
+    y = decoder_layers_[i]->step(y, is_real, state.self[i], state.cross[i], ctx);      // [B, 1, d]
+  }
+  if (decoder_norm_) y = decoder_norm_->forward(y);
+  ++state.position;
+  Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, 1, V]
+  return reshape(logits, {state.batch, logits.size(2)});                      // [B, V]
 }
 
 Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {

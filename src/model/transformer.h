@@ -47,6 +47,10 @@ class DecoderLayer : public Module {
   DecoderLayer(const ModelConfig& config, const std::string& name, Generator& init);
   Tensor forward(const Tensor& y, const Tensor& memory, const AttentionMask& self_mask,
                  const AttentionMask& cross_mask, ForwardContext& ctx);                   // [B, T, d] → same
+  // Incremental decoding: the newest position only, y [B, 1, d] → [B, 1, d], its attentions reading and
+  // extending the caches (attention.h). y_is_real [B]: 0 where the row's token is padding.
+  Tensor step(const Tensor& y, const std::vector<uint8_t>& y_is_real, AttentionCache& self_cache,
+              AttentionCache& cross_cache, ForwardContext& ctx);
   Attention& self_attn;
   LayerNorm& self_attn_layer_norm;
   Attention& encoder_attn;
@@ -59,6 +63,18 @@ class DecoderLayer : public Module {
   double dropout_;
 };
 
+// What the decoder remembers between steps of incremental decoding (chapter "Decoding"): per decoder layer the
+// self-attention cache (grows by one position per step) and the cross-attention cache (the source's keys and
+// values, fixed). Rows are hypotheses: one per sentence in greedy decoding, sentence × beam in beam search.
+struct DecoderState {
+  std::vector<AttentionCache> self;    // [decoder layers]
+  std::vector<AttentionCache> cross;   // [decoder layers]
+  int64_t position = 0;                // the target position the next step computes (0: bos)
+  int64_t batch = 0;                   // rows
+  // Row r of the new state is row rows[r] of the old one (rows may repeat or leave rows out).
+  void reorder(const std::vector<int64_t>& rows);
+};
+
 class Seq2Seq : public Module {
  public:
   Seq2Seq(const ModelConfig& config, Generator& init);   // validates the config; throws attnlab::Error
@@ -68,6 +84,13 @@ class Seq2Seq : public Module {
   // tgt_in [B, T] (bos + target), memory from encode(src) → logits [B, T, tgt_vocab]
   Tensor decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
   Tensor forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx);      // both
+
+  // Incremental decoding (call under NoGradGuard). start_decoding projects the source's keys and values for
+  // every decoder layer (memory [B, S, d] from encode(src)) and makes room for `capacity` target positions;
+  // decode_step feeds one token per row, tokens [B, 1] (position state.position), and returns that
+  // position's logits [B, tgt_vocab] — what decode() of the whole prefix gives at its last position.
+  DecoderState start_decoding(const Tensor& memory, const TokenIds& src, int64_t capacity);
+  Tensor decode_step(const TokenIds& tokens, DecoderState& state, ForwardContext& ctx);
 
   const ModelConfig& config() const { return config_; }
 

@@ -33,32 +33,35 @@ PositionalEncoding::PositionalEncoding(PositionalKind k, int64_t d_model, int64_
   }
 }
 
-Tensor PositionalEncoding::sinusoidal_table(int64_t length, int64_t d_model) {
+Tensor PositionalEncoding::sinusoidal_table(int64_t length, int64_t d_model, int64_t start) {
   Tensor table = Tensor::zeros({length, d_model});                         // [T, d_model]
   const double log_base = std::log(10000.0);
-  for (int64_t t = 0; t < length; ++t) {
+  for (int64_t row = 0; row < length; ++row) {
+    const int64_t t = start + row;                                         // the position this row encodes
     for (int64_t i = 0; 2 * i < d_model; ++i) {
       double frequency = std::exp(-static_cast<double>(2 * i) * log_base / static_cast<double>(d_model));
-      table.data()[t * d_model + 2 * i] = static_cast<real>(std::sin(t * frequency));
-      if (2 * i + 1 < d_model) table.data()[t * d_model + 2 * i + 1] = static_cast<real>(std::cos(t * frequency));
+      table.data()[row * d_model + 2 * i] = static_cast<real>(std::sin(t * frequency));
+      if (2 * i + 1 < d_model) table.data()[row * d_model + 2 * i + 1] = static_cast<real>(std::cos(t * frequency));
     }
   }
   return table;
 }
 
-Tensor PositionalEncoding::forward(const Tensor& x) const {
+Tensor PositionalEncoding::forward(const Tensor& x) const { return forward(x, 0); }
+
+Tensor PositionalEncoding::forward(const Tensor& x, int64_t start) const {
   const int64_t T = x.size(1);
   switch (kind) {
     case PositionalKind::none:
       return x;
     case PositionalKind::sinusoidal:
-      return add(x, sinusoidal_table(T, d_model_));                          // [B, T, d] + [T, d]
+      return add(x, sinusoidal_table(T, d_model_, start));                   // [B, T, d] + [T, d]
     case PositionalKind::learned:
-      if (T > max_len_) {
-        throw Error("a sequence of " + std::to_string(T) + " tokens is longer than the learned positional table (" +
-                    std::to_string(max_len_) + " positions): raise model.max_len or use sinusoidal positions");
+      if (start + T > max_len_) {
+        throw Error("a sequence of " + std::to_string(start + T) + " tokens is longer than the learned positional "
+                    "table (" + std::to_string(max_len_) + " positions): raise model.max_len or use sinusoidal positions");
       }
-      return add(x, slice(weight, 0, 0, T));                                 // [B, T, d] + [T, d]
+      return add(x, slice(weight, 0, start, start + T));                     // [B, T, d] + [T, d]
   }
   return x;
 }

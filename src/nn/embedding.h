@@ -33,8 +33,11 @@ class PositionalEncoding : public Module {
   PositionalEncoding(PositionalKind kind, int64_t d_model, int64_t max_len, Generator& init);
   // x [B, T, d_model] → x + P[0:T]  (unchanged for `none`)
   Tensor forward(const Tensor& x) const;
-  // The sinusoidal table [T, d_model] (a constant: no gradient).
-  static Tensor sinusoidal_table(int64_t length, int64_t d_model);
+  // x [B, T, d_model] → x + P[start : start + T]: positions from `start` on (incremental decoding feeds one
+  // position at a time).
+  Tensor forward(const Tensor& x, int64_t start) const;
+  // The sinusoidal table [T, d_model] of positions start … start + T − 1 (a constant: no gradient).
+  static Tensor sinusoidal_table(int64_t length, int64_t d_model, int64_t start = 0);
   PositionalKind kind;
   Tensor weight;  // [max_len, d_model], learned positions only
  private:

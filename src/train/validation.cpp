@@ -46,7 +46,7 @@ ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, con
   for (size_t start = 0; start < n; start += 64) {
     std::vector<std::vector<int32_t>> sources;
     for (size_t i = start; i < std::min(n, start + 64); ++i) sources.push_back(pairs[i].src);
-    std::vector<std::vector<int32_t>> outputs = greedy_decode(model, pad_batch(sources), decode);
+    std::vector<std::vector<int32_t>> outputs = greedy_decode_cached(model, pad_batch(sources), decode);
     for (size_t k = 0; k < outputs.size(); ++k) exact += outputs[k] == pairs[start + k].tgt;
     for (size_t k = 0; with_bleu && k < outputs.size(); ++k) {
       hypotheses.push_back(tgt_tokenizer->decode(outputs[k]));

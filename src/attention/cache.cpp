@@ -1,0 +1,202 @@
+// cache.cpp — incremental decoding for the softmax kinds: the KV cache, and attention of one new query over it.
+//
+// Decoding without a cache runs the decoder over the whole prefix y_0 … y_t to get the next token's logits, so
+// generating T tokens costs 1 + 2 + … + T = O(T²) position-passes. But under the causal mask position j's
+// keys and values depend only on y_0 … y_j: once computed they never change. Kept in a cache, each step
+// computes the newest position only:
+//     k_t = x_t W_Kᵀ,  v_t = x_t W_Vᵀ            appended to the cache           [B, h, 1, d_k]
+//     a_tj = softmax_j(score(q_t, k_j)),  j ≤ t  (and in the window, and real)
+//     out_t = Σ_j a_tj v_j                                                       [B, h, 1, d_v]
+// — O(T) position-passes for the whole sentence (each still attends over ≤ T keys, as it must). Cross-
+// attention's keys and values come from the encoder's output, which is fixed: they are projected once.
+// A window [left, right] needs only keys j ≥ t − left; the loop below visits only those (the buffer still
+// holds every key, so memory is O(T); a ring buffer of left + 1 keys would make it O(window)).
+//
+// Buffers: K and V have room for `capacity` keys (the length limit of the sentence), allocated once, so a
+// step writes into them instead of reallocating; if a caller outruns the capacity it doubles.
+// The mask rule is the one of AttentionMask::allowed (mask.cpp): a key is visible when it is a real token and
+// lies in the window around the query position; causality holds by construction (later keys are not there yet).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "attention/attention.h"
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+// rows[r] of x along axis 0 → row r of the result (x [N, …] → [rows.size(), …]).
+Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows) {
+  if (!x.defined()) return x;
+  std::vector<int64_t> sizes = x.shape().sizes();
+  const int64_t N = sizes[0], row_size = N ? x.numel() / N : 0;
+  sizes[0] = static_cast<int64_t>(rows.size());
+  Tensor y = Tensor::zeros(Shape(sizes));
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (rows[r] < 0 || rows[r] >= N) throw Error("AttentionCache::reorder: row " + std::to_string(rows[r]) +
+                                                 " of " + std::to_string(N));
+    std::copy_n(x.data() + rows[r] * row_size, row_size, y.data() + static_cast<int64_t>(r) * row_size);
+  }
+  return y;
+}
+
+// Rows `rows` of a [B, h, capacity, d] buffer; only the first `keys` keys of each row are copied. When the
+// number of rows stays the same (beam search's usual step) the buffer is reused: the filled keys go through a
+// compact copy [B, h, keys, d] and back, instead of a new buffer of `capacity` keys per row.
+Tensor gather_keys(Tensor buffer, const std::vector<int64_t>& rows, int64_t keys) {
+  const int64_t B = buffer.size(0), h = buffer.size(1), capacity = buffer.size(2), d = buffer.size(3);
+  const int64_t N = static_cast<int64_t>(rows.size()), span = keys * d;      // numbers filled per (row, head)
+  std::vector<real> filled(static_cast<size_t>(B * h * span));               // [B, h, keys, d]
+  for (int64_t row = 0; row < B * h; ++row)
+    std::copy_n(buffer.data() + row * capacity * d, span, filled.data() + row * span);
+  Tensor kept = N == B ? buffer : Tensor::zeros({N, h, capacity, d});        // [rows, h, capacity, d]
+  for (int64_t r = 0; r < N; ++r) {
+    if (rows[r] < 0 || rows[r] >= B) throw Error("AttentionCache::reorder: row " + std::to_string(rows[r]) +
+                                                 " of " + std::to_string(B));
+    for (int64_t head = 0; head < h; ++head)
+      std::copy_n(filled.data() + (rows[r] * h + head) * span, span, kept.data() + (r * h + head) * capacity * d);
+  }
+  return kept;
+}
+
+// Moves the first `keys` keys of a [B, h, capacity, d] buffer into one with room for `capacity` keys.
+Tensor regrow(const Tensor& buffer, int64_t keys, int64_t capacity) {
+  const int64_t B = buffer.size(0), h = buffer.size(1), old_capacity = buffer.size(2), d = buffer.size(3);
+  Tensor grown = Tensor::zeros({B, h, capacity, d});                          // [B, h, capacity, d]
+  for (int64_t row = 0; row < B * h; ++row)
+    std::copy_n(buffer.data() + row * old_capacity * d, keys * d, grown.data() + row * capacity * d);
+  return grown;
+}
+
+}  // namespace
+
+void AttentionCache::reorder(const std::vector<int64_t>& rows) {
+  if (!self) {                                                               // the source's numbers stay put
+    std::vector<int64_t> kept;
+    for (int64_t r : rows) kept.push_back(source_row.at(static_cast<size_t>(r)));
+    source_row = std::move(kept);
+    batch = static_cast<int64_t>(rows.size());
+    return;
+  }
+  if (K.defined()) K = gather_keys(K, rows, keys);
+  if (V.defined()) V = gather_keys(V, rows, keys);
+  S = gather_rows(S, rows);
+  Z = gather_rows(Z, rows);
+  running_max = gather_rows(running_max, rows);
+  running_sum = gather_rows(running_sum, rows);
+  if (!key_is_real.empty()) {
+    std::vector<uint8_t> kept(rows.size() * static_cast<size_t>(capacity));
+    for (size_t r = 0; r < rows.size(); ++r)
+      std::copy_n(key_is_real.begin() + rows[r] * capacity, capacity, kept.begin() + static_cast<int64_t>(r) * capacity);
+    key_is_real = std::move(kept);
+  }
+  batch = static_cast<int64_t>(rows.size());
+}
+
+// The kinds that have no step say so (every kind in this folder has one; this is for a kind yet to come).
+AttentionCache Attention::start_self_cache(int64_t, int64_t) {
+  throw Error("attention " + name + ": this kind has no incremental decoding (start_self_cache)");
+}
+AttentionCache Attention::start_cross_cache(const Tensor&, const std::vector<uint8_t>&) {
+  throw Error("attention " + name + ": this kind cannot be cross-attention in incremental decoding");
+}
+Tensor Attention::step(const Tensor&, const std::vector<uint8_t>&, AttentionCache&) {
+  throw Error("attention " + name + ": this kind has no incremental decoding (step)");
+}
+
+AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v) {
+  AttentionCache cache;
+  cache.self = true;
+  cache.batch = batch;
+  cache.capacity = std::max<int64_t>(capacity, 1);
+  cache.K = Tensor::zeros({batch, heads, cache.capacity, d_k});               // [B, h, capacity, d_k]
+  cache.V = Tensor::zeros({batch, heads, cache.capacity, d_v});               // [B, h, capacity, d_v]
+  cache.key_is_real.assign(static_cast<size_t>(batch * cache.capacity), 0);  // [B, capacity]
+  return cache;
+}
+
+AttentionCache make_kv_cache(const Tensor& K, const Tensor& V, const std::vector<uint8_t>& key_is_real) {
+  AttentionCache cache;
+  cache.self = false;
+  cache.batch = K.size(0);
+  cache.K = K;                                                                // [B, h, Tk, d_k]
+  cache.V = V;                                                                // [B, h, Tk, d_v]
+  cache.keys = cache.capacity = K.size(2);
+  if (static_cast<int64_t>(key_is_real.size()) != cache.batch * cache.keys) {
+    throw Error("make_kv_cache: a padding mask of " + std::to_string(key_is_real.size()) + " entries for keys " +
+                K.shape().str());
+  }
+  cache.key_is_real = key_is_real;                                            // [B, Tk]
+  for (int64_t b = 0; b < cache.batch; ++b) cache.source_row.push_back(b);
+  return cache;
+}
+
+void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new, const std::vector<uint8_t>& is_real) {
+  if (cache.keys == cache.capacity) {                                         // outran the length limit: double
+    const int64_t capacity = 2 * cache.capacity;
+    cache.K = regrow(cache.K, cache.keys, capacity);
+    cache.V = regrow(cache.V, cache.keys, capacity);
+    std::vector<uint8_t> flags(static_cast<size_t>(cache.batch * capacity), 0);
+    for (int64_t b = 0; b < cache.batch; ++b)
+      std::copy_n(cache.key_is_real.begin() + b * cache.capacity, cache.keys, flags.begin() + b * capacity);
+    cache.key_is_real = std::move(flags);
+    cache.capacity = capacity;
+  }
+  const int64_t B = cache.batch, h = cache.K.size(1), d_k = cache.K.size(3), d_v = cache.V.size(3);
+  const int64_t j = cache.keys, capacity = cache.capacity;
+  for (int64_t row = 0; row < B * h; ++row) {                                 // row = b · h + head
+    std::copy_n(K_new.data() + row * d_k, d_k, cache.K.data() + (row * capacity + j) * d_k);   // K[b, head, j]
+    std::copy_n(V_new.data() + row * d_v, d_v, cache.V.data() + (row * capacity + j) * d_v);   // V[b, head, j]
+  }
+  for (int64_t b = 0; b < B; ++b) cache.key_is_real[static_cast<size_t>(b * capacity + j)] = is_real[static_cast<size_t>(b)];
+  ++cache.keys;
+}
+
+Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config, const StepScore& score) {
+  const real minus_infinity = -std::numeric_limits<real>::infinity();
+  const int64_t B = cache.batch, h = cache.K.size(1), capacity = cache.capacity;
+  const int64_t d_k = cache.K.size(3), d_v = cache.V.size(3), i = cache.position;
+  // The keys a query at position i may see: all filled ones, or only those in its window.
+  int64_t first = 0, end = cache.keys;                                        // keys j ∈ [first, end)
+  if (config.has_window) {
+    first = std::max<int64_t>(0, i - config.window_left);
+    end = std::min<int64_t>(cache.keys, i + config.window_right + 1);
+  }
+  Tensor context = Tensor::zeros({B, h, 1, d_v});                             // [B, h, 1, d_v]
+  std::vector<real> a(static_cast<size_t>(std::max<int64_t>(end - first, 0)));  // the weights a_ij of one row
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t head = 0; head < h; ++head) {
+      const int64_t row = b * h + head;                                       // the query's row
+      const int64_t kb = cache.kv_row(b), key_row = kb * h + head;            // the keys' row
+      // softmax over the visible keys, as softmax() does it: subtract the max, exponentiate, divide by the sum.
+      real max = minus_infinity;
+      for (int64_t j = first; j < end; ++j) {
+        const bool visible = cache.key_is_real[static_cast<size_t>(kb * capacity + j)] != 0;
+        a[j - first] = visible ? score(row, cache.K.data() + (key_row * capacity + j) * d_k) : minus_infinity;
+        max = std::max(max, a[j - first]);
+      }
+      if (max == minus_infinity) continue;                                    // no key visible: context 0
+      real total = 0;
+      for (real& weight : a) {
+        weight = std::exp(weight - max);                                      // e^(−inf) = 0 for hidden keys
+        total += weight;
+      }
+      real* out = context.data() + row * d_v;                                 // [d_v]
+      for (int64_t j = first; j < end; ++j) {
+        const real weight = a[j - first] / total;                             // a_ij
+        const real* v = cache.V.data() + (key_row * capacity + j) * d_v;      // v_j [d_v]
+        for (int64_t c = 0; c < d_v; ++c) out[c] += weight * v[c];            // Σ_j a_ij v_j
+      }
+    }
+  return context;
+}
+
+real dot_product(const real* a, const real* b, int64_t n) {
+  real total = 0;
+  for (int64_t c = 0; c < n; ++c) total += a[c] * b[c];
+  return total;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,23 @@
+// translate.h — the one entry point from source ids to output ids: greedy when decode.beam is 1, beam search
+// otherwise, both on the decoder's cache (incremental decoding). Validation, `attnlab translate` and the
+// evaluation commands all call this.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "decode/beam_search.h"
+#include "model/transformer.h"
+#include "train/config.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+// src [B, S] (pad-padded). Returns, per sentence, the output ids without bos and without eos. Each sentence's
+// output has at most max_len_ratio · (its source length) + max_len_extra tokens (eos included).
+std::vector<std::vector<int32_t>> translate_ids(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config);
+
+// Beam search (beam_search.h) of a batch of sentences with the model as the scorer; returns the best finished
+// hypothesis of each sentence, scores included.
+std::vector<Hypothesis> beam_search_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

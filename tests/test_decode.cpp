@@ -1,0 +1,190 @@
+// test_decode.cpp — facts about decoding (chapter "Decoding"):
+//
+//   * greedy decoding with the decoder's cache produces, token for token, what greedy decoding by recomputing
+//     the whole prefix produces — for every attention kind in every place it can be (decode_test_support.h);
+//   * beam search with a beam of 1 is greedy decoding;
+//   * on hand-made probability tables: beam search finds a more probable sentence than greedy when greedy's
+//     first choice leads to a worse total; the GNMT length penalty lp = ((5 + |Y|) / 6)^α lets a longer
+//     sentence win once α is large enough; the length limit cuts hypotheses that never end; hypotheses are
+//     followed through reordering; each sentence of a batch is searched independently;
+//   * translate_ids keeps every output within max_len_ratio · source length + max_len_extra.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "decode/beam_search.h"
+#include "decode/greedy.h"
+#include "decode/translate.h"
+#include "decode_test_support.h"
+#include "tensor/error.h"
+
+using namespace attnlab;
+using namespace attnlab::decode_testing;
+
+namespace {
+
+// A scorer from a table: prefix (without bos) → probabilities of the next token over a vocabulary of 5
+// (pad, bos, eos, 3 = "a", 4 = "b"). A prefix not in the table ends: eos with probability 1.
+// Each row remembers its own prefix, so a wrong reorder gives wrong probabilities.
+class TableScorer : public NextTokenScorer {
+ public:
+  using Table = std::map<std::vector<int32_t>, std::vector<double>>;
+  TableScorer(Table table, size_t sentences) : table_(std::move(table)), prefixes_(sentences) {}
+
+  std::vector<double> next_log_probs(const std::vector<int32_t>& last_tokens) override {
+    REQUIRE(last_tokens.size() == prefixes_.size());
+    std::vector<double> log_p;
+    for (size_t r = 0; r < prefixes_.size(); ++r) {
+      if (last_tokens[r] != bos_id) prefixes_[r].push_back(last_tokens[r]);
+      auto found = table_.find(prefixes_[r]);
+      std::vector<double> p = found != table_.end() ? found->second : std::vector<double>{0, 0, 1, 0, 0};
+      for (double q : p) log_p.push_back(std::log(q));   // log 0 = −∞: impossible
+    }
+    ++calls;
+    return log_p;
+  }
+  void reorder(const std::vector<int64_t>& rows) override {
+    std::vector<std::vector<int32_t>> kept;
+    for (int64_t r : rows) kept.push_back(prefixes_.at(static_cast<size_t>(r)));
+    prefixes_ = std::move(kept);
+  }
+  int calls = 0;
+
+ private:
+  Table table_;
+  std::vector<std::vector<int32_t>> prefixes_;  // [rows]
+};
+
+constexpr int32_t a = 3, b = 4;
+
+}  // namespace
+
+TEST_CASE("cached greedy decoding equals recomputing the prefix, token for token, for every attention kind") {
+  for (const DecodeCase& c : decode_cases()) {
+    SUBCASE(c.name.c_str()) {
+      auto model = random_model(c.config);
+      DecodeConfig config;                     // limits of 1.5 · source length + 10 tokens
+      TokenIds src = pad_batch(random_sentences(8, c.config.src_vocab));
+      const auto reference = greedy_decode(*model, src, config);
+      const auto cached = greedy_decode_cached(*model, src, config);
+      CHECK(cached == reference);
+      // The outputs are not trivial (not all equal, not all empty), so the comparison could fail.
+      std::set<std::vector<int32_t>> distinct(reference.begin(), reference.end());
+      size_t tokens = 0;
+      for (const auto& out : reference) tokens += out.size();
+      CHECK(distinct.size() >= 3);
+      CHECK(tokens >= 20);
+    }
+  }
+}
+
+TEST_CASE("beam search with a beam of 1 is greedy decoding") {
+  for (const DecodeCase& c : decode_cases()) {
+    SUBCASE(c.name.c_str()) {
+      auto model = random_model(c.config);
+      DecodeConfig config;
+      config.beam = 1;
+      config.length_penalty = 1.0;             // irrelevant with one hypothesis of each length
+      TokenIds src = pad_batch(random_sentences(6, c.config.src_vocab));
+      std::vector<std::vector<int32_t>> beam_outputs;
+      for (Hypothesis& h : beam_search_decode(*model, src, config)) beam_outputs.push_back(h.tokens);
+      CHECK(beam_outputs == greedy_decode(*model, src, config));
+      CHECK(translate_ids(*model, src, config) == beam_outputs);
+    }
+  }
+}
+
+TEST_CASE("beam search finds a more probable sentence than greedy when greedy's first choice leads nowhere") {
+  // "a" is the likelier first token (0.6), but after it nothing is likely; "b" (0.4) is followed by eos (0.9).
+  //   greedy:  a (0.6), then eos (0.4):          P(a)   = 0.24
+  //   beam 2:  also keeps b, then eos (0.9):     P(b)   = 0.36
+  TableScorer::Table table{{{}, {0, 0, 0, 0.6, 0.4}},
+                           {{a}, {0, 0, 0.4, 0.3, 0.3}},
+                           {{b}, {0, 0, 0.9, 0.05, 0.05}}};
+  TableScorer greedy(table, 1);
+  std::vector<Hypothesis> one = beam_search(greedy, {10}, 1, 0.0);
+  CHECK(one[0].tokens == std::vector<int32_t>{a});
+  CHECK(one[0].log_prob == doctest::Approx(std::log(0.24)));
+  TableScorer wide(table, 1);
+  std::vector<Hypothesis> two = beam_search(wide, {10}, 2, 0.0);
+  CHECK(two[0].tokens == std::vector<int32_t>{b});
+  CHECK(two[0].log_prob == doctest::Approx(std::log(0.36)));
+  CHECK(two[0].length == 2);
+  CHECK(two[0].score == doctest::Approx(std::log(0.36)));   // α = 0: lp = 1
+}
+
+TEST_CASE("the GNMT length penalty lets a longer sentence win once alpha is large enough") {
+  CHECK(gnmt_length_penalty(1, 0.0) == 1.0);
+  CHECK(gnmt_length_penalty(1, 1.0) == doctest::Approx(1.0));        // (5 + 1) / 6
+  CHECK(gnmt_length_penalty(7, 0.6) == doctest::Approx(std::pow(2.0, 0.6)));  // (5 + 7) / 6 = 2
+  // "" (eos at once): P = 0.5, |Y| = 1.   "a" then eos: P = 0.45 · 0.9 = 0.405, |Y| = 2.
+  //   α = 0:  log 0.5 = −0.693  >  log 0.405 = −0.904                         → ""
+  //   α = 2:  −0.693 / 1  <  −0.904 / (7/6)² = −0.664                          → "a"
+  TableScorer::Table table{{{}, {0, 0, 0.5, 0.45, 0.05}}, {{a}, {0, 0, 0.9, 0.1, 0}}};
+  TableScorer plain(table, 1);
+  CHECK(beam_search(plain, {10}, 2, 0.0)[0].tokens.empty());
+  TableScorer penalised(table, 1);
+  Hypothesis best = beam_search(penalised, {10}, 2, 2.0)[0];
+  CHECK(best.tokens == std::vector<int32_t>{a});
+  CHECK(best.score == doctest::Approx(std::log(0.405) / std::pow(7.0 / 6.0, 2.0)));
+}
+
+TEST_CASE("the length limit ends hypotheses that never produce eos, and counts eos as a token") {
+  // "a" forever (0.9), eos never.
+  TableScorer::Table table;
+  std::vector<int32_t> prefix;
+  for (int i = 0; i < 20; ++i, prefix.push_back(a)) table[prefix] = {0, 0, 0, 0.9, 0.1};
+  for (int64_t beam : {1, 3}) {
+    TableScorer scorer(table, 1);
+    Hypothesis best = beam_search(scorer, {4}, beam, 0.6)[0];
+    CHECK(best.tokens == std::vector<int32_t>{a, a, a, a});
+    CHECK(best.length == 4);
+    CHECK(scorer.calls == 4);                                       // one scorer call per generated token
+  }
+  // With eos likely at the last step, eos is the 4th token: 3 tokens of output.
+  table[{a, a, a}] = {0, 0, 0.95, 0.05, 0};
+  TableScorer scorer(table, 1);
+  Hypothesis ended = beam_search(scorer, {4}, 1, 0.0)[0];
+  CHECK(ended.tokens == std::vector<int32_t>{a, a, a});
+  CHECK(ended.length == 4);
+}
+
+TEST_CASE("beam search follows each hypothesis through reordering, and searches batched sentences independently") {
+  // Sentence 0 has limit 10, sentence 1 limit 1 (it ends at once, cut after its first token). The table is the
+  // one of the greedy-versus-beam case, so sentence 0's answer is b: found only by following row b's history.
+  TableScorer::Table table{{{}, {0, 0, 0, 0.6, 0.4}},
+                           {{a}, {0, 0, 0.4, 0.3, 0.3}},
+                           {{b}, {0, 0, 0.9, 0.05, 0.05}}};
+  TableScorer scorer(table, 3);
+  std::vector<Hypothesis> best = beam_search(scorer, {10, 1, 10}, 2, 0.0);
+  CHECK(best[0].tokens == std::vector<int32_t>{b});
+  CHECK(best[1].tokens == std::vector<int32_t>{a});
+  CHECK(best[1].length == 1);
+  CHECK(best[2].tokens == std::vector<int32_t>{b});
+}
+
+TEST_CASE("translate_ids keeps every output within max_len_ratio · source length + max_len_extra") {
+  DecodeCase c = decode_cases().front();
+  auto model = random_model(c.config);
+  const auto sentences = random_sentences(6, c.config.src_vocab);
+  for (int64_t beam : {1, 3}) {
+    DecodeConfig config;
+    config.beam = beam;
+    config.max_len_ratio = 0.5;
+    config.max_len_extra = 1;
+    const auto outputs = translate_ids(*model, pad_batch(sentences), config);
+    REQUIRE(outputs.size() == sentences.size());
+    bool some_at_the_limit = false;
+    for (size_t i = 0; i < sentences.size(); ++i) {
+      const auto limit = static_cast<size_t>(0.5 * double(sentences[i].size())) + 1;
+      CHECK(outputs[i].size() <= limit);
+      some_at_the_limit = some_at_the_limit || outputs[i].size() == limit;
+    }
+    CHECK(some_at_the_limit);
+  }
+  DecodeConfig bad;
+  bad.beam = 0;
+  CHECK_THROWS_AS(translate_ids(*model, pad_batch(sentences), bad), Error);
+}
