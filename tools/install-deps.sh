@@ -15,6 +15,7 @@ packages=(
   libcli11-dev                              # command line
   nlohmann-json3-dev                        # JSON (safetensors headers, metrics)
   python3-numpy                             # only for the test that opens our safetensors files from Python
+  chromium                                  # only for the test that opens the attention and report pages
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
