@@ -134,6 +134,9 @@ TEST_CASE("line charts are well-formed, draw one line per series, and say so whe
   CHECK(count(svg, "<circle") == 1);        // a one-point series is a dot
   CHECK(svg.find("(log scale)") != std::string::npos);
   CHECK(svg.find(">0.1</text>") != std::string::npos);   // a decade tick between 0.05 and 5.7
+  // A log axis over less than a factor of 2 still gets labelled ticks.
+  const std::string narrow = line_chart_svg(LineChart{"loss", "step", "loss", {{"train", "#000", {{1, 5.8}, {2, 6.0}}}}, true});
+  CHECK(narrow.find(">5.9</text>") != std::string::npos);
   CHECK(line_chart_svg(LineChart{"empty", "x", "y", {}}).find("no data") != std::string::npos);
   const std::vector<double> ticks = nice_ticks(0, 1, 5);
   REQUIRE(ticks.size() == 6);

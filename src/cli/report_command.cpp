@@ -3,6 +3,7 @@
 // Reads DIR/metrics.jsonl for the curves, translates the first few sentences of the run's test split (its
 // validation split when it has no test split; paths as in DIR/config.yaml, relative to the current folder) and
 // records the attention of one sentence (--text, or the first sample). Writes --out (default DIR/report.html).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 

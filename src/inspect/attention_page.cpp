@@ -1,6 +1,8 @@
 // attention_page.cpp — the attention grid as HTML, and the page shell (CSS, hover script) pages share.
 #include "inspect/attention_page.h"
 
+#include <algorithm>
+#include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "inspect/svg.h"
@@ -138,7 +140,9 @@ std::string attention_section_html(const AttentionPicture& picture) {
         style.standalone = false;
         style.cell_titles = false;
         style.data_map = std::to_string(m) + "/" + std::to_string(h);
-        out += "<td>" + heatmap_svg(heatmap_of(picture, map, h), style) + "</td>";
+        Heatmap heatmap = heatmap_of(picture, map, h);
+        heatmap.title.clear();   // the grid's row and column headers say which layer and head it is
+        out += "<td>" + heatmap_svg(heatmap, style) + "</td>";
       }
       out += "</tr>\n";
     }

@@ -1,6 +1,7 @@
 // report.cpp — the run report: metrics read back from metrics.jsonl, drawn as charts, with samples and attention.
 #include "inspect/report.h"
 
+#include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -88,9 +89,10 @@ std::string report_html(const ReportInputs& inputs) {
     body += "</p>\n";
   }
 
-  body += "<h2>Loss</h2>\n<p class=\"note\">Label-smoothed cross-entropy per target token. Training loss is the "
-          "average over the steps since the previous log line (with dropout); validation loss is over the whole "
-          "validation split, without dropout.</p>\n";
+  body += "<h2>Loss</h2>\n<p class=\"note\">Cross-entropy per target token. Training loss is what the optimizer "
+          "minimises: label-smoothed (train.label_smoothing) and with dropout, averaged over the steps since the "
+          "previous log line — smoothing keeps it from approaching 0. Validation loss is the plain cross-entropy "
+          "over the whole validation split, without dropout: the true objective.</p>\n";
   LineChart loss{"loss", "step", "loss per token", {}, /*log_y=*/true};
   ChartSeries train_loss{"training", "#1f77b4", {}}, valid_loss{"validation", "#d62728", {}};
   for (const auto& r : h.train) train_loss.points.push_back({double(r.step), r.loss});

@@ -89,7 +89,8 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
   for (const auto& label : map.column_labels) longest_column = std::max(longest_column, text_width(label));
   const double axis_band = 18;                                    // the rotated row-axis name
   const double grid_x = axis_band + longest_row + 8;
-  const double grid_y = 26 + longest_column * std::sin(60 * M_PI / 180) + 10;
+  const double title_band = map.title.empty() ? 4 : 26;
+  const double grid_y = title_band + longest_column * std::sin(60 * M_PI / 180) + 10;
   const double grid_w = cell * static_cast<double>(columns), grid_h = cell * static_cast<double>(rows);
   const double legend_x = grid_x + grid_w + 16, legend_h = std::max(60.0, std::min(grid_h, 160.0));
   const double width = std::max(legend_x + 50, text_width(map.title) * 1.1 + 12);
@@ -98,7 +99,7 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
   std::string extra = " class=\"heatmap\"";
   if (!style.data_map.empty()) extra += " data-map=\"" + xml_escape(style.data_map) + "\"";
   std::string out = svg_open(width, height, style.standalone, extra);
-  out += text_element(6, 16, map.title, " font-size=\"13\" font-weight=\"bold\"");
+  if (!map.title.empty()) out += text_element(6, 16, map.title, " font-size=\"13\" font-weight=\"bold\"");
   // Row axis name, rotated to run up the left edge.
   out += "<text transform=\"translate(12," + number(grid_y + grid_h / 2) +
          ") rotate(-90)\" text-anchor=\"middle\" font-size=\"10\" fill=\"#555\">" + xml_escape(map.row_axis) +
@@ -226,6 +227,12 @@ std::string line_chart_svg(const LineChart& chart) {
         if (t >= y_lo - 1e-9 && t <= y_hi + 1e-9) y_ticks.push_back(t);
       }
     }
+    if (y_ticks.size() < 2) {   // a narrow range between two such ticks: round values inside it instead
+      y_ticks.clear();
+      for (double t : nice_ticks(std::pow(10.0, y_lo), std::pow(10.0, y_hi), 4)) {
+        if (t > 0) y_ticks.push_back(std::log10(t));
+      }
+    }
   } else {
     y_ticks = nice_ticks(y_lo, y_hi, 5);
   }
@@ -242,8 +249,8 @@ std::string line_chart_svg(const LineChart& chart) {
          ") rotate(-90)\" text-anchor=\"middle\" font-size=\"11\">" +
          xml_escape(chart.y_label + (chart.log_y ? " (log scale)" : "")) + "</text>\n";
 
-  // The series, and a legend in the top-right corner.
-  double legend_y = top + 14;
+  // The series, and a legend above the plot's top-right corner (right to left), where no line can run.
+  double legend_right = left + plot_w;
   for (const auto& s : chart.series) {
     std::string points;
     size_t drawn = 0;
@@ -260,11 +267,11 @@ std::string line_chart_svg(const LineChart& chart) {
     } else {
       out += "<polyline fill=\"none\" stroke=\"" + s.colour + "\" stroke-width=\"1.8\" points=\"" + points + "\"/>\n";
     }
-    const double legend_x = left + plot_w - 8 - text_width(s.name) - 22;
+    const double legend_x = legend_right - text_width(s.name) - 20, legend_y = top - 8;
     out += "<line x1=\"" + number(legend_x) + "\" y1=\"" + number(legend_y - 4) + "\" x2=\"" + number(legend_x + 16) +
            "\" y2=\"" + number(legend_y - 4) + "\" stroke=\"" + s.colour + "\" stroke-width=\"2\"/>\n";
     out += text_element(legend_x + 20, legend_y, s.name, " font-size=\"11\"");
-    legend_y += 15;
+    legend_right = legend_x - 12;
   }
   out += "</svg>\n";
   return out;

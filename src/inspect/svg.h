@@ -26,7 +26,7 @@ std::string xml_escape(std::string_view text);
 std::string heat_colour(double weight);
 
 struct Heatmap {
-  std::string title;                        // e.g. "cross-attention · layer 1 · head 0"
+  std::string title;                        // e.g. "cross-attention · layer 1 · head 0"; empty: none
   std::vector<std::string> row_labels;      // one per query (rows, top to bottom)
   std::vector<std::string> column_labels;   // one per key (columns, left to right)
   std::string row_axis, column_axis;        // what the rows and columns are, e.g. "French (query)"
