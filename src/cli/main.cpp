@@ -89,7 +89,7 @@ int main(int argc, char** argv) {
   attention_app->add_option("--text", attention.text, "The source sentence")->required();
   attention_app->add_option("--target", attention.target,
                             "Force this target sentence instead of the model's own greedy translation");
-  attention_app->add_option("--out", attention.out, "Folder to write the files into (created if missing)");
+  attention_app->add_option("--out", attention.out, "Folder to write the files into (created if missing); give --out, --terminal or both");
   attention_app->add_flag("--terminal", attention.terminal, "Print every head as a Unicode-shaded heatmap");
   attention_app->add_option("--checkpoint", attention.checkpoint,
                             "best (default), latest, or the path of a checkpoint file");
@@ -98,8 +98,9 @@ int main(int argc, char** argv) {
   CLI::App* report_app = app.add_subcommand(
       "report",
       "Write one self-contained HTML page about a run: loss, learning-rate and validation curves (BLEU when the "
-      "metrics have it) from metrics.jsonl, sample translations of the test split (else the validation split), "
-      "and the attention maps of one sentence. Prints the page's path.");
+      "metrics have it) from metrics.jsonl, sample translations of the test split (else the validation split; "
+      "their paths as the run's config.yaml has them, from the current folder), and the attention maps of one "
+      "sentence. Prints the page's path.");
   report_app->add_option("--run", report.run, "The run folder")->required();
   report_app->add_option("--out", report.out, "The HTML file to write (default RUN/report.html)");
   report_app->add_option("--text", report.text, "The sentence whose attention is drawn (default: the first sample)");
