@@ -63,9 +63,9 @@ size_t count(const std::string& text, const std::string& piece) {
 }
 
 // A run held in memory: word tokenizer over a few sentences, an untrained small model of the given kinds.
-LoadedRun tiny_run(const std::string& self_kind, const std::string& cross_kind) {
+LoadedRun tiny_run(const std::string& self_kind, const std::string& cross_kind, const std::string& tokenizer_kind = "word") {
   LoadedRun run;
-  run.config.tokenizer.kind = "word";
+  run.config.tokenizer.kind = tokenizer_kind;
   std::vector<std::string> text = {"a happy girl does not go .", "une fille heureuse ne va pas .",
                                    "the old offices & <tags>", "les vieux bureaux très"};
   std::shared_ptr<Tokenizer> tokenizer = train_tokenizer(run.config.tokenizer, text, "");
@@ -219,6 +219,12 @@ TEST_CASE("external attention's maps are over memory slots, labelled as such in 
   CHECK(json["maps"][0]["row_normalisation"] == "L1 over memory slots, after a softmax over tokens");
   CHECK(json["maps"][0]["weights"][0][0].size() == 5);
   CHECK(key_labels(picture, picture.maps[0]).back() == "slot 4");
+}
+
+TEST_CASE("a character model's space tokens get a visible label") {
+  LoadedRun run = tiny_run("scaled_dot", "scaled_dot", "char");
+  AttentionPicture picture = record_attention(run, "a girl", "une");
+  CHECK(picture.source_tokens == std::vector<std::string>{"a", "␣", "g", "i", "r", "l"});
 }
 
 TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and head, and a page wired to all") {

@@ -58,8 +58,15 @@ void classify(AttentionMapRecord& map, const ModelConfig& config) {
 
 int type_order(const std::string& type) { return type == "encoder_self" ? 0 : type == "decoder_self" ? 1 : 2; }
 
-std::string display(std::string piece) {  // an empty piece would be an invisible label
-  return piece.empty() ? "∅" : piece;
+// A label that can be seen: an empty piece becomes "∅", and a piece of spaces (the char tokenizer's " ") "␣".
+std::string display(const std::string& piece) {
+  if (piece.empty()) return "∅";
+  if (piece.find_first_not_of(' ') == std::string::npos) {
+    std::string visible;
+    for (size_t i = 0; i < piece.size(); ++i) visible += "␣";
+    return visible;
+  }
+  return piece;
 }
 
 size_t display_width(const std::string& text) { return utf8_characters(text).size(); }
