@@ -77,6 +77,13 @@ if [ -z "$browser" ]; then
 fi
 if page_ok att/index.html "$pictures"; then pass; else fail "attention page in the browser"; fi
 
+# Hovering a cell shows its query, key and weight: a mouse move dispatched on the cell (row 1, column 2) of the
+# first picture (encoder self-attention, layer 0, head 0) puts them into the hover box.
+sed 's|</body>|<script>document.querySelector(\x27svg[data-map="0/0"] rect[data-i="1"][data-j="2"]\x27).dispatchEvent(new MouseEvent("mousemove", {bubbles: true})); document.body.setAttribute("data-hover", document.getElementById("tooltip").textContent);</script></body>|' att/index.html > att/hover.html
+read -r _ query key _ <<< "$sentence"   # source tokens 1 and 2 (the word tokenizer splits on spaces)
+if page_ok att/hover.html "$pictures" && grep -qE "data-hover=\"query “$query” → key “$key”: [01]\.[0-9]{3}\"" dom.html; then pass; else
+  fail "hovering a cell does not show 'query “$query” → key “$key”: weight': $(grep -o 'data-hover="[^"]*"' dom.html)"; fi
+
 # The check must catch a script error: the same page with one planted.
 sed 's|<script>|<script>throw new Error("planted");|' att/index.html > att/broken.html
 if page_ok att/broken.html "$pictures" > /dev/null; then fail "a page with a script error passed the check"; else pass; fi
