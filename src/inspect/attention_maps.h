@@ -74,8 +74,9 @@ std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head);
 // sees at least one key: "softmax over keys" (scaled_dot, additive, simplified, sagan); "phi(q).phi(k) divided by
 // its sum over keys" (linear: the map it implies but never forms); "L1 over memory slots, after a softmax over
 // tokens" (external: its FIRST softmax runs down the columns, over the tokens; the stored map is the second,
-// row-wise normalisation). Exempt rows are all zero: a padded query (never in a one-sentence picture) or a
-// query whose attention window holds no key.
+// row-wise normalisation). Exempt rows are all zero: a query at a <pad> token — a one-sentence picture has no
+// padding, but an untrained model's greedy translation can emit the pad id, which the masks then treat as
+// padding (external attention blanks such rows) — or a query whose attention window holds no key.
 std::string row_normalisation(const AttentionMapRecord& map);
 
 // attention.json — the schema is documented at the writer, attention_maps.cpp, and in README "Looking inside".
