@@ -54,7 +54,7 @@ echo "== 5. Looking inside: attention maps and the run report =="
 # A test sentence with adjectives before their nouns (French puts them after) and a negation (ne … pas).
 sentence="a happy girl does not go to the old offices ."
 $attnlab attention --run "$run" --text "$sentence" --out "$run/attention" > /dev/null
-$attnlab report --run "$run" --text "$sentence" --out "$run/report.html" > /dev/null
+$attnlab report --run "$run" --text "$sentence" --out "$run/report.html" --log-level warn > /dev/null
 echo "  attention of \"$sentence\": $run/attention/index.html (and one SVG per layer and head)"
 echo "  run report (curves, samples, attention): $run/report.html"
 echo "  in the terminal: $attnlab attention --run $run --text \"$sentence\" --terminal"
