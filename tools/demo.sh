@@ -51,7 +51,8 @@ echo "  translations: $run/test.out"
 
 echo
 echo "== 5. Looking inside: attention maps and the run report =="
-# A test sentence with adjectives before their nouns (French puts them after) and a negation (ne … pas).
+# A test sentence with an adjective French moves after its noun (happy girl → fille heureuse), one it keeps before
+# (old offices → vieux bureaux), and a negation (does not go → ne va pas).
 sentence="a happy girl does not go to the old offices ."
 $attnlab attention --run "$run" --text "$sentence" --out "$run/attention" > /dev/null
 $attnlab report --run "$run" --text "$sentence" --out "$run/report.html" --log-level warn > /dev/null
