@@ -9,6 +9,7 @@
 #include "data/tokenizer.h"
 #include "decode/bleu.h"
 #include "decode/evaluate.h"
+#include "decode/translate.h"
 #include "decode/greedy.h"
 #include "train/validation.h"
 
@@ -89,7 +90,7 @@ TEST_CASE("validation BLEU scores the detokenised greedy translations against ea
   // The model's own translations, detokenised, as the references (placed at each pair's index).
   std::vector<std::string> own(text.size());
   for (const EncodedPair& pair : pairs) {
-    own[pair.index] = tokenizer->decode(decode_for_eval(model, pad_batch({pair.src}), decode)[0]);
+    own[pair.index] = tokenizer->decode(translate_ids(model, pad_batch({pair.src}), decode)[0]);
   }
   REQUIRE(some_sentence_has_words(own, 4));
   CHECK(validate(model, batches, pairs, 4, decode, tokenizer.get(), &own).bleu == doctest::Approx(100));

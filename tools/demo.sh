@@ -6,7 +6,8 @@
 #
 # Steps: install what is missing (Debian packages), build, check every op's gradient, train into a new folder
 # runs/toy-en-fr-DATE, translate a few test sentences (source, reference, output side by side), then translate
-# the whole test split and report the share of sentences translated exactly right.
+# the whole test split and report the share of sentences translated exactly right, and finally write the
+# attention pictures of one sentence and the run report (HTML pages in the run folder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +15,7 @@ overrides=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --set) [ $# -ge 2 ] || { echo "demo.sh: --set needs KEY=VALUE" >&2; exit 2; }; overrides+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -47,3 +48,14 @@ $attnlab translate --run "$run" < data/toy-en-fr/test.en > "$run/test.out"
 paste -d '\t' data/toy-en-fr/test.fr "$run/test.out" | \
   awk -F '\t' '{n++; if ($1 == $2) ok++} END {printf "  exact match: %d of %d test sentences (%.1f%%)\n", ok, n, 100 * ok / n}'
 echo "  translations: $run/test.out"
+
+echo
+echo "== 5. Looking inside: attention maps and the run report =="
+# A test sentence with an adjective French moves after its noun (happy girl → fille heureuse), one it keeps before
+# (old offices → vieux bureaux), and a negation (does not go → ne va pas).
+sentence="a happy girl does not go to the old offices ."
+$attnlab attention --run "$run" --text "$sentence" --out "$run/attention" > /dev/null
+$attnlab report --run "$run" --text "$sentence" --out "$run/report.html" --log-level warn > /dev/null
+echo "  attention of \"$sentence\": $run/attention/index.html (and one SVG per layer and head)"
+echo "  run report (curves, samples, attention): $run/report.html"
+echo "  in the terminal: $attnlab attention --run $run --text \"$sentence\" --terminal"

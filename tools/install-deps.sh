@@ -16,6 +16,7 @@ packages=(
   nlohmann-json3-dev                        # JSON (safetensors headers, metrics)
   python3-numpy                             # only for the test that opens our safetensors files from Python
   python3-nltk                              # only for the test that compares our BLEU with NLTK's
+  chromium                                  # only for the test that opens the attention and report pages
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 

@@ -58,5 +58,23 @@ struct TraceCommandOptions {
   std::string checkpoint = "best";     // best | latest | a checkpoint file
 };
 int trace_command(const TraceCommandOptions& options);           // src/cli/trace_command.cpp
+struct AttentionCommandOptions {
+  std::string run;                     // a run folder
+  std::string text;                    // the source sentence
+  std::string target;                  // a target to force (teacher forcing); empty: the greedy translation
+  std::string out;                     // folder for attention.json, the SVGs and index.html (empty: none)
+  bool terminal = false;               // also print every head as a shaded heatmap to stdout
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+};
+int attention_command(const AttentionCommandOptions& options);   // src/cli/attention_command.cpp
+
+struct ReportCommandOptions {
+  std::string run;                     // a run folder
+  std::string out;                     // the HTML file (empty: RUN/report.html)
+  std::string text;                    // the sentence whose attention is shown (empty: the first sample)
+  int64_t samples = 8;                 // sample translations from the test (else validation) split
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+};
+int report_command(const ReportCommandOptions& options);         // src/cli/report_command.cpp
 
 }  // namespace attnlab

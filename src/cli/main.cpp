@@ -119,6 +119,36 @@ int main(int argc, char** argv) {
   trace_app->add_option("--values", trace.values, "Numbers shown per line, from the first row (default 4)");
   trace_app->add_option("--checkpoint", trace.checkpoint, "best (default), latest, or the path of a checkpoint file");
 
+  attnlab::AttentionCommandOptions attention;
+  CLI::App* attention_app = app.add_subcommand(
+      "attention",
+      "Draw what every attention head looks at for one sentence: translates --text greedily (or takes --target), "
+      "runs one teacher-forced pass recording every map, and writes into --out attention.json (tokens and weights, "
+      "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html (all maps, hover "
+      "to read a weight). --terminal prints every head as a shaded heatmap instead of, or as well as, the files.");
+  attention_app->add_option("--run", attention.run, "The run folder")->required();
+  attention_app->add_option("--text", attention.text, "The source sentence")->required();
+  attention_app->add_option("--target", attention.target,
+                            "Force this target sentence instead of the model's own greedy translation");
+  attention_app->add_option("--out", attention.out, "Folder to write the files into (created if missing); give --out, --terminal or both");
+  attention_app->add_flag("--terminal", attention.terminal, "Print every head as a Unicode-shaded heatmap");
+  attention_app->add_option("--checkpoint", attention.checkpoint,
+                            "best (default), latest, or the path of a checkpoint file");
+
+  attnlab::ReportCommandOptions report;
+  CLI::App* report_app = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML page about a run: loss, learning-rate and validation curves (BLEU when the "
+      "metrics have it) from metrics.jsonl, sample translations of the test split (else the validation split; "
+      "their paths as the run's config.yaml has them, from the current folder), and the attention maps of one "
+      "sentence. Prints the page's path.");
+  report_app->add_option("--run", report.run, "The run folder")->required();
+  report_app->add_option("--out", report.out, "The HTML file to write (default RUN/report.html)");
+  report_app->add_option("--text", report.text, "The sentence whose attention is drawn (default: the first sample)");
+  report_app->add_option("--samples", report.samples, "How many sample translations (default 8)");
+  report_app->add_option("--checkpoint", report.checkpoint,
+                         "best (default), latest, or the path of a checkpoint file");
+
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
@@ -139,6 +169,8 @@ int main(int argc, char** argv) {
     if (*translate_app) return attnlab::translate_command(translate);
     if (*eval_app) return attnlab::eval_command(eval);
     if (*trace_app) return attnlab::trace_command(trace);
+    if (*attention_app) return attnlab::attention_command(attention);
+    if (*report_app) return attnlab::report_command(report);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;

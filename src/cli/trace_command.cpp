@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "data/corpus.h"
 #include "decode/greedy.h"
+#include "decode/translate.h"
 #include "inspect/trace.h"
 #include "tensor/error.h"
 #include "train/run.h"
@@ -30,10 +31,10 @@ std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenize
   return tokenizer.encode(clean);
 }
 
-// after merge: translate_ids — replace with translate_ids(*run.model, source, run.config.decode)
-// (src/decode/translate.h), which decodes the way the run's config asks (greedy or beam).
+// The translation that is traced when --target is not given: decoded the way the run's config asks (greedy or
+// beam search, src/decode/translate.h).
 std::vector<int32_t> translate_for_trace(const LoadedRun& run, const std::vector<int32_t>& source) {
-  return greedy_decode(*run.model, pad_batch({source}), run.config.decode)[0];
+  return translate_ids(*run.model, pad_batch({source}), run.config.decode)[0];
 }
 
 }  // namespace

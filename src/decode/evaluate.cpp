@@ -11,14 +11,11 @@
 #include "decode/bleu.h"
 #include "decode/chrf.h"
 #include "decode/greedy.h"
+#include "decode/translate.h"
 #include "nn/context.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
-
-std::vector<std::vector<int32_t>> decode_for_eval(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {
-  return greedy_decode(model, src, config);  // after merge: translate_ids
-}
 
 namespace {
 
@@ -110,8 +107,6 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
   DecodeConfig decode = run.config.decode;
   decode.beam = beam;
   result.hypotheses.resize(sources.size());
-  // greedy_decode ignores decode.beam; drop this warning when decode_for_eval calls translate_ids.
-  if (beam > 1) spdlog::warn("beam search is not in this build yet: decoding greedily (beam {} asked for)", beam);
   for (size_t start = 0; start < sources.size(); start += 64) {
     std::vector<std::vector<int32_t>> ids;
     std::vector<size_t> which;
@@ -122,7 +117,7 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
       which.push_back(i);
     }
     if (ids.empty()) continue;
-    std::vector<std::vector<int32_t>> outputs = decode_for_eval(model, pad_batch(ids), decode);
+    std::vector<std::vector<int32_t>> outputs = translate_ids(model, pad_batch(ids), decode);
     for (size_t k = 0; k < outputs.size(); ++k) result.hypotheses[which[k]] = tgt_tokenizer.decode(outputs[k]);
   }
   result.sentences = static_cast<int64_t>(sources.size());

@@ -39,9 +39,6 @@ struct EvalResult {
   std::vector<std::string> hypotheses;          // detokenised, one per source sentence
 };
 
-// The one place `attnlab eval` decodes: token ids of a batch of sources [B, S] → output ids per sentence.
-std::vector<std::vector<int32_t>> decode_for_eval(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config);
-
 // Translates every source (with run.config.decode, beam = `beam`) and scores it against its reference.
 // Throws attnlab::Error when the lists differ in length or are empty.
 EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vector<std::string> references,

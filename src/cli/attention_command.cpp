@@ -1,0 +1,38 @@
+// attention_command.cpp — `attnlab attention`: the attention maps of one sentence, as files and in the terminal.
+//
+// Translates --text greedily (or takes --target), runs one teacher-forced forward pass with a recorder
+// (src/inspect/attention_maps.h), and writes into --out: attention.json, one SVG per map and head, and
+// index.html. With --terminal every head is also printed to standard output as a shaded heatmap.
+#include <cstdio>
+
+#include "cli/commands.h"
+#include "inspect/attention_maps.h"
+#include "tensor/error.h"
+#include "train/run.h"
+
+namespace attnlab {
+
+int attention_command(const AttentionCommandOptions& options) {
+  if (options.out.empty() && !options.terminal) {
+    throw Error("attnlab attention has nothing to write: give --out DIR (files) and/or --terminal (stdout)");
+  }
+  LoadedRun run = load_run(options.run, options.checkpoint);
+  AttentionPicture picture = record_attention(run, options.text, options.target);
+  std::vector<std::string> written;
+  if (!options.out.empty()) written = write_attention_folder(picture, options.out);
+  if (options.terminal) {
+    std::printf("source: %s\ntarget: %s%s\n\n", picture.source_text.c_str(), picture.target_text.c_str(),
+                picture.target_forced ? " (given)" : " (greedy translation)");
+    for (const auto& map : picture.maps) {
+      for (int64_t head = 0; head < map.heads; ++head) {
+        std::printf("%s\n", terminal_heatmap(picture, map, head).c_str());
+      }
+    }
+  }
+  if (!written.empty()) {
+    std::printf("%zu files in %s; open %s\n", written.size(), options.out.c_str(), written.back().c_str());
+  }
+  return 0;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,68 @@
+// report_command.cpp — `attnlab report`: one self-contained HTML page about a run (src/inspect/report.h).
+//
+// Reads DIR/metrics.jsonl for the curves, translates the first few sentences of the run's test split (its
+// validation split when it has no test split; paths as in DIR/config.yaml, relative to the current folder) and
+// records the attention of one sentence (--text, or the first sample). Writes --out (default DIR/report.html).
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/commands.h"
+#include "data/corpus.h"
+#include "inspect/report.h"
+#include "tensor/error.h"
+#include "train/run.h"
+#include "util/files.h"
+
+namespace attnlab {
+
+int report_command(const ReportCommandOptions& options) {
+  if (options.samples < 0) throw Error("--samples must be 0 or more, not " + std::to_string(options.samples));
+  LoadedRun run = load_run(options.run, options.checkpoint);
+  ReportInputs inputs;
+  inputs.run_dir = options.run;
+  inputs.history = read_metrics((std::filesystem::path(options.run) / "metrics.jsonl").string());
+  const ModelConfig& m = run.config.model;
+  inputs.config_summary = "d_model " + std::to_string(m.d_model) + ", " + std::to_string(m.heads) + " heads, " +
+                          std::to_string(m.encoder_layers) + " encoder + " + std::to_string(m.decoder_layers) +
+                          " decoder layers, d_ff " + std::to_string(m.d_ff) + ", " + m.norm + "-norm; attention: " +
+                          "encoder " + m.encoder_attention.kind + ", decoder " + m.decoder_attention.kind +
+                          ", cross " + m.cross_attention.kind + ". Translations and attention from " +
+                          run.checkpoint_path + " (step " + std::to_string(run.step) + ").";
+
+  // Samples: the first sentences of the test split, else of the validation split.
+  ParallelText split;
+  std::string split_name;
+  try {
+    for (const char* name : {"test", "valid"}) {
+      split = load_split(run.config.data, name);
+      split_name = name;
+      if (!split.src.empty()) break;
+    }
+    inputs.samples_from = split.src.empty()
+                              ? "The run has no validation or test split to take samples from."
+                              : "The first " + std::to_string(std::min<int64_t>(options.samples, split.src.size())) +
+                                    " sentences of the " + split_name + " split (" + split.description +
+                                    "), translated greedily; red: differs from the reference.";
+  } catch (const Error& e) {
+    inputs.samples_from = std::string("No samples: ") + e.what();
+    split = ParallelText{};
+  }
+  for (size_t i = 0; i < split.src.size() && static_cast<int64_t>(i) < options.samples; ++i) {
+    const std::vector<int32_t> ids = encode_text(run, *run.tokenizers.src, split.src[i], "sample source");
+    inputs.samples.push_back({split.src[i], split.tgt[i],
+                              run.tokenizers.tgt->decode(translate_for_pictures(*run.model, ids, run.config.decode))});
+  }
+  const std::string sentence = !options.text.empty() ? options.text
+                               : !split.src.empty()   ? split.src.front()
+                                                      : std::string();
+  if (!sentence.empty()) inputs.attention = record_attention(run, sentence);
+
+  const std::string out = options.out.empty() ? (std::filesystem::path(options.run) / "report.html").string()
+                                              : options.out;
+  write_file_atomically(out, report_html(inputs));
+  std::printf("%s\n", out.c_str());
+  return 0;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,306 @@
+// attention_maps.cpp — one recorded forward pass, and the maps it yields as JSON, SVG and terminal text.
+#include "inspect/attention_maps.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "autograd/graph.h"
+#include "data/corpus.h"
+#include "decode/greedy.h"
+#include "decode/translate.h"
+#include "inspect/attention_page.h"
+#include "tensor/error.h"
+#include "util/files.h"
+#include "util/utf8.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+// Keeps a copy of every map the modules hand over (B = 1: the one sentence pair).
+class MapCollector : public AttentionRecorder {
+ public:
+  void record(const std::string& name, const Tensor& weights) override {
+    if (weights.rank() != 4 || weights.size(0) != 1) {
+      throw Error("attention map '" + name + "' has shape " + weights.shape().str() +
+                  ", expected [1, heads, T_query, T_key]");
+    }
+    AttentionMapRecord map;
+    map.name = name;
+    map.heads = weights.size(1), map.queries = weights.size(2), map.keys = weights.size(3);   // [1, h, Tq, Tk]
+    map.weights.assign(weights.values().begin(), weights.values().end());
+    maps.push_back(std::move(map));
+  }
+  std::vector<AttentionMapRecord> maps;
+};
+
+// "decoder.layers.1.encoder_attn" → type "cross", layer 1.
+void classify(AttentionMapRecord& map, const ModelConfig& config) {
+  const std::string prefix = map.name.substr(0, map.name.find('.'));
+  const size_t layer_at = map.name.find(".layers.");
+  const size_t layer_end = layer_at == std::string::npos ? layer_at : map.name.find('.', layer_at + 8);
+  const std::string module = layer_end == std::string::npos ? "" : map.name.substr(layer_end + 1);
+  if (layer_end == std::string::npos) throw Error("attention map '" + map.name + "' does not name a layer");
+  map.layer = std::stoll(map.name.substr(layer_at + 8, layer_end - layer_at - 8));
+  if (prefix == "encoder" && module == "self_attn") {
+    map.type = "encoder_self", map.kind = config.encoder_attention.kind;
+  } else if (prefix == "decoder" && module == "self_attn") {
+    map.type = "decoder_self", map.kind = config.decoder_attention.kind;
+  } else if (prefix == "decoder" && module == "encoder_attn") {
+    map.type = "cross", map.kind = config.cross_attention.kind;
+  } else {
+    throw Error("attention map '" + map.name + "' is not an encoder, decoder or cross-attention map");
+  }
+}
+
+int type_order(const std::string& type) { return type == "encoder_self" ? 0 : type == "decoder_self" ? 1 : 2; }
+
+// A label that can be seen: an empty piece becomes "∅", and a piece of spaces (the char tokenizer's " ") "␣".
+std::string display(const std::string& piece) {
+  if (piece.empty()) return "∅";
+  if (piece.find_first_not_of(' ') == std::string::npos) {
+    std::string visible;
+    for (size_t i = 0; i < piece.size(); ++i) visible += "␣";
+    return visible;
+  }
+  return piece;
+}
+
+size_t display_width(const std::string& text) { return utf8_characters(text).size(); }
+
+}  // namespace
+
+std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenizer, const std::string& text,
+                                 const std::string& what) {
+  if (size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    throw Error("the " + what + " is not valid UTF-8 (byte " + std::to_string(bad + 1) + "); attnlab reads UTF-8 text");
+  }
+  std::string clean = normalize_spaces(text);
+  if (run.config.data.lowercase) clean = lowercase(clean);
+  std::vector<int32_t> ids = tokenizer.encode(clean);
+  if (ids.empty()) throw Error("the " + what + " '" + text + "' has no tokens: give a sentence with words in it");
+  return ids;
+}
+
+// The translation whose attention is drawn when no --target is given: decoded as the run's config asks (greedy,
+// or beam search when decode.beam > 1; src/decode/translate.h).
+std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<int32_t>& source_ids,
+                                            const DecodeConfig& config) {
+  return translate_ids(model, pad_batch({source_ids}), config)[0];
+}
+
+AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target) {
+  AttentionPicture picture;
+  picture.source_text = source;
+  picture.checkpoint = run.checkpoint_path;
+  picture.step = run.step;
+  const std::vector<int32_t> source_ids = encode_text(run, *run.tokenizers.src, source, "source text");
+  std::vector<int32_t> target_ids;
+  if (forced_target.empty()) {
+    target_ids = translate_for_pictures(*run.model, source_ids, run.config.decode);
+    picture.target_text = run.tokenizers.tgt->decode(target_ids);
+  } else {
+    target_ids = encode_text(run, *run.tokenizers.tgt, forced_target, "target text");
+    picture.target_text = forced_target;
+    picture.target_forced = true;
+  }
+  std::vector<int32_t> target_input = {bos_id}, target_output = target_ids;   // <s> y … and y … </s>
+  target_input.insert(target_input.end(), target_ids.begin(), target_ids.end());
+  target_output.push_back(eos_id);
+
+  for (const auto& piece : run.tokenizers.src->pieces(source_ids)) picture.source_tokens.push_back(display(piece));
+  for (const auto& piece : run.tokenizers.tgt->pieces(target_input)) picture.target_input_tokens.push_back(display(piece));
+  for (const auto& piece : run.tokenizers.tgt->pieces(target_output)) picture.target_output_tokens.push_back(display(piece));
+
+  // The one teacher-forced pass: no dropout, no graph, a recorder.
+  MapCollector collector;
+  {
+    NoGradGuard no_grad;
+    ForwardContext ctx;
+    ctx.recorder = &collector;
+    run.model->forward(pad_batch({source_ids}), pad_batch({target_input}), ctx);   // [1, T, V], not needed
+  }
+  for (auto& map : collector.maps) {
+    classify(map, run.model->config());
+    for (double& w : map.weights) {
+      if (!std::isfinite(w)) throw Error("attention map '" + map.name + "' holds a non-finite weight");
+    }
+  }
+  std::stable_sort(collector.maps.begin(), collector.maps.end(), [](const auto& a, const auto& b) {
+    return std::pair(type_order(a.type), a.layer) < std::pair(type_order(b.type), b.layer);
+  });
+  picture.maps = std::move(collector.maps);
+  spdlog::debug("recorded {} attention maps for '{}' → '{}'", picture.maps.size(), source, picture.target_text);
+  return picture;
+}
+
+std::string type_title(const std::string& type) {
+  if (type == "encoder_self") return "encoder self-attention";
+  if (type == "decoder_self") return "decoder self-attention";
+  return "cross-attention";
+}
+
+std::vector<std::string> query_labels(const AttentionPicture& picture, const AttentionMapRecord& map) {
+  if (map.type == "encoder_self") return picture.source_tokens;
+  if (map.type == "decoder_self") return picture.target_input_tokens;
+  return picture.target_output_tokens;
+}
+
+std::vector<std::string> key_labels(const AttentionPicture& picture, const AttentionMapRecord& map) {
+  if (map.keys_are_slots()) {
+    std::vector<std::string> slots;
+    for (int64_t s = 0; s < map.keys; ++s) slots.push_back("slot " + std::to_string(s));
+    return slots;
+  }
+  return map.type == "encoder_self" || map.type == "cross" ? picture.source_tokens : picture.target_input_tokens;
+}
+
+Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head) {
+  Heatmap heatmap;
+  heatmap.title = type_title(map.type) + " · layer " + std::to_string(map.layer) + " · head " + std::to_string(head) +
+                  " (" + map.kind + ")";
+  heatmap.row_labels = query_labels(picture, map);
+  heatmap.column_labels = key_labels(picture, map);
+  heatmap.row_axis = map.type == "encoder_self" ? "source (query)"
+                     : map.type == "cross"      ? "target token predicted (query)"
+                                                : "target input (query)";
+  heatmap.column_axis = map.keys_are_slots()       ? "memory slot (key)"
+                        : map.type == "decoder_self" ? "target input (key)"
+                                                     : "source (key)";
+  if (static_cast<int64_t>(heatmap.row_labels.size()) != map.queries ||
+      static_cast<int64_t>(heatmap.column_labels.size()) != map.keys) {
+    throw Error("attention map '" + map.name + "' is " + std::to_string(map.queries) + " × " +
+                std::to_string(map.keys) + " but the sentence pair has " + std::to_string(heatmap.row_labels.size()) +
+                " × " + std::to_string(heatmap.column_labels.size()) + " tokens");
+  }
+  const auto begin = map.weights.begin() + head * map.queries * map.keys;
+  heatmap.weights.assign(begin, begin + map.queries * map.keys);                    // [Tq, Tk] of this head
+  return heatmap;
+}
+
+std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head) {
+  return map.type + "-layer" + std::to_string(map.layer) + "-head" + std::to_string(head) + ".svg";
+}
+
+std::string row_normalisation(const AttentionMapRecord& map) {
+  if (map.kind == "external") return "L1 over memory slots, after a softmax over tokens";
+  if (map.kind == "linear") return "phi(q).phi(k) divided by its sum over keys";
+  return "softmax over keys";
+}
+
+// attention.json, schema "attnlab-attention/1":
+// {
+//   "schema": "attnlab-attention/1",
+//   "checkpoint": "runs/x/checkpoints/best.safetensors", "step": 1750,
+//   "source": "the text given", "target": "the translation (or the forced target)", "target_forced": false,
+//   "tokens": {
+//     "source":        ["a", "happy", …],         keys of encoder and cross maps, queries of encoder maps
+//     "target_input":  ["<s>", "une", …],          decoder positions: queries and keys of decoder self-attention
+//     "target_output": ["une", …, "</s>"]          what each decoder position predicts: queries of cross maps
+//   },
+//   "maps": [ {                                    encoder_self layers, then decoder_self, then cross
+//     "name": "decoder.layers.0.encoder_attn",    the module's parameter prefix
+//     "type": "encoder_self" | "decoder_self" | "cross",
+//     "layer": 0, "kind": "scaled_dot",            kind: model.attention.{encoder,decoder,cross}.kind
+//     "heads": 4, "queries": "source" | "target_input" | "target_output",
+//     "keys": "source" | "target_input" | "slots", (slots: external attention's memory, "slot 0" …)
+//     "row_normalisation": "softmax over keys",    why each query's row sums to 1 (row_normalisation())
+//     "weights": [[[…]]]                           weights[head][query][key], rounded to 6 decimals
+//   } ]
+// }
+std::string attention_json(const AttentionPicture& picture) {
+  nlohmann::ordered_json out;
+  out["schema"] = "attnlab-attention/1";
+  out["checkpoint"] = picture.checkpoint;
+  out["step"] = picture.step;
+  out["source"] = picture.source_text;
+  out["target"] = picture.target_text;
+  out["target_forced"] = picture.target_forced;
+  out["tokens"] = {{"source", picture.source_tokens},
+                   {"target_input", picture.target_input_tokens},
+                   {"target_output", picture.target_output_tokens}};
+  out["maps"] = nlohmann::ordered_json::array();
+  for (const auto& map : picture.maps) {
+    nlohmann::ordered_json entry;
+    entry["name"] = map.name;
+    entry["type"] = map.type;
+    entry["layer"] = map.layer;
+    entry["kind"] = map.kind;
+    entry["heads"] = map.heads;
+    entry["queries"] = map.type == "encoder_self" ? "source" : map.type == "cross" ? "target_output" : "target_input";
+    entry["keys"] = map.keys_are_slots() ? "slots" : map.type == "decoder_self" ? "target_input" : "source";
+    entry["row_normalisation"] = row_normalisation(map);
+    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
+    for (int64_t h = 0; h < map.heads; ++h) {
+      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
+      for (int64_t i = 0; i < map.queries; ++i) {
+        std::vector<double> row(static_cast<size_t>(map.keys));
+        for (int64_t j = 0; j < map.keys; ++j) row[j] = std::round(map.at(h, i, j) * 1e6) / 1e6;
+        rows.push_back(row);
+      }
+      heads.push_back(std::move(rows));
+    }
+    entry["weights"] = std::move(heads);
+    out["maps"].push_back(std::move(entry));
+  }
+  return out.dump(1) + "\n";
+}
+
+std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head) {
+  const Heatmap heatmap = heatmap_of(picture, map, head);
+  auto shade = [](double w) -> std::string {
+    if (w < 0.1) return "  ";
+    if (w < 0.3) return "░░";
+    if (w < 0.5) return "▒▒";
+    if (w < 0.75) return "▓▓";
+    return "██";
+  };
+  size_t label_width = 0;
+  for (const auto& label : heatmap.row_labels) label_width = std::max(label_width, display_width(label));
+  std::vector<std::vector<std::string>> columns;   // each column label as its characters, written downwards
+  size_t tallest = 0;
+  for (const auto& label : heatmap.column_labels) {
+    columns.push_back(utf8_characters(label));
+    tallest = std::max(tallest, columns.back().size());
+  }
+  std::string out = heatmap.title + "\n";
+  for (size_t line = 0; line < tallest; ++line) {
+    out += std::string(label_width + 2, ' ');
+    for (const auto& characters : columns) out += (line < characters.size() ? characters[line] : " ") + " ";
+    out += "\n";
+  }
+  for (size_t i = 0; i < heatmap.row_labels.size(); ++i) {
+    out += std::string(label_width - display_width(heatmap.row_labels[i]), ' ') + heatmap.row_labels[i] + " │";
+    for (size_t j = 0; j < heatmap.column_labels.size(); ++j) out += shade(heatmap.weights[i * heatmap.column_labels.size() + j]);
+    out += "│\n";
+  }
+  out += std::string(label_width + 2, ' ') + "rows: " + heatmap.row_axis + "; columns: " + heatmap.column_axis + "\n";
+  out += std::string(label_width + 2, ' ') + "\"  \" < 0.1 ≤ ░░ < 0.3 ≤ ▒▒ < 0.5 ≤ ▓▓ < 0.75 ≤ ██\n";
+  return out;
+}
+
+std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir) {
+  std::error_code error;
+  std::filesystem::create_directories(out_dir, error);
+  if (error) throw Error("cannot create the folder '" + out_dir + "': " + error.message());
+  std::vector<std::string> written;
+  auto write = [&](const std::string& name, const std::string& contents) {
+    const std::string path = (std::filesystem::path(out_dir) / name).string();
+    write_file_atomically(path, contents);
+    written.push_back(path);
+  };
+  write("attention.json", attention_json(picture));
+  for (const auto& map : picture.maps) {
+    for (int64_t head = 0; head < map.heads; ++head) {
+      write(heatmap_file_name(map, head), heatmap_svg(heatmap_of(picture, map, head), HeatmapStyle{}));
+    }
+  }
+  write("index.html", attention_page_html(picture));
+  return written;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,93 @@
+// attention_maps.h — recording what every attention head looked at, for one sentence pair.
+//
+// The pictures of chapter "Looking inside". One teacher-forced forward pass of the trained model over
+//   source  x_1 … x_S                       (no bos/eos: the encoder sees exactly what training showed it)
+//   target input  <s> y_1 … y_m              (the decoder's input, shifted right, as in training)
+// with an AttentionRecorder (src/nn/context.h) attached hands over every attention module's weights
+//   a[h, i, j] = how much query i draws from key j in head h,   a ∈ [B = 1, heads, T_query, T_key]
+// Three types of map, one per layer:
+//   encoder_self  source → source                        "encoder.layers.L.self_attn"
+//   decoder_self  target input → target input (causal)   "decoder.layers.L.self_attn"
+//   cross         target → source                        "decoder.layers.L.encoder_attn"
+// Row i of a decoder map is position i of the target input (token y_{i−1}, <s> for i = 0): that position's
+// output predicts target output token i (y_i, or </s> at the end). So cross-attention rows are labelled with the
+// token they PREDICT — the convention of alignment pictures (Bahdanau et al. 2015, Figure 3) — and decoder
+// self-attention rows and columns with the input token each position holds.
+// External attention has no keys from the sentence: its columns are its S learned memory slots.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "inspect/svg.h"
+#include "train/run.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+struct AttentionMapRecord {
+  std::string name;           // "decoder.layers.0.encoder_attn", as the module was named
+  std::string type;           // encoder_self | decoder_self | cross
+  int64_t layer = 0;
+  std::string kind;           // the attention kind of that use (model.attention.*.kind): scaled_dot, external, …
+  int64_t heads = 0, queries = 0, keys = 0;
+  std::vector<double> weights;  // [heads, queries, keys], row-major
+
+  double at(int64_t head, int64_t query, int64_t key) const { return weights[(head * queries + query) * keys + key]; }
+  bool keys_are_slots() const { return kind == "external"; }
+};
+
+struct AttentionPicture {
+  std::string source_text, target_text;  // the sentence pair, as given (target: forced, or the greedy output)
+  bool target_forced = false;            // true: --target; false: the model's own greedy translation
+  std::vector<std::string> source_tokens, target_input_tokens, target_output_tokens;
+  std::vector<AttentionMapRecord> maps;  // encoder_self layers, then decoder_self layers, then cross layers
+  std::string checkpoint;                // which weights drew it
+  int64_t step = 0;
+};
+
+// The source text as the model's ids, with the clean-up the training text had (spaces normalised, lower case
+// when data.lowercase). Throws attnlab::Error if it is not UTF-8 or has no tokens.
+std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenizer, const std::string& text,
+                                 const std::string& what);
+
+// Greedy translation of one tokenized sentence: the output ids without <s> and </s>.
+std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<int32_t>& source_ids,
+                                            const DecodeConfig& config);
+
+// Translates `source` greedily (or takes `forced_target` when not empty), then runs the one teacher-forced
+// forward pass with a recorder. Every map it returns has real weights (NaN or ±∞ would be a bug upstream and
+// throws attnlab::Error naming the map).
+AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target = "");
+
+// "encoder self-attention", "decoder self-attention", "cross-attention"
+std::string type_title(const std::string& type);
+// The labels of a map's rows and columns (see the file comment): tokens, or "slot 0" … for external keys.
+std::vector<std::string> query_labels(const AttentionPicture& picture, const AttentionMapRecord& map);
+std::vector<std::string> key_labels(const AttentionPicture& picture, const AttentionMapRecord& map);
+// One head of one map as a heatmap (title "cross-attention · layer 1 · head 0 (scaled_dot)").
+Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head);
+// File name of that heatmap: "cross-layer1-head0.svg".
+std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head);
+
+// How this map's rows come to sum to 1 — every kind attnlab has makes each query's row sum to 1 when the query
+// sees at least one key: "softmax over keys" (scaled_dot, additive, simplified, sagan); "phi(q).phi(k) divided by
+// its sum over keys" (linear: the map it implies but never forms); "L1 over memory slots, after a softmax over
+// tokens" (external: its FIRST softmax runs down the columns, over the tokens; the stored map is the second,
+// row-wise normalisation). Exempt rows are all zero: a query at a <pad> token — a one-sentence picture has no
+// padding, but an untrained model's greedy translation can emit the pad id, which the masks then treat as
+// padding (external attention blanks such rows) — or a query whose attention window holds no key.
+std::string row_normalisation(const AttentionMapRecord& map);
+
+// attention.json — the schema is documented at the writer, attention_maps.cpp, and in README "Looking inside".
+std::string attention_json(const AttentionPicture& picture);
+
+// A Unicode-shaded heatmap of one head for the terminal: rows = queries, columns = keys (labels written
+// downwards), one shade per weight band: "  " < 0.1 ≤ "░░" < 0.3 ≤ "▒▒" < 0.5 ≤ "▓▓" < 0.75 ≤ "██".
+std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head);
+
+// Writes into out_dir (created if missing): attention.json, one SVG per map and head, and index.html.
+// Returns the paths written, index.html last.
+std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,321 @@
+// test_inspect.cpp — chapter "Looking inside": recorded attention maps, their JSON, SVG, HTML and terminal forms,
+// and the run report. (The pages in a real browser: tests/inspect_browser_test.sh.)
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "data/tokenizer.h"
+#include "inspect/attention_maps.h"
+#include "inspect/attention_page.h"
+#include "inspect/report.h"
+#include "inspect/svg.h"
+#include "tensor/error.h"
+#include "test_support.h"
+
+using namespace attnlab;
+
+namespace {
+
+// Every attention kind, as (self-attention kind, cross-attention kind): external attention cannot be
+// cross-attention (its keys are memories, not the encoder's output), so its cross-attention is scaled_dot; sagan
+// has one head whatever `heads` says.
+const std::vector<std::pair<std::string, std::string>> all_kinds = {
+    {"scaled_dot", "scaled_dot"}, {"additive", "additive"}, {"simplified", "simplified"},
+    {"sagan", "sagan"},           {"linear", "linear"},     {"external", "scaled_dot"}};
+
+// A small XML well-formedness check: every tag closes in order, attributes are quoted, '&' starts an entity and
+// no '<' stands alone in text. Returns "" when well formed, else what is wrong and where.
+std::string xml_problem(const std::string& text) {
+  std::vector<std::string> open;
+  size_t at = 0;
+  if (text.rfind("<?xml", 0) == 0) at = text.find("?>") + 2;
+  while (at < text.size()) {
+    const char c = text[at];
+    if (c == '&') {
+      const size_t end = text.find(';', at);
+      if (end == std::string::npos || end - at > 8) return "bare '&' at byte " + std::to_string(at);
+      at = end + 1;
+      continue;
+    }
+    if (c != '<') { ++at; continue; }
+    const size_t end = text.find('>', at);
+    if (end == std::string::npos) return "unclosed tag at byte " + std::to_string(at);
+    std::string tag = text.substr(at + 1, end - at - 1);
+    size_t quotes = 0;
+    for (char q : tag) quotes += q == '"';
+    if (quotes % 2 != 0) return "unbalanced quotes in <" + tag + ">";
+    if (tag.empty() || tag[0] == ' ') return "a '<' that starts no tag at byte " + std::to_string(at);
+    if (tag[0] == '/') {
+      const std::string name = tag.substr(1);
+      if (open.empty() || open.back() != name) return "</" + name + "> closes " + (open.empty() ? "nothing" : "<" + open.back() + ">");
+      open.pop_back();
+    } else if (tag.back() != '/') {
+      open.push_back(tag.substr(0, tag.find_first_of(" \n")));
+    }
+    at = end + 1;
+  }
+  if (!open.empty()) return "<" + open.back() + "> never closes";
+  return "";
+}
+
+size_t count(const std::string& text, const std::string& piece) {
+  size_t n = 0;
+  for (size_t at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
+}
+
+// A run held in memory: word tokenizer over a few sentences, an untrained small model of the given kinds.
+LoadedRun tiny_run(const std::string& self_kind, const std::string& cross_kind, const std::string& tokenizer_kind = "word") {
+  LoadedRun run;
+  run.config.tokenizer.kind = tokenizer_kind;
+  std::vector<std::string> text = {"a happy girl does not go .", "une fille heureuse ne va pas .",
+                                   "the old offices & <tags>", "les vieux bureaux très"};
+  std::shared_ptr<Tokenizer> tokenizer = train_tokenizer(run.config.tokenizer, text, "");
+  run.tokenizers = {tokenizer, tokenizer};
+  ModelConfig& m = run.config.model;
+  m.d_model = 16, m.heads = 2, m.d_ff = 32, m.encoder_layers = 2, m.decoder_layers = 2, m.dropout = 0.1;
+  m.encoder_attention.kind = self_kind;
+  m.decoder_attention.kind = self_kind;
+  m.cross_attention.kind = cross_kind;
+  m.encoder_attention.memory_slots = m.decoder_attention.memory_slots = 5;
+  Generator init(7);
+  run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
+  run.checkpoint_path = "in memory";
+  return run;
+}
+
+}  // namespace
+
+TEST_CASE("xml_escape makes any token safe in SVG text and attributes, and leaves UTF-8 alone") {
+  CHECK(xml_escape("<s> & \"x\" 'y'") == "&lt;s&gt; &amp; &quot;x&quot; &#39;y&#39;");
+  CHECK(xml_escape("très déçu") == "très déçu");
+}
+
+TEST_CASE("the heat colour runs from white at 0 to dark blue at 1, darker with every step") {
+  CHECK(heat_colour(0) == "#f7fbff");
+  CHECK(heat_colour(1) == "#08306b");
+  CHECK(heat_colour(-3) == heat_colour(0));
+  CHECK(heat_colour(7) == heat_colour(1));
+  auto brightness = [](const std::string& hex) {
+    return std::stoi(hex.substr(1, 2), nullptr, 16) + std::stoi(hex.substr(3, 2), nullptr, 16) +
+           std::stoi(hex.substr(5, 2), nullptr, 16);
+  };
+  for (int step = 1; step <= 20; ++step) CHECK(brightness(heat_colour(step / 20.0)) < brightness(heat_colour((step - 1) / 20.0)));
+}
+
+TEST_CASE("a heatmap SVG is well-formed XML with one cell per weight, escaped labels and a legend") {
+  Heatmap map{"cross · layer 0 · head 1", {"<s>", "très"}, {"a", "&", "b"}, "queries", "keys",
+              {0.1, 0.2, 0.7, 1, 0, 0}};
+  const std::string svg = heatmap_svg(map, HeatmapStyle{});
+  CHECK(xml_problem(svg) == "");
+  CHECK(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0) == 0);
+  CHECK(svg.find("xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
+  CHECK(count(svg, "<title>") == 6);                         // a hover title per cell
+  CHECK(svg.find("&lt;s&gt;") != std::string::npos);
+  CHECK(svg.find("très") != std::string::npos);
+  CHECK(svg.find(">&amp;</text>") != std::string::npos);
+  CHECK(count(svg, "fill=\"" + heat_colour(1) + "\"") >= 1);  // the weight-1 cell
+  CHECK(svg.find(">0.5</text>") != std::string::npos);       // the legend's middle tick
+
+  HeatmapStyle inline_style;
+  inline_style.standalone = false, inline_style.cell_titles = false, inline_style.data_map = "3/1";
+  const std::string fragment = heatmap_svg(map, inline_style);
+  CHECK(xml_problem(fragment) == "");
+  CHECK(fragment.find("<?xml") == std::string::npos);
+  CHECK(fragment.find("data-map=\"3/1\"") != std::string::npos);
+  CHECK(count(fragment, "data-i=") == 6);
+  CHECK(count(fragment, "<title>") == 0);
+}
+
+TEST_CASE("line charts are well-formed, draw one line per series, and say so when there is nothing to draw") {
+  LineChart chart{"loss", "step", "loss", {{"train", "#1f77b4", {{50, 5.7}, {100, 4.8}, {150, 0.05}}},
+                                           {"valid", "#d62728", {{100, 3.0}}}}, true};
+  const std::string svg = line_chart_svg(chart);
+  CHECK(xml_problem(svg) == "");
+  CHECK(count(svg, "<polyline") == 1);
+  CHECK(count(svg, "<circle") == 1);        // a one-point series is a dot
+  CHECK(svg.find("(log scale)") != std::string::npos);
+  CHECK(svg.find(">0.1</text>") != std::string::npos);   // a decade tick between 0.05 and 5.7
+  // A log axis over less than a factor of 2 still gets labelled ticks.
+  const std::string narrow = line_chart_svg(LineChart{"loss", "step", "loss", {{"train", "#000", {{1, 5.8}, {2, 6.0}}}}, true});
+  CHECK(narrow.find(">5.9</text>") != std::string::npos);
+  CHECK(line_chart_svg(LineChart{"empty", "x", "y", {}}).find("no data") != std::string::npos);
+  const std::vector<double> ticks = nice_ticks(0, 1, 5);
+  REQUIRE(ticks.size() == 6);
+  for (size_t k = 0; k < ticks.size(); ++k) CHECK(ticks[k] == doctest::Approx(0.2 * double(k)));
+  CHECK(nice_ticks(0, 1750, 6) == std::vector<double>{0, 500, 1000, 1500});
+}
+
+TEST_CASE("every recorded map of every attention kind has one row per query that sums to 1") {
+  for (const auto& [self_kind, cross_kind] : all_kinds) {
+    CAPTURE(self_kind);
+    LoadedRun run = tiny_run(self_kind, cross_kind);
+    AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+    CHECK(picture.source_tokens.size() == 7);
+    CHECK(picture.target_input_tokens.front() == "<s>");
+    CHECK(picture.target_output_tokens.back() == "</s>");
+    REQUIRE(picture.maps.size() == 6);   // 2 encoder self, 2 decoder self, 2 cross, in that order
+    const std::vector<std::string> types = {"encoder_self", "encoder_self", "decoder_self", "decoder_self", "cross", "cross"};
+    for (size_t m = 0; m < picture.maps.size(); ++m) {
+      const AttentionMapRecord& map = picture.maps[m];
+      CAPTURE(map.name);
+      CHECK(map.type == types[m]);
+      CHECK(map.layer == static_cast<int64_t>(m % 2));
+      CHECK(map.heads == (map.kind == "sagan" ? 1 : 2));
+      CHECK(map.queries == static_cast<int64_t>(query_labels(picture, map).size()));
+      CHECK(map.keys == (map.keys_are_slots() ? 5 : static_cast<int64_t>(key_labels(picture, map).size())));
+      for (int64_t h = 0; h < map.heads; ++h) {
+        for (int64_t i = 0; i < map.queries; ++i) {
+          double sum = 0;
+          for (int64_t j = 0; j < map.keys; ++j) {
+            CHECK(map.at(h, i, j) >= 0);
+            sum += map.at(h, i, j);
+            // Decoder self-attention is causal: no weight on later positions (external: no positions at all).
+            if (map.type == "decoder_self" && !map.keys_are_slots() && j > i) CHECK(map.at(h, i, j) == 0);
+          }
+          CHECK(sum == doctest::Approx(1).epsilon(1e-5));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("attention.json holds the tokens and every head's weights, whose rows sum to 1, for every kind") {
+  const std::map<std::string, std::string> normalisation = {
+      {"scaled_dot", "softmax over keys"}, {"additive", "softmax over keys"}, {"simplified", "softmax over keys"},
+      {"sagan", "softmax over keys"},      {"linear", "phi(q).phi(k) divided by its sum over keys"},
+      {"external", "L1 over memory slots, after a softmax over tokens"}};
+  for (const auto& [self_kind, cross_kind] : all_kinds) {
+    CAPTURE(self_kind);
+    LoadedRun run = tiny_run(self_kind, cross_kind);
+    AttentionPicture picture = record_attention(run, "the old offices & <tags>");   // greedy translation
+    const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
+    CHECK(json["schema"] == "attnlab-attention/1");
+    CHECK(json["target_forced"] == false);
+    CHECK(json["tokens"]["source"] == nlohmann::json(picture.source_tokens));
+    CHECK(json["tokens"]["target_input"].size() == json["tokens"]["target_output"].size());
+    REQUIRE(json["maps"].size() == 6);
+    for (const auto& map : json["maps"]) {
+      CAPTURE(map["name"].get<std::string>());
+      CHECK(map["row_normalisation"] == normalisation.at(map["kind"].get<std::string>()));
+      const size_t queries = json["tokens"][map["queries"].get<std::string>()].size();
+      const size_t keys = map["keys"] == "slots" ? 5 : json["tokens"][map["keys"].get<std::string>()].size();
+      REQUIRE(map["weights"].size() == map["heads"].get<size_t>());
+      for (const auto& head : map["weights"]) {
+        REQUIRE(head.size() == queries);
+        const auto& positions = map["type"] == "encoder_self" ? json["tokens"]["source"] : json["tokens"]["target_input"];
+        for (size_t i = 0; i < queries; ++i) {
+          const auto& row = head[i];
+          REQUIRE(row.size() == keys);
+          double sum = 0;
+          for (const auto& w : row) sum += w.get<double>();
+          // An untrained model's greedy translation can hold <pad>; the decoder then treats that position as
+          // padding, and the kinds that blank padded queries (external) give it a row of zeros.
+          if (positions[i] == "<pad>" && sum == 0) continue;
+          CHECK(sum == doctest::Approx(1).epsilon(1e-5));   // 6 decimals each
+        }
+      }
+    }
+    CHECK(json["maps"][4]["queries"] == "target_output");   // cross-attention rows: the predicted tokens
+    CHECK(json["maps"][4]["keys"] == "source");
+  }
+}
+
+TEST_CASE("external attention's maps are over memory slots, labelled as such in the JSON") {
+  LoadedRun run = tiny_run("external", "scaled_dot");
+  AttentionPicture picture = record_attention(run, "a happy girl", "une fille");
+  const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
+  CHECK(json["maps"][0]["keys"] == "slots");
+  CHECK(json["maps"][0]["row_normalisation"] == "L1 over memory slots, after a softmax over tokens");
+  CHECK(json["maps"][0]["weights"][0][0].size() == 5);
+  CHECK(key_labels(picture, picture.maps[0]).back() == "slot 4");
+}
+
+TEST_CASE("a character model's space tokens get a visible label") {
+  LoadedRun run = tiny_run("scaled_dot", "scaled_dot", "char");
+  AttentionPicture picture = record_attention(run, "a girl", "une");
+  CHECK(picture.source_tokens == std::vector<std::string>{"a", "␣", "g", "i", "r", "l"});
+}
+
+TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and head, and a page wired to all") {
+  LoadedRun run = tiny_run("scaled_dot", "scaled_dot");
+  AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+  const auto directory = testing::fresh_directory("inspect", "folder");
+  const std::vector<std::string> written = write_attention_folder(picture, (directory / "out").string());
+  REQUIRE(written.size() == 1 + 6 * 2 + 1);
+  CHECK(std::filesystem::path(written.back()).filename() == "index.html");
+  const std::string svg = testing::read_bytes(directory / "out" / "cross-layer1-head0.svg");
+  CHECK(xml_problem(svg) == "");
+  CHECK(svg.find("cross-attention · layer 1 · head 0 (scaled_dot)") != std::string::npos);
+  CHECK(svg.find("heureuse") != std::string::npos);
+  CHECK(svg.find("&lt;/s&gt;") != std::string::npos);
+  for (const auto& path : written) {
+    if (path.ends_with(".svg")) CHECK(xml_problem(testing::read_bytes(path)) == "");
+  }
+  const std::string page = testing::read_bytes(directory / "out" / "index.html");
+  CHECK(count(page, "data-map=\"") == 12);
+  CHECK(count(page, "<h3>") == 3);
+  CHECK(page.find("http://") == page.find("http://www.w3.org/2000/svg"));   // nothing fetched: only namespaces
+  CHECK(page.find("https://") == std::string::npos);
+  CHECK(page.find(" src=") == std::string::npos);
+  // The embedded data cannot end its <script> early, whatever the tokens hold.
+  CHECK(json_for_script("{\"a\":\"</script>\"}") == "{\"a\":\"<\\/script>\"}");
+}
+
+TEST_CASE("the terminal heatmap shades each weight band and labels rows and columns") {
+  AttentionPicture picture;
+  picture.source_tokens = {"a", "très", "b"};
+  AttentionMapRecord map{"encoder.layers.0.self_attn", "encoder_self", 0, "scaled_dot", 1, 3, 3,
+                         {1, 0, 0, 0.2, 0.4, 0.4, 0.05, 0.6, 0.35}};
+  picture.maps = {map};
+  const std::string text = terminal_heatmap(picture, map, 0);
+  CHECK(text.find("encoder self-attention · layer 0 · head 0") != std::string::npos);
+  CHECK(text.find("   a │██    │") != std::string::npos);
+  CHECK(text.find("très │░░▒▒▒▒│") != std::string::npos);
+  CHECK(text.find("   b │  ▓▓▒▒│") != std::string::npos);
+  CHECK(text.find("      a t b") != std::string::npos);   // column labels written downwards: a, t(rès), b
+}
+
+TEST_CASE("metrics.jsonl is read back; BLEU is optional; a bad line is named by file and line") {
+  const auto directory = testing::fresh_directory("inspect", "metrics");
+  const auto path = (directory / "metrics.jsonl").string();
+  std::ofstream(path) << R"({"type":"train","step":50,"loss":5.5,"lr":0.001,"tokens_per_s":900,"elapsed_s":3,"epoch":0})" "\n"
+                      << R"({"type":"valid","step":50,"loss":4.0,"perplexity":54.6,"token_accuracy":0.2,"exact_match":0})" "\n"
+                      << R"({"type":"note","text":"ignored"})" "\n\n"
+                      << R"({"type":"valid","step":100,"loss":3.0,"perplexity":20.1,"token_accuracy":0.4,"exact_match":0.1,"bleu":12.5})" "\n";
+  TrainingHistory history = read_metrics(path);
+  REQUIRE(history.train.size() == 1);
+  REQUIRE(history.valid.size() == 2);
+  CHECK(history.train[0].lr == 0.001);
+  CHECK_FALSE(history.valid[0].bleu.has_value());
+  CHECK(history.valid[1].bleu.value() == 12.5);
+
+  ReportInputs inputs;
+  inputs.run_dir = "runs/x";
+  inputs.history = history;
+  inputs.samples = {{"a <b>", "une <b>", "une <b>"}, {"c", "d", "e"}};
+  const std::string page = report_html(inputs);
+  CHECK(count(page, "class=\"chart\"") == 4);   // loss, learning rate, accuracy, BLEU
+  CHECK(page.find("validation BLEU") != std::string::npos);
+  CHECK(page.find("a &lt;b&gt;") != std::string::npos);
+  CHECK(page.find("class=\"wrong\">e") != std::string::npos);
+
+  inputs.history.valid[1].bleu.reset();
+  CHECK(report_html(inputs).find("No BLEU in this run") != std::string::npos);
+
+  std::ofstream(path, std::ios::app) << R"({"type":"train","step":150,"loss":"high"})" "\n";
+  std::string message;
+  try {
+    read_metrics(path);
+  } catch (const Error& e) {
+    message = e.what();
+  }
+  CHECK(message.find("metrics.jsonl:6") != std::string::npos);
+  CHECK(message.find("\"loss\"") != std::string::npos);
+}
