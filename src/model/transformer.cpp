@@ -88,13 +88,13 @@ Tensor DecoderLayer::forward(const Tensor& y, const Tensor& memory, const Attent
 
 Tensor DecoderLayer::step(const Tensor& y, const std::vector<uint8_t>& y_is_real, AttentionCache& self_cache,
                           AttentionCache& cross_cache, ForwardContext& ctx) {
-  Tensor h = residual(y, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = residual(y, self_attn, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.step(in, y_is_real, self_cache);                         // [B, 1, d], keys so far
   });
-  h = residual(h, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  h = residual(h, encoder_attn, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
     return encoder_attn.step(in, y_is_real, cross_cache);                     // [B, 1, d], the source
   });
-  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+  return residual(h, ffn, final_layer_norm, pre_norm_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, 1, d]
 }
 
