@@ -15,6 +15,8 @@ packages=(
   libcli11-dev                              # command line
   nlohmann-json3-dev                        # JSON (safetensors headers, metrics)
   python3-numpy                             # only for the test that opens our safetensors files from Python
+  jq                                        # tools/compare.sh reads metrics.jsonl with it
+  gdb                                       # the debugger walkthrough; tests/gdb_test.sh checks tools/gdb/
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 

@@ -28,6 +28,10 @@ struct GradcheckCase {
   std::function<std::vector<Tensor>(Generator& gen)> make_inputs;
   // Applies the op. Must be deterministic: an op that draws random numbers (dropout) seeds its own Generator here.
   std::function<Tensor(const std::vector<Tensor>& inputs)> apply;
+  // What `attnlab gradcheck --op NAME --explain` shows: the op's forward formula and its derivative, written
+  // out as in the op's source comments (g = ∂L/∂y). Set once per op by explain_op() at the end of each list.
+  std::string formula;
+  std::string derivative;
 };
 
 struct GradcheckOptions {
@@ -54,6 +58,16 @@ struct GradcheckResult {
 };
 
 GradcheckResult run_gradcheck(const GradcheckCase& check, const GradcheckOptions& options = {});
+
+// Gives every case of `op` in `cases` its formula and derivative. Throws attnlab::Error when no case is called
+// `op`, so a misspelt name cannot leave an op without its text.
+void explain_op(std::vector<GradcheckCase>& cases, const std::string& op, const std::string& formula,
+                const std::string& derivative);
+
+// A guided tour of one case, as text (gradcheck_explain.cpp): the formula and the derivative, the inputs, the
+// output y, the weights R of L = Σ y ⊙ R (so ∂L/∂y = R), and for every input number its value, the analytic and
+// the numeric gradient and their difference. The numbers are those run_gradcheck(check, options) compares.
+std::string explain_gradcheck(const GradcheckCase& check, const GradcheckOptions& options = {});
 
 // Every op's cases, in the order of ops.h. Defined in checks/all_checks.cpp from the per-file lists below.
 std::vector<GradcheckCase> all_gradcheck_cases();

@@ -17,14 +17,21 @@ std::unique_ptr<Attention> named_attention(const ModelConfig& c, const Attention
   return attention;
 }
 
-// One residual sublayer, in either norm placement:
+// One sublayer, in either norm placement, with or without its residual connection (SublayerWiring):
 //   post:  x = LayerNorm(x + Dropout(f(x)))          pre:  x = x + Dropout(f(LayerNorm(x)))
+// Without the residual the "x +" goes: the sublayer's output replaces its input instead of adding to it.
 template <typename Sublayer>
-Tensor residual(const Tensor& x, const LayerNorm& norm, bool pre_norm, double p, ForwardContext& ctx,
+Tensor sublayer(const Tensor& x, const LayerNorm& norm, SublayerWiring wiring, double p, ForwardContext& ctx,
                 Sublayer&& f) {
-  if (pre_norm) return add(x, apply_dropout(f(norm.forward(x)), p, ctx));    // [B, T, d]
-  return norm.forward(add(x, apply_dropout(f(x), p, ctx)));                   // [B, T, d]
+  if (wiring.pre_norm) {
+    Tensor update = apply_dropout(f(norm.forward(x)), p, ctx);                 // [B, T, d]
+    return wiring.residual ? add(x, update) : update;                          // [B, T, d]
+  }
+  Tensor update = apply_dropout(f(x), p, ctx);                                 // [B, T, d]
+  return norm.forward(wiring.residual ? add(x, update) : update);              // [B, T, d]
 }
+
+SublayerWiring wiring_of(const ModelConfig& c) { return {c.norm == "pre", c.residual}; }
 
 }  // namespace
 
@@ -37,14 +44,14 @@ EncoderLayer::EncoderLayer(const ModelConfig& c, const std::string& name, Genera
       ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
                                                               c.dropout, init))),
       final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
-      pre_norm_(c.norm == "pre"),
+      wiring_(wiring_of(c)),
       dropout_(c.dropout) {}
 
 Tensor EncoderLayer::forward(const Tensor& x, const AttentionMask& self_mask, ForwardContext& ctx) {
-  Tensor h = residual(x, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = sublayer(x, self_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.forward(in, in, self_mask, ctx);                         // [B, S, d]
   });
-  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+  return sublayer(h, final_layer_norm, wiring_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, S, d]
 }
 
@@ -60,18 +67,18 @@ DecoderLayer::DecoderLayer(const ModelConfig& c, const std::string& name, Genera
       ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
                                                               c.dropout, init))),
       final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
-      pre_norm_(c.norm == "pre"),
+      wiring_(wiring_of(c)),
       dropout_(c.dropout) {}
 
 Tensor DecoderLayer::forward(const Tensor& y, const Tensor& memory, const AttentionMask& self_mask,
                              const AttentionMask& cross_mask, ForwardContext& ctx) {
-  Tensor h = residual(y, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = sublayer(y, self_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.forward(in, in, self_mask, ctx);                         // [B, T, d], causal
   });
-  h = residual(h, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  h = sublayer(h, encoder_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return encoder_attn.forward(in, memory, cross_mask, ctx);                 // [B, T, d], looks at the source
   });
-  return residual(h, final_layer_norm, pre_norm_, dropout_, ctx,
+  return sublayer(h, final_layer_norm, wiring_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, T, d]
 }
 
