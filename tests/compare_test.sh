@@ -21,7 +21,7 @@ data: {train_src: $work/tiny.en, train_tgt: $work/tiny.fr, valid_src: $work/tiny
        test_src: $work/tiny.en, test_tgt: $work/tiny.fr}
 model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, positional: $positional}
 train: {threads: 1, batch_tokens: 100, schedule: constant, lr: 0.003, warmup_steps: 2, valid_every: 2,
-        valid_samples: 4, checkpoint_every: 2}
+        valid_samples: 4, checkpoint_every: 2, log_every: 1}
 YAML
 done
 

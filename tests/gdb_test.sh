@@ -9,7 +9,7 @@ line=$(grep -n 'gdb stops here' "$source_dir/tests/gdb_tensor_example.cpp" | cut
 cd "$source_dir"   # the gdbinit sources tools/gdb/attnlab_printers.py relative to the project's root
 output=$(gdb -batch -nx -x tools/gdb/gdbinit -ex "break gdb_tensor_example.cpp:$line" -ex run \
              -ex "print x" -ex "print W" -ex "print y" -ex "print big" -ex "print shape" -ex "print empty" \
-             -ex "print *y.node_ptr()._M_ptr" "$program" 2>&1)
+             -ex "print *y.node_._M_ptr" "$program" 2>&1)
 echo "$output"
 expect() {
   grep -qF -- "$1" <<< "$output" || { echo "FAIL: gdb's output lacks: $1" >&2; exit 1; }

@@ -60,7 +60,7 @@ fi
 # ---- The evaluation, on its own: `attnlab eval` writes one JSON object (bleu, chrf, exact_match, loss,
 # perplexity, token_accuracy, sentences, beam, hypotheses_file, attention_entropy {encoder, decoder, cross}).
 # When this attnlab has no eval command the columns that need it stay empty ("–").
-have_eval() { "$attnlab" eval --help >/dev/null 2>&1; }
+have_eval() { "$attnlab" eval --help 2>/dev/null | grep -q -- '--split'; }   # (an unknown subcommand's --help prints the main help)
 evaluate_run() {  # RUN JSON_OUT
   "$attnlab" eval --run "$1" --split test --json > "$2"
 }

@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -22,6 +23,14 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 struct GradcheckCase {
+  GradcheckCase() = default;
+  // A case is written {op, what, make_inputs, apply}; formula and derivative are filled in by explain_op().
+  GradcheckCase(std::string op_name, std::string situation,
+                std::function<std::vector<Tensor>(Generator& gen)> inputs,
+                std::function<Tensor(const std::vector<Tensor>& inputs)> function)
+      : op(std::move(op_name)), what(std::move(situation)), make_inputs(std::move(inputs)),
+        apply(std::move(function)) {}
+
   std::string op;    // the op's name, as `attnlab gradcheck --op NAME` takes it
   std::string what;  // which situation this case covers, e.g. "row broadcast", "fully masked row"
   // Makes the inputs to differentiate (the checker sets requires_grad on each).

@@ -1,4 +1,4 @@
-// gradcheck_command.cpp — `attnlab gradcheck [--op NAME [--explain]]`: every op's backward against finite differences.
+// gradcheck_command.cpp — `attnlab gradcheck [--op NAME [--explain]]`: every op's backward vs finite differences.
 //
 // Compiled in float64 (against attnlab64): see src/autograd/gradcheck.h for the method and the tolerance.
 #include <algorithm>

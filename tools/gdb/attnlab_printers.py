@@ -7,13 +7,12 @@
 #     (gdb) print Q.shape()
 #     $2 = Shape [1, 4, 7, 32]
 # The first `attnlab-max-values` numbers (default 12, in row-major order) are shown; `set attnlab-max-values 40`
-# shows more, and `print *t.node_ptr()._M_ptr` shows the whole node (`set print pretty on` helps).
+# shows more; `print t.node_._M_ptr->value` shows the whole std::vector, `print t.node_._M_ptr->grad` the gradient.
 #
 # The type names carry the inline namespace of the precision (src/tensor/real.h): attnlab::f32::Tensor in the
 # trainer, attnlab::f64::Tensor in the gradient checks; both are matched.
 # Load it with `source tools/gdb/attnlab_printers.py`, or start gdb with `-x tools/gdb/gdbinit`.
 # gdb runs this in its own Python (gdb 13: Python 3), which needs nothing but the `gdb` module.
-import re
 
 import gdb
 import gdb.printing

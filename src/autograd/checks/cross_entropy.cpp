@@ -30,7 +30,9 @@ std::vector<GradcheckCase> cross_entropy_checks() {
       cross_entropy_case("smoothing 0.1, pad id 0 ignored", padded, real(0.1), 0),
       cross_entropy_case("every position ignored", all_padding, real(0.1), 0),
   };
-  explain_op(cases, "cross_entropy", "per kept position: p = softmax(z), q_c = (1 − ε)[c = t] + ε/V,  H = −Σ_c q_c log p_c;  y = (1/N) Σ H over the N non-ignored positions",
+  explain_op(cases, "cross_entropy",
+             "per kept position: p = softmax(z), q_c = (1 − ε)[c = t] + ε/V,  H = −Σ_c q_c log p_c;  y = (1/N) Σ H "
+             "over the N non-ignored positions",
              "∂z_i[c] += g · (p_i[c] − q_i[c]) / N   (ignored positions get 0)");
   return cases;
 }

@@ -23,8 +23,10 @@ std::vector<GradcheckCase> embedding_checks() {
       embedding_case("ids [4], row 1 unused", {4, 2}, TokenIds{{4}, {3, 0, 3, 2}}),
       embedding_case("ids [2, 2, 2], rank-4 output", {3, 2}, TokenIds{{2, 2, 2}, {1, 1, 0, 2, 2, 1, 0, 0}}),
   };
-  explain_op(cases, "embedding", "y[p, :] = weight[id_p, :]   (a row lookup per position p)",
-             "∂weight[id_p, :] += g[p, :] for every position p   (scatter-add: a repeated id sums, an unused row gets 0)");
+  explain_op(cases, "embedding",
+             "y[p, :] = weight[id_p, :]   (a row lookup per position p)",
+             "∂weight[id_p, :] += g[p, :] for every position p   (scatter-add: a repeated id sums, an unused row "
+             "gets 0)");
   return cases;
 }
 

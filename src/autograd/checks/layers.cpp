@@ -147,13 +147,20 @@ std::vector<GradcheckCase> layer_checks() {
              "∂x = g,  ∂P[t] += Σ_b g[b, t];  rows beyond the sentence get 0");
   explain_op(cases, "layer.layer_norm", "y = γ ⊙ (x − μ) / √(σ² + ε) + β   per row",
              "as the layer_norm op, γ and β included");
-  explain_op(cases, "layer.feed_forward", "FFN(x) = linear2(act(linear1(x))),  d_model → d_ff → d_model,  act = relu or gelu",
-             "chain rule: ∂h = ∂y W_2, ∂pre = ∂h ⊙ act'(pre), ∂x = ∂pre W_1; weight gradients as layer.linear");
-  explain_op(cases, "layer.encoder_layer", "post-LN: h = LN(x + SelfAttn(x)), y = LN(h + FFN(h));  pre-LN: h = x + SelfAttn(LN(x)), y = h + FFN(LN(h))",
-             "chain rule; the residual x + f(x) passes g to x unchanged and adds f's backward: ∂x = g + ∂f(x)ᵀ g");
-  explain_op(cases, "layer.decoder_layer", "as the encoder layer with three sublayers: causal SelfAttn(y), CrossAttn(y, memory), FFN",
+  explain_op(cases, "layer.feed_forward",
+             "FFN(x) = linear2(act(linear1(x))),  d_model → d_ff → d_model,  act = relu or gelu",
+             "chain rule: ∂h = g W_2, ∂pre = ∂h ⊙ act'(pre), ∂x = ∂pre W_1; weight gradients as layer.linear");
+  explain_op(cases, "layer.encoder_layer",
+             "post-LN: h = LN(x + SelfAttn(x)), y = LN(h + FFN(h));  pre-LN: h = x + SelfAttn(LN(x)), y = h + "
+             "FFN(LN(h))",
+             "chain rule; the residual x + f(x) passes g to x unchanged and adds f's backward: "
+             "∂x = g + J_f(x)ᵀ g (with model.residual: false only J_f(x)ᵀ g)");
+  explain_op(cases, "layer.decoder_layer",
+             "as the encoder layer with three sublayers: causal SelfAttn(y), CrossAttn(y, memory), FFN",
              "chain rule; memory collects the gradient of the cross-attention's keys and values");
-  explain_op(cases, "model.seq2seq", "logits = Decoder(Embed(tgt) + pos, Encoder(Embed(src) + pos)) · E_outᵀ;  L = cross_entropy(logits, tgt_out, ε = 0.1)",
+  explain_op(cases, "model.seq2seq",
+             "logits = Decoder(Embed(tgt) + pos, Encoder(Embed(src) + pos)) · E_outᵀ;  L = cross_entropy(logits, "
+             "tgt_out, ε = 0.1)",
              "backward() walks the whole graph; every parameter's gradient is checked against central differences");
   return cases;
 }

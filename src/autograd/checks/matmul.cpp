@@ -37,8 +37,11 @@ std::vector<GradcheckCase> matmul_checks() {
        [](Generator& gen) { return std::vector<Tensor>{Tensor::randn({3, 4}, gen)}; },
        [](const std::vector<Tensor>& in) { return matmul(in[0], in[0], false, true); }},
   };
-  explain_op(cases, "matmul", "C = op(A) · op(B),  C[i, j] = Σ_p op(A)[i, p] · op(B)[p, j];  op(X) = X or Xᵀ; leading axes are a batch",
-             "with G = ∂L/∂C:  ∂op(A) = G · op(B)ᵀ,  ∂op(B) = op(A)ᵀ · G   (a B shared by the batch sums its gradients)");
+  explain_op(cases, "matmul",
+             "C = op(A) · op(B),  C[i, j] = Σ_p op(A)[i, p] · op(B)[p, j];  op(X) = X or Xᵀ; leading axes are a "
+             "batch",
+             "with G = ∂L/∂C:  ∂op(A) = G · op(B)ᵀ,  ∂op(B) = op(A)ᵀ · G   (a B shared by the batch sums its "
+             "gradients)");
   return cases;
 }
 

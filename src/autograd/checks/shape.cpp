@@ -50,13 +50,15 @@ std::vector<GradcheckCase> shape_checks() {
   };
   explain_op(cases, "reshape", "y = reshape(x, s): the same numbers read in the same row-major order, a new shape",
              "∂x_i += g_i");
-  explain_op(cases, "permute", "y = permute(x, p): y.shape[a] = x.shape[p[a]], y[i_0, …, i_r−1] = x[j] with j_p[a] = i_a",
+  explain_op(cases, "permute",
+             "y = permute(x, p): y.shape[a] = x.shape[p[a]], y[i_0, …, i_r−1] = x[j] with j_p[a] = i_a",
              "∂x += permute(g, p⁻¹), p⁻¹[p[a]] = a");
   explain_op(cases, "transpose", "y = transpose(x, a, b): permute swapping axes a and b",
              "∂x += transpose(g, a, b)   (a swap undoes itself)");
   explain_op(cases, "slice", "y = slice(x, axis, s, e): y[…, i, …] = x[…, s + i, …] for 0 ≤ i < e − s",
              "∂x[…, s + i, …] += g[…, i, …]; numbers outside [s, e) get 0");
-  explain_op(cases, "concat", "y = concat({x_0, x_1, …}, axis): y[…, o_t + i, …] = x_t[…, i, …], o_t = Σ_{u<t} x_u.shape[axis]",
+  explain_op(cases, "concat",
+             "y = concat({x_0, x_1, …}, axis): y[…, o_t + i, …] = x_t[…, i, …], o_t = Σ_{u<t} x_u.shape[axis]",
              "∂x_t[…, i, …] += g[…, o_t + i, …]");
   return cases;
 }
