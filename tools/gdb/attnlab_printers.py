@@ -3,9 +3,9 @@
 # Without them, `print t` on an attnlab::Tensor shows a std::shared_ptr to a TensorNode, and getting at the
 # numbers means walking std::vector internals by hand. With them:
 #     (gdb) print Q
-#     $1 = Tensor [1, 4, 7, 32] float32, requires_grad, op matmul = {0.1264, -0.8021, 0.0334, … 880 more}
-#     (gdb) print Q.shape()
-#     $2 = Shape [1, 4, 7, 32]
+#     $3 = Tensor [1, 4, 7, 32], float64, op permute = {-0.4897, 0.4994, -1.384, 0.1525, … 884 more}
+#     (gdb) print Q.node_._M_ptr->shape
+#     $4 = Shape [1, 4, 7, 32]
 # The first `attnlab-max-values` numbers (default 12, in row-major order) are shown; `set attnlab-max-values 40`
 # shows more; `print t.node_._M_ptr->value` shows the whole std::vector, `print t.node_._M_ptr->grad` the gradient.
 #
