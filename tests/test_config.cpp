@@ -84,6 +84,7 @@ void check_same(const RunConfig& a, const RunConfig& b) {
   CHECK(a.model.dropout == b.model.dropout);
   CHECK(a.model.activation == b.model.activation);
   CHECK(a.model.norm == b.model.norm);
+  CHECK(a.model.residual == b.model.residual);
   CHECK(a.model.positional == b.model.positional);
   CHECK(a.model.max_len == b.model.max_len);
   check_same_attention(a.model.encoder_attention, b.model.encoder_attention);
@@ -245,6 +246,7 @@ model:
   dropout: 0.25
   activation: gelu
   norm: pre
+  residual: false
   positional: learned
   max_len: 300
   attention:
@@ -259,6 +261,7 @@ decode: {beam: 5, length_penalty: 1.0, max_len_ratio: 2, max_len_extra: 0}
 )";
   RunConfig c = parse_config(everything, "everything.yaml");
   CHECK(c.data.train_tsv == "corpus/train file.tsv");
+  CHECK(c.model.residual == false);
   CHECK(c.train.seed == 18446744073709551615u);
   CHECK(c.train.lr == 3e-4);
   CHECK(c.model.encoder_attention.memory_slots == 16);

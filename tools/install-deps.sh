@@ -17,6 +17,8 @@ packages=(
   python3-numpy                             # only for the test that opens our safetensors files from Python
   python3-nltk                              # only for the test that compares our BLEU with NLTK's
   chromium                                  # only for the test that opens the attention and report pages
+  jq                                        # tools/compare.sh reads metrics.jsonl with it
+  gdb                                       # the debugger walkthrough; tests/gdb_test.sh checks tools/gdb/
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 

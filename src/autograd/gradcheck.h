@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tensor/tensor.h"
@@ -22,12 +23,24 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 struct GradcheckCase {
+  GradcheckCase() = default;
+  // A case is written {op, what, make_inputs, apply}; formula and derivative are filled in by explain_op().
+  GradcheckCase(std::string op_name, std::string situation,
+                std::function<std::vector<Tensor>(Generator& gen)> inputs,
+                std::function<Tensor(const std::vector<Tensor>& inputs)> function)
+      : op(std::move(op_name)), what(std::move(situation)), make_inputs(std::move(inputs)),
+        apply(std::move(function)) {}
+
   std::string op;    // the op's name, as `attnlab gradcheck --op NAME` takes it
   std::string what;  // which situation this case covers, e.g. "row broadcast", "fully masked row"
   // Makes the inputs to differentiate (the checker sets requires_grad on each).
   std::function<std::vector<Tensor>(Generator& gen)> make_inputs;
   // Applies the op. Must be deterministic: an op that draws random numbers (dropout) seeds its own Generator here.
   std::function<Tensor(const std::vector<Tensor>& inputs)> apply;
+  // What `attnlab gradcheck --op NAME --explain` shows: the op's forward formula and its derivative, written
+  // out as in the op's source comments (g = ∂L/∂y). Set once per op by explain_op() at the end of each list.
+  std::string formula;
+  std::string derivative;
 };
 
 struct GradcheckOptions {
@@ -54,6 +67,16 @@ struct GradcheckResult {
 };
 
 GradcheckResult run_gradcheck(const GradcheckCase& check, const GradcheckOptions& options = {});
+
+// Gives every case of `op` in `cases` its formula and derivative. Throws attnlab::Error when no case is called
+// `op`, so a misspelt name cannot leave an op without its text.
+void explain_op(std::vector<GradcheckCase>& cases, const std::string& op, const std::string& formula,
+                const std::string& derivative);
+
+// A guided tour of one case, as text (gradcheck_explain.cpp): the formula and the derivative, the inputs, the
+// output y, the weights R of L = Σ y ⊙ R (so ∂L/∂y = R), and for every input number its value, the analytic and
+// the numeric gradient and their difference. The numbers are those run_gradcheck(check, options) compares.
+std::string explain_gradcheck(const GradcheckCase& check, const GradcheckOptions& options = {});
 
 // Every op's cases, in the order of ops.h. Defined in checks/all_checks.cpp from the per-file lists below.
 std::vector<GradcheckCase> all_gradcheck_cases();

@@ -13,6 +13,7 @@ namespace attnlab {
 
 struct GradcheckCommandOptions {
   std::string op;         // empty: every op; otherwise only this op, with its gradients side by side
+  bool explain = false;   // with op: a guided tour first (formula, derivative, a small input, its gradients)
 };
 int gradcheck_command(const GradcheckCommandOptions& options);   // src/cli/gradcheck_command.cpp (float64)
 

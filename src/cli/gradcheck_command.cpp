@@ -1,4 +1,4 @@
-// gradcheck_command.cpp — `attnlab gradcheck [--op NAME]`: every op's backward against finite differences.
+// gradcheck_command.cpp — `attnlab gradcheck [--op NAME [--explain]]`: every op's backward vs finite differences.
 //
 // Compiled in float64 (against attnlab64): see src/autograd/gradcheck.h for the method and the tolerance.
 #include <algorithm>
@@ -49,6 +49,11 @@ int gradcheck_command(const GradcheckCommandOptions& options) {
   }
 
   GradcheckOptions settings;
+  if (options.explain) {
+    auto first = std::find_if(cases.begin(), cases.end(), [&](const GradcheckCase& c) { return c.op == options.op; });
+    std::printf("%s\n", explain_gradcheck(*first, settings).c_str());
+    std::printf("Every check of %s:\n\n", options.op.c_str());
+  }
   std::printf("Gradient check in float64: analytic (backward) vs central differences, h = %.0e,\n"
               "passing when |analytic - numeric| <= %.0e + %.0e * max(|analytic|, |numeric|).\n\n",
               settings.step, settings.atol, settings.rtol);
@@ -62,7 +67,7 @@ int gradcheck_command(const GradcheckCommandOptions& options) {
                 pad(r.shapes, 28).c_str(),
                 r.max_abs_error, r.max_rel_error, r.passed ? "PASS" : "FAIL");
     if (!r.passed) std::printf("  ↳ %s\n", r.problem.c_str());
-    if (!options.op.empty()) print_side_by_side(r);
+    if (!options.op.empty() && !options.explain) print_side_by_side(r);
     (r.passed ? passed : failed)++;
   }
   std::printf("\n%d checks: %d passed, %d failed\n", passed + failed, passed, failed);

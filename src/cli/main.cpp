@@ -27,8 +27,13 @@ int main(int argc, char** argv) {
       "gradcheck",
       "Check every op's hand-written backward against central finite differences, in float64. Prints a table "
       "(op, case, input shapes, max absolute and relative error, PASS/FAIL); exits 1 if any check fails.");
-  gradcheck_app->add_option("--op", gradcheck.op,
-                            "Check only this op, and print its analytic and numeric gradients side by side");
+  CLI::Option* gradcheck_op = gradcheck_app->add_option(
+      "--op", gradcheck.op, "Check only this op, and print its analytic and numeric gradients side by side");
+  gradcheck_app
+      ->add_flag("--explain", gradcheck.explain,
+                 "With --op: first a guided tour of the op — its formula and derivative, a small input, the "
+                 "output, and the analytic and numeric gradients with their difference — then its checks")
+      ->needs(gradcheck_op);
 
   attnlab::CorpusCommandOptions corpus;
   int64_t corpus_size = 0;

@@ -29,6 +29,7 @@ struct ModelConfig {
   double dropout = 0.1;             // on embeddings, attention weights, FFN hidden units and sublayer outputs
   std::string activation = "relu";  // relu | gelu
   std::string norm = "post";        // post (as in the paper) | pre
+  bool residual = true;             // x + Sublayer(x); false drops the "x +" in every sublayer (an ablation)
   std::string positional = "sinusoidal";  // sinusoidal | learned | none
   int64_t max_len = 256;            // positions of the learned table
   AttentionConfig encoder_attention;  // model.attention.encoder

@@ -17,25 +17,29 @@ std::unique_ptr<Attention> named_attention(const ModelConfig& c, const Attention
   return attention;
 }
 
-// One residual sublayer, in either norm placement:
+// One sublayer, in either norm placement, with or without its residual connection (SublayerWiring):
 //   post:  x = LayerNorm(x + Dropout(f(x)))          pre:  x = x + Dropout(f(LayerNorm(x)))
-// A trace names the sum "<sublayer>.residual" and the norm's output by the norm's own name.
+// A trace names the sublayer's output "<sublayer>.residual" and the norm's output by the norm's own name.
 template <typename Sublayer>
-Tensor residual(const Tensor& x, const Module& sublayer, const LayerNorm& norm, bool pre_norm, double p,
+Tensor sublayer(const Tensor& x, const Module& module, const LayerNorm& norm, SublayerWiring wiring, double p,
                 ForwardContext& ctx, Sublayer&& f) {
-  if (pre_norm) {
-    Tensor normed = norm.forward(x);                                          // [B, T, d]
+  if (wiring.pre_norm) {
+    Tensor normed = norm.forward(x);                                            // [B, T, d]
     ctx.trace(norm, normed);
-    Tensor sum = add(x, apply_dropout(f(normed), p, ctx));                    // [B, T, d]
-    ctx.trace(sublayer, "residual", sum);
-    return sum;
+    Tensor update = apply_dropout(f(normed), p, ctx);                           // [B, T, d]
+    Tensor out = wiring.residual ? add(x, update) : update;                     // [B, T, d]
+    ctx.trace(module, "residual", out);
+    return out;
   }
-  Tensor sum = add(x, apply_dropout(f(x), p, ctx));                           // [B, T, d]
-  ctx.trace(sublayer, "residual", sum);
-  Tensor normed = norm.forward(sum);                                          // [B, T, d]
+  Tensor update = apply_dropout(f(x), p, ctx);                                  // [B, T, d]
+  Tensor sum = wiring.residual ? add(x, update) : update;                       // [B, T, d]
+  ctx.trace(module, "residual", sum);
+  Tensor normed = norm.forward(sum);                                            // [B, T, d]
   ctx.trace(norm, normed);
   return normed;
 }
+
+SublayerWiring wiring_of(const ModelConfig& c) { return {c.norm == "pre", c.residual}; }
 
 }  // namespace
 
@@ -48,14 +52,14 @@ EncoderLayer::EncoderLayer(const ModelConfig& c, const std::string& name, Genera
       ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
                                                               c.dropout, init))),
       final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
-      pre_norm_(c.norm == "pre"),
+      wiring_(wiring_of(c)),
       dropout_(c.dropout) {}
 
 Tensor EncoderLayer::forward(const Tensor& x, const AttentionMask& self_mask, ForwardContext& ctx) {
-  Tensor h = residual(x, self_attn, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = sublayer(x, self_attn, self_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.forward(in, in, self_mask, ctx);                         // [B, S, d]
   });
-  return residual(h, ffn, final_layer_norm, pre_norm_, dropout_, ctx,
+  return sublayer(h, ffn, final_layer_norm, wiring_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, S, d]
 }
 
@@ -71,30 +75,30 @@ DecoderLayer::DecoderLayer(const ModelConfig& c, const std::string& name, Genera
       ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
                                                               c.dropout, init))),
       final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
-      pre_norm_(c.norm == "pre"),
+      wiring_(wiring_of(c)),
       dropout_(c.dropout) {}
 
 Tensor DecoderLayer::forward(const Tensor& y, const Tensor& memory, const AttentionMask& self_mask,
                              const AttentionMask& cross_mask, ForwardContext& ctx) {
-  Tensor h = residual(y, self_attn, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = sublayer(y, self_attn, self_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.forward(in, in, self_mask, ctx);                         // [B, T, d], causal
   });
-  h = residual(h, encoder_attn, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  h = sublayer(h, encoder_attn, encoder_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return encoder_attn.forward(in, memory, cross_mask, ctx);                 // [B, T, d], looks at the source
   });
-  return residual(h, ffn, final_layer_norm, pre_norm_, dropout_, ctx,
+  return sublayer(h, ffn, final_layer_norm, wiring_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, T, d]
 }
 
 Tensor DecoderLayer::step(const Tensor& y, const std::vector<uint8_t>& y_is_real, AttentionCache& self_cache,
                           AttentionCache& cross_cache, ForwardContext& ctx) {
-  Tensor h = residual(y, self_attn, self_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  Tensor h = sublayer(y, self_attn, self_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.step(in, y_is_real, self_cache);                         // [B, 1, d], keys so far
   });
-  h = residual(h, encoder_attn, encoder_attn_layer_norm, pre_norm_, dropout_, ctx, [&](const Tensor& in) {
+  h = sublayer(h, encoder_attn, encoder_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return encoder_attn.step(in, y_is_real, cross_cache);                     // [B, 1, d], the source
   });
-  return residual(h, ffn, final_layer_norm, pre_norm_, dropout_, ctx,
+  return sublayer(h, ffn, final_layer_norm, wiring_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, 1, d]
 }
 

@@ -28,6 +28,14 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+// How every sublayer f (attention or feed-forward) is wired to the stream x it reads (model.norm, model.residual):
+//   post, residual:  x = LayerNorm(x + Dropout(f(x)))      pre, residual:  x = x + Dropout(f(LayerNorm(x)))
+//   post, none:      x = LayerNorm(Dropout(f(x)))          pre, none:      x = Dropout(f(LayerNorm(x)))
+struct SublayerWiring {
+  bool pre_norm = false;   // model.norm: pre
+  bool residual = true;    // model.residual: false drops the "x +" (an ablation)
+};
+
 class EncoderLayer : public Module {
  public:
   EncoderLayer(const ModelConfig& config, const std::string& name, Generator& init);
@@ -38,7 +46,7 @@ class EncoderLayer : public Module {
   LayerNorm& final_layer_norm;
 
  private:
-  bool pre_norm_;
+  SublayerWiring wiring_;
   double dropout_;
 };
 
@@ -59,7 +67,7 @@ class DecoderLayer : public Module {
   LayerNorm& final_layer_norm;
 
  private:
-  bool pre_norm_;
+  SublayerWiring wiring_;
   double dropout_;
 };
 

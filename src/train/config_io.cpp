@@ -142,6 +142,8 @@ const std::vector<Section>& sections() {
          "relu | gelu, inside the feed-forward network"},
         {"norm", [](RunConfig& c) { return &c.model.norm; }, Range::any, {"post", "pre"},
          "post (LayerNorm after the residual, as in the paper) | pre (before the sublayer)"},
+        {"residual", [](RunConfig& c) { return &c.model.residual; }, Range::any, {},
+         "x + Sublayer(x) in every layer; false drops the x + (an ablation)"},
         {"positional", [](RunConfig& c) { return &c.model.positional; }, Range::any,
          {"sinusoidal", "learned", "none"}, "sinusoidal | learned | none"},
         {"max_len", [](RunConfig& c) { return &c.model.max_len; }, Range::positive, {},

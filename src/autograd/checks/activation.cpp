@@ -43,6 +43,18 @@ std::vector<GradcheckCase> activation_checks() {
   cases.push_back(unary("exp", "normal inputs", normal, exp));
   cases.push_back(unary("log", "positive inputs in [0.2, 3)", positive, log));
   cases.push_back(unary("elu_plus_one", "both signs, |x| >= 0.1", both_signs, elu_plus_one));
+  explain_op(cases, "relu", "y = max(x, 0)",
+             "∂x += g · [x > 0]");
+  explain_op(cases, "gelu", "y = x · Φ(x),  Φ(x) = ½ (1 + erf(x / √2)) the standard normal CDF",
+             "∂x += g · (Φ(x) + x · φ(x)),  φ(x) = e^(−x²/2) / √(2π)   (product rule)");
+  explain_op(cases, "tanh", "y = tanh(x)",
+             "∂x += g · (1 − y²)");
+  explain_op(cases, "exp", "y = eˣ",
+             "∂x += g · y");
+  explain_op(cases, "log", "y = ln x   (x > 0)",
+             "∂x += g / x");
+  explain_op(cases, "elu_plus_one", "y = x + 1 if x > 0, else eˣ   (φ of linear attention: always > 0)",
+             "∂x += g · (1 if x > 0, else eˣ = y)");
   return cases;
 }
 

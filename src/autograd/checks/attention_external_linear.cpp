@@ -109,6 +109,20 @@ std::vector<GradcheckCase> external_linear_attention_checks() {
   cases.push_back(module_case("linear", AttentionUse::encoder_self, "encoder, padding (4, 2)", 4, 4, {4, 2}));
   cases.push_back(module_case("linear", AttentionUse::decoder_self, "decoder: causal + padding", 4, 4, {4, 3}));
   cases.push_back(module_case("linear", AttentionUse::cross, "cross Tq 3, Tk 5, padding", 3, 5, {5, 3}));
+  explain_op(cases, "prefix_softmax",
+             "z = x + m,  y_i = e^(z_i) / Σ_{j ≤ i} e^(z_j)   along an axis: position i sees only j ≤ i",
+             "∂x_j += y_j · (g_j − D_j),  D_j = Σ_{i ≥ j} g_i y_i e^(lse_j − lse_i),  lse_i = log Σ_{j ≤ i} e^(z_j)");
+  explain_op(cases, "divide", "y = a / b   (elementwise, broadcasting as add)",
+             "∂a += g / b,  ∂b += −g · a / b² (= −g · y / b)");
+  explain_op(cases, "attention.external",
+             "a = L1-normalise over slots(softmax over tokens(Q M_kᵀ + mask)),  out = (a M_v heads concatenated) "
+             "W_Oᵀ;  M_k, M_v [S, d_k] learned",
+             "the chain rule through its ops: matmul, (prefix_)softmax over tokens, divide_by_sum over slots, "
+             "matmul, Linear; M_k and M_v collect the gradient of every token");
+  explain_op(cases, "attention.linear",
+             "φ = elu + 1:  out_i = φ(q_i)ᵀ Σ_j φ(k_j) v_jᵀ / (φ(q_i)ᵀ Σ_j φ(k_j) + ε)   per head (causal: Σ over j "
+             "≤ i, by cumsum), then W_O",
+             "the chain rule through its ops: Linear, elu_plus_one, matmul (or cumsum), divide, Linear");
   return cases;
 }
 

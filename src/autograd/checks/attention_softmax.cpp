@@ -80,6 +80,27 @@ std::vector<GradcheckCase> softmax_attention_checks() {
   window.window_right = 0;
   cases.push_back(module_case("attention.window", "scaled_dot, window [1, 0], causal", window,
                               AttentionUse::decoder_self, make_mask(4, 4, {4, 3}, /*causal=*/true)));
+  explain_op(cases, "attention.scaled_dot",
+             "per head: A = softmax(Q Kᵀ / √d_k + mask),  head = A V;  out = concat(heads) W_Oᵀ;  Q = x W_Qᵀ, K = m "
+             "W_Kᵀ, V = m W_Vᵀ",
+             "∂V = Aᵀ G_h,  ∂A = G_h Vᵀ,  ∂S = A ⊙ (∂A − rowsum(∂A ⊙ A)),  ∂Q = ∂S K / √d_k,  ∂K = ∂Sᵀ Q / √d_k, "
+             "then through the Linears");
+  explain_op(cases, "attention.additive",
+             "per head: e_ij = w_hᵀ tanh(Q_h,i + K_h,j),  A = softmax(e + mask),  head = A V;  out = concat(heads) "
+             "W_Oᵀ",
+             "∂A as scaled_dot, softmax backward to ∂e;  ∂(Q_i + K_j) = ∂e_ij · w_h ⊙ (1 − tanh²);  ∂Q_i sums over "
+             "j, ∂K_j over i;  ∂w_h = Σ_ij ∂e_ij tanh(…)");
+  explain_op(cases, "attention.simplified",
+             "Q = K = V = the inputs (no projections):  A = softmax(x mᵀ / √d_k + mask),  out = concat(A m per head) "
+             "W_Oᵀ",
+             "as scaled_dot with W_Q = W_K = W_V = I: the input m collects the gradient of all three uses");
+  explain_op(cases, "attention.sagan",
+             "one head: Q = x W_Qᵀ, K = m W_Kᵀ (d/8 features), V = m W_Vᵀ;  A = softmax(Q Kᵀ / √(d/8) + mask),  out "
+             "= γ · A V   (γ starts at 0)",
+             "∂γ = Σ (A V) ⊙ G;  ∂(A V) = γ G, then as scaled_dot with one head of d_k = d/8 and no W_O");
+  explain_op(cases, "attention.window",
+             "scaled_dot with a band mask: query i sees keys j ∈ [i − left, i + right] (and not padding)",
+             "as scaled_dot; keys outside the window get exactly 0 gradient (y = 0 there)");
   return cases;
 }
 

@@ -22,9 +22,13 @@ GradcheckCase dropout_case(std::string what, Shape shape, real p) {
 }  // namespace
 
 std::vector<GradcheckCase> dropout_checks() {
-  return {dropout_case("p = 0.3", {4, 5}, real(0.3)),
-          dropout_case("p = 0.5, rank 3", {2, 3, 4}, real(0.5)),
-          dropout_case("p = 0 (identity)", {3, 4}, real(0))};
+  std::vector<GradcheckCase> cases{dropout_case("p = 0.3", {4, 5}, real(0.3)),
+                                   dropout_case("p = 0.5, rank 3", {2, 3, 4}, real(0.5)),
+                                   dropout_case("p = 0 (identity)", {3, 4}, real(0))};
+  explain_op(cases, "dropout",
+             "y = x ⊙ m,  m_i = 0 with probability p, else 1/(1 − p)   (inverted dropout: E[y] = x)",
+             "∂x_i += g_i · m_i   (the same mask as forward)");
+  return cases;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -37,6 +37,16 @@ std::vector<GradcheckCase> elementwise_checks() {
   cases.push_back({"add_scalar", "constant 3",
                    [](Generator& gen) { return std::vector<Tensor>{Tensor::randn({4, 3}, gen)}; },
                    [](const std::vector<Tensor>& in) { return add_scalar(in[0], real(3)); }});
+  explain_op(cases, "add", "y = a + b   (NumPy broadcasting: a size-1 or missing axis is repeated)",
+             "∂a += g,  ∂b += g   (summed over the axes an input was broadcast along)");
+  explain_op(cases, "sub", "y = a − b   (broadcasting as add)",
+             "∂a += g,  ∂b −= g   (summed over broadcast axes)");
+  explain_op(cases, "mul", "y = a ⊙ b   (elementwise product, broadcasting as add)",
+             "∂a += g ⊙ b,  ∂b += g ⊙ a   (summed over broadcast axes; x ⊙ x gets both terms: 2 g ⊙ x)");
+  explain_op(cases, "scale", "y = c · x   (c a constant number)",
+             "∂x += c · g");
+  explain_op(cases, "add_scalar", "y = x + c   (c a constant number)",
+             "∂x += g");
   return cases;
 }
 

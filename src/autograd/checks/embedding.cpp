@@ -18,11 +18,16 @@ GradcheckCase embedding_case(std::string what, Shape table, TokenIds ids) {
 }  // namespace
 
 std::vector<GradcheckCase> embedding_checks() {
-  return {
+  std::vector<GradcheckCase> cases{
       embedding_case("ids [2, 3], repeated ids", {5, 3}, TokenIds{{2, 3}, {0, 2, 2, 4, 0, 2}}),
       embedding_case("ids [4], row 1 unused", {4, 2}, TokenIds{{4}, {3, 0, 3, 2}}),
       embedding_case("ids [2, 2, 2], rank-4 output", {3, 2}, TokenIds{{2, 2, 2}, {1, 1, 0, 2, 2, 1, 0, 0}}),
   };
+  explain_op(cases, "embedding",
+             "y[p, :] = weight[id_p, :]   (a row lookup per position p)",
+             "∂weight[id_p, :] += g[p, :] for every position p   (scatter-add: a repeated id sums, an unused row "
+             "gets 0)");
+  return cases;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -32,6 +32,10 @@ std::vector<GradcheckCase> layer_norm_checks() {
                                                 Tensor::randn({5}, gen)};
                    },
                    [](const std::vector<Tensor>& in) { return layer_norm(in[0], in[1], in[2]); }});
+  explain_op(cases, "layer_norm",
+             "per row of d numbers: μ = mean(x), σ² = mean((x − μ)²), rstd = 1/√(σ² + ε), x̂ = (x − μ) · rstd, y = γ "
+             "⊙ x̂ + β",
+             "ĝ = g ⊙ γ:  ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂)),  ∂γ = Σ_rows g ⊙ x̂,  ∂β = Σ_rows g");
   return cases;
 }
 

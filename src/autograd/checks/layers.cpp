@@ -105,11 +105,13 @@ std::vector<GradcheckCase> layer_checks() {
   // ---- Transformer layers, on a padded batch: sentence 1 is one token shorter in both languages ----
   const TokenIds src{{2, 4}, {4, 5, 6, 2, 4, 6, 2, 0}};  // [B, S]
   const TokenIds tgt{{2, 3}, {1, 5, 4, 1, 6, 0}};        // [B, T], bos first
-  for (const char* norm : {"post", "pre"}) {
-    const ModelConfig c = tiny_config(norm);
+  // Both norm placements, and without residual connections (model.residual: false, an ablation) in both.
+  for (const std::string wiring : {"post-LN", "pre-LN", "post-LN, no residual", "pre-LN, no residual"}) {
+    ModelConfig c = tiny_config(wiring.substr(0, wiring.find('-')));           // "post" or "pre"
+    c.residual = wiring.find("no residual") == std::string::npos;
     const AttentionMask encoder_mask = make_padding_mask(src, 4, /*causal=*/false);
     cases.push_back(module_case<EncoderLayer>(
-        "layer.encoder_layer", std::string(norm) + "-LN, padded batch",
+        "layer.encoder_layer", wiring + ", padded batch",
         std::make_shared<EncoderLayer>(c, "encoder.layers.0", init), {{2, 4, 4}},
         [encoder_mask, eval](EncoderLayer& m, const std::vector<Tensor>& in) mutable {
           return m.forward(in[0], encoder_mask, eval);                       // x [B, S, d]
@@ -118,7 +120,7 @@ std::vector<GradcheckCase> layer_checks() {
     const AttentionMask self_mask = make_padding_mask(tgt, 3, /*causal=*/true);
     const AttentionMask cross_mask = make_padding_mask(src, 3, /*causal=*/false);
     cases.push_back(module_case<DecoderLayer>(
-        "layer.decoder_layer", std::string(norm) + "-LN, causal + padded, memory",
+        "layer.decoder_layer", wiring + ", causal + padded, memory",
         std::make_shared<DecoderLayer>(c, "decoder.layers.0", init), {{2, 3, 4}, {2, 4, 4}},
         [self_mask, cross_mask, eval](DecoderLayer& m, const std::vector<Tensor>& in) mutable {
           return m.forward(in[0], in[1], self_mask, cross_mask, eval);      // y [B, T, d], memory [B, S, d]
@@ -137,6 +139,29 @@ std::vector<GradcheckCase> layer_checks() {
         Tensor logits = m.forward(src, tgt, eval);                           // [B, T, V]
         return cross_entropy(logits, tgt_out, real(0.1), pad_id);            // [1]
       }));
+  explain_op(cases, "layer.linear", "y = x Wᵀ + b   (W [out, in] as in PyTorch)",
+             "∂x = g W,  ∂W = Σ_rows gᵀ x,  ∂b = Σ_rows g");
+  explain_op(cases, "layer.embedding", "y = E[ids] · √d_model   (§3.4)",
+             "∂E[id_p] += √d_model · g[p]   (scatter-add)");
+  explain_op(cases, "layer.positional_learned", "y[b, t] = x[b, t] + P[t]   (a learned table of max_len rows)",
+             "∂x = g,  ∂P[t] += Σ_b g[b, t];  rows beyond the sentence get 0");
+  explain_op(cases, "layer.layer_norm", "y = γ ⊙ (x − μ) / √(σ² + ε) + β   per row",
+             "as the layer_norm op, γ and β included");
+  explain_op(cases, "layer.feed_forward",
+             "FFN(x) = linear2(act(linear1(x))),  d_model → d_ff → d_model,  act = relu or gelu",
+             "chain rule: ∂h = g W_2, ∂pre = ∂h ⊙ act'(pre), ∂x = ∂pre W_1; weight gradients as layer.linear");
+  explain_op(cases, "layer.encoder_layer",
+             "post-LN: h = LN(x + SelfAttn(x)), y = LN(h + FFN(h));  pre-LN: h = x + SelfAttn(LN(x)), y = h + "
+             "FFN(LN(h))",
+             "chain rule; the residual x + f(x) passes g to x unchanged and adds f's backward: "
+             "∂x = g + J_f(x)ᵀ g (with model.residual: false only J_f(x)ᵀ g)");
+  explain_op(cases, "layer.decoder_layer",
+             "as the encoder layer with three sublayers: causal SelfAttn(y), CrossAttn(y, memory), FFN",
+             "chain rule; memory collects the gradient of the cross-attention's keys and values");
+  explain_op(cases, "model.seq2seq",
+             "logits = Decoder(Embed(tgt) + pos, Encoder(Embed(src) + pos)) · E_outᵀ;  L = cross_entropy(logits, "
+             "tgt_out, ε = 0.1)",
+             "backward() walks the whole graph; every parameter's gradient is checked against central differences");
   return cases;
 }
 

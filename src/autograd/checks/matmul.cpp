@@ -20,7 +20,7 @@ GradcheckCase product(std::string what, Shape a, Shape b, bool transpose_a, bool
 }  // namespace
 
 std::vector<GradcheckCase> matmul_checks() {
-  return {
+  std::vector<GradcheckCase> cases{
       product("A @ B", {3, 4}, {4, 2}, false, false),                      // [3, 4] · [4, 2] → [3, 2]
       product("A.T @ B", {4, 3}, {4, 2}, true, false),                      // [4, 3]ᵀ · [4, 2] → [3, 2]
       product("A @ B.T", {3, 4}, {2, 4}, false, true),                      // [3, 4] · [2, 4]ᵀ → [3, 2]
@@ -37,6 +37,12 @@ std::vector<GradcheckCase> matmul_checks() {
        [](Generator& gen) { return std::vector<Tensor>{Tensor::randn({3, 4}, gen)}; },
        [](const std::vector<Tensor>& in) { return matmul(in[0], in[0], false, true); }},
   };
+  explain_op(cases, "matmul",
+             "C = op(A) · op(B),  C[i, j] = Σ_p op(A)[i, p] · op(B)[p, j];  op(X) = X or Xᵀ; leading axes are a "
+             "batch",
+             "with G = ∂L/∂C:  ∂op(A) = G · op(B)ᵀ,  ∂op(B) = op(A)ᵀ · G   (a B shared by the batch sums its "
+             "gradients)");
+  return cases;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -53,6 +53,14 @@ std::vector<GradcheckCase> reduction_checks() {
   cases.push_back(positive("axis 0", {3, 4}, [](const Tensor& x) { return divide_by_sum(x, 0); }));
   cases.push_back(positive("axis 1 (middle), eps 0.5", {2, 3, 2},
                            [](const Tensor& x) { return divide_by_sum(x, 1, real(0.5)); }));
+  explain_op(cases, "sum", "y = Σ_i x_i   (all numbers, or along an axis)",
+             "∂x_i += g   (g of the slot x_i was summed into)");
+  explain_op(cases, "mean", "y = (1/n) Σ_i x_i   (all numbers, or along an axis of n)",
+             "∂x_i += g / n");
+  explain_op(cases, "cumsum", "y_i = Σ_{j ≤ i} x_j   along an axis",
+             "∂x_j += Σ_{i ≥ j} g_i   (x_j is in every y_i from i = j on)");
+  explain_op(cases, "divide_by_sum", "y_i = x_i / (s + ε),  s = Σ_j x_j   along an axis (an L1 normaliser for x ≥ 0)",
+             "∂x_j += (g_j − Σ_i g_i y_i) / (s + ε)   (from ∂y_i/∂x_j = (δ_ij − y_i) / (s + ε))");
   return cases;
 }
 

@@ -30,7 +30,7 @@ GradcheckCase joined(std::string what, std::vector<Shape> shapes, int axis) {
 }  // namespace
 
 std::vector<GradcheckCase> shape_checks() {
-  return {
+  std::vector<GradcheckCase> cases{
       unary("reshape", "[2, 3, 4] -> [6, 4]", {2, 3, 4}, [](const Tensor& x) { return reshape(x, {6, 4}); }),
       unary("reshape", "[4, 6] -> [2, 2, 3, 2]", {4, 6}, [](const Tensor& x) { return reshape(x, {2, 2, 3, 2}); }),
       unary("permute", "head split [B,T,h,dk]->[B,h,T,dk]", {2, 3, 2, 2},
@@ -48,6 +48,19 @@ std::vector<GradcheckCase> shape_checks() {
       joined("3 tensors along axis 0", {{1, 3}, {2, 3}, {3, 3}}, 0),
       joined("2 tensors along axis -1", {{2, 2}, {2, 3}}, -1),
   };
+  explain_op(cases, "reshape", "y = reshape(x, s): the same numbers read in the same row-major order, a new shape",
+             "∂x_i += g_i");
+  explain_op(cases, "permute",
+             "y = permute(x, p): y.shape[a] = x.shape[p[a]], y[i_0, …, i_r−1] = x[j] with j_p[a] = i_a",
+             "∂x += permute(g, p⁻¹), p⁻¹[p[a]] = a");
+  explain_op(cases, "transpose", "y = transpose(x, a, b): permute swapping axes a and b",
+             "∂x += transpose(g, a, b)   (a swap undoes itself)");
+  explain_op(cases, "slice", "y = slice(x, axis, s, e): y[…, i, …] = x[…, s + i, …] for 0 ≤ i < e − s",
+             "∂x[…, s + i, …] += g[…, i, …]; numbers outside [s, e) get 0");
+  explain_op(cases, "concat",
+             "y = concat({x_0, x_1, …}, axis): y[…, o_t + i, …] = x_t[…, i, …], o_t = Σ_{u<t} x_u.shape[axis]",
+             "∂x_t[…, i, …] += g[…, o_t + i, …]");
+  return cases;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

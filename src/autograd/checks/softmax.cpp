@@ -70,6 +70,13 @@ std::vector<GradcheckCase> softmax_checks() {
   cases.push_back({"log_softmax", "logits near 1000",
                    [](Generator& gen) { return std::vector<Tensor>{add_scalar(Tensor::randn({3, 5}, gen), 1000)}; },
                    [](const std::vector<Tensor>& in) { return log_softmax(in[0]); }});
+  explain_op(cases, "softmax",
+             "z = x + m (mask m: 0 keeps, −inf hides),  y_i = e^(z_i − max z) / Σ_k e^(z_k − max z)   over the last "
+             "axis",
+             "∂x_i += y_i · (g_i − Σ_j g_j y_j)   (from ∂y_i/∂z_j = y_i (δ_ij − y_j)); hidden entries and fully "
+             "hidden rows get 0");
+  explain_op(cases, "log_softmax", "y_i = x_i − (max x + log Σ_j e^(x_j − max x))   over the last axis",
+             "∂x_i += g_i − softmax_i · Σ_j g_j,  softmax_i = e^(y_i)   (from ∂y_i/∂x_j = δ_ij − softmax_j)");
   return cases;
 }
 

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# compare_test.sh — tools/compare.sh trains two configs on one budget and tabulates them: the table has a row per
+# config with its steps, validation exact match and parameter count, the SVG a curve per config and panel, and
+# bad arguments are refused with a message. Skips (77) without jq.
+#   tests/compare_test.sh ATTNLAB SOURCE_DIR WORK_DIR
+set -euo pipefail
+attnlab="$1"; source_dir="$2"; work="$3"
+command -v jq >/dev/null || { echo "jq is not installed: skipping"; exit 77; }
+rm -rf "$work"; mkdir -p "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# A tiny corpus and two tiny models that differ in one key.
+for i in 1 2 3; do
+  printf 'the cat sleeps .\nthe dog eats .\na red cat .\na big dog sleeps .\n' >> "$work/tiny.en"
+  printf 'le chat dort .\nle chien mange .\nun chat rouge .\nun grand chien dort .\n' >> "$work/tiny.fr"
+done
+for name in small small-no-positional; do
+  positional=sinusoidal; [ "$name" = small ] || positional=none
+  cat > "$work/$name.yaml" <<YAML
+data: {train_src: $work/tiny.en, train_tgt: $work/tiny.fr, valid_src: $work/tiny.en, valid_tgt: $work/tiny.fr,
+       test_src: $work/tiny.en, test_tgt: $work/tiny.fr}
+model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, positional: $positional}
+train: {threads: 1, batch_tokens: 100, schedule: constant, lr: 0.003, warmup_steps: 2, valid_every: 2,
+        valid_samples: 4, checkpoint_every: 2, log_every: 1}
+YAML
+done
+
+"$source_dir/tools/compare.sh" "$work/small.yaml" "$work/small-no-positional.yaml" --steps 4 \
+  --out "$work/out" --attnlab "$attnlab" --set train.seed=3 > "$work/stdout.txt" 2> "$work/stderr.txt" ||
+  { cat "$work/stderr.txt"; fail "compare.sh exited non-zero"; }
+
+table="$work/out/compare.md"
+[ -s "$table" ] || fail "no compare.md"
+grep -q '^# Comparison: 4 steps each' "$table" || fail "the table's title does not state the budget"
+for name in small small-no-positional; do
+  row=$(grep "^| $name |" "$table") || fail "no row for $name in compare.md"
+  IFS='|' read -r _ run test_em bleu chrf valid_em steps wall tps params enc dec cross _ <<< "$row"
+  [ "$(echo $steps)" = 4 ] || fail "$name: steps column is '$steps', expected 4"
+  [[ "$(echo $valid_em)" =~ ^[0-9.]+%$ ]] || fail "$name: validation exact match '$valid_em' is not a percentage"
+  [[ "$(echo $params)" =~ ^[1-9][0-9]*$ ]] || fail "$name: parameter count '$params' is not a number"
+  [[ "$(echo $tps)" =~ ^[0-9]+$ ]] || fail "$name: tokens/s '$tps' is not a number"
+  [ "$(jq -s 'map(select(.type == "valid")) | length' "$work/out/runs/$name/metrics.jsonl")" = 2 ] ||
+    fail "$name: expected validations at steps 2 and 4"
+done
+# Positions are parameter-free (sinusoidal), so both models have the same parameter count.
+[ "$(grep -c "^| small" "$table")" = 2 ] || fail "expected exactly two rows"
+
+svg="$work/out/curves.svg"
+[ "$(grep -c '<polyline' "$svg")" = 4 ] || fail "expected 4 curves (2 runs × 2 panels) in curves.svg"
+grep -q '>small-no-positional</text>' "$svg" || fail "curves.svg has no legend entry for small-no-positional"
+/usr/bin/python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$svg" 2>/dev/null ||
+  [ ! -x /usr/bin/python3 ] || fail "curves.svg is not well-formed XML"
+
+# Mistakes end with one message and a non-zero exit.
+if "$source_dir/tools/compare.sh" "$work/missing.yaml" --attnlab "$attnlab" --out "$work/x" 2> "$work/err.txt"; then
+  fail "a missing config was accepted"
+fi
+grep -q "no config file '$work/missing.yaml'" "$work/err.txt" || fail "missing config: $(cat "$work/err.txt")"
+if "$source_dir/tools/compare.sh" "$work/small.yaml" --steps many --attnlab "$attnlab" 2> "$work/err.txt"; then
+  fail "--steps many was accepted"
+fi
+grep -q "expected a whole number" "$work/err.txt" || fail "--steps many: $(cat "$work/err.txt")"
+echo "compare.sh: OK"

@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# compare.sh — train several configs on the same budget and put their results side by side.
+#
+#   tools/compare.sh CONFIG... [--budget-minutes M] [--steps N] [--out DIR] [--attnlab PATH] [--set KEY=VALUE]...
+#
+# For each CONFIG (e.g. configs/experiments/*.yaml) it trains a run DIR/runs/NAME (NAME = the file's name without
+# .yaml) for M minutes (default 3; or exactly N optimizer steps with --steps, the fair budget on a busy machine),
+# evaluates it on the test split with `attnlab eval --run RUN --split test --json`, and writes
+#   DIR/compare.md    a Markdown table: test exact match, BLEU, chrF, validation exact match, wall time,
+#                     tokens/s, parameter count, mean attention entropy of encoder / decoder / cross-attention
+#   DIR/curves.svg    the validation curves (exact match and loss against the step) of every run, overlaid
+# Every --set is passed to every training run. An existing DIR/runs/NAME is trained again from scratch.
+# Needs jq (Debian: apt-get install jq). Default DIR: runs/compare-DATE. Default attnlab: build/release/attnlab.
+set -euo pipefail
+
+usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+die() { echo "compare.sh: $*" >&2; exit 2; }
+
+configs=()
+sets=()
+minutes=3
+steps=""
+out=""
+attnlab="$(dirname "$0")/../build/release/attnlab"
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --budget-minutes) [ $# -ge 2 ] || die "--budget-minutes needs a number"; minutes="$2"; shift 2 ;;
+    --steps) [ $# -ge 2 ] || die "--steps needs a number"; steps="$2"; shift 2 ;;
+    --out) [ $# -ge 2 ] || die "--out needs a folder"; out="$2"; shift 2 ;;
+    --attnlab) [ $# -ge 2 ] || die "--attnlab needs the program's path"; attnlab="$2"; shift 2 ;;
+    --set) [ $# -ge 2 ] || die "--set needs KEY=VALUE"; sets+=(--set "$2"); shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    -*) die "unknown option '$1' (see --help)" ;;
+    *) configs+=("$1"); shift ;;
+  esac
+done
+[ ${#configs[@]} -gt 0 ] || { usage >&2; die "give at least one config file"; }
+[[ "$minutes" =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--budget-minutes: expected a number of minutes, got '$minutes'"
+[ -z "$steps" ] || [[ "$steps" =~ ^[1-9][0-9]*$ ]] || die "--steps: expected a whole number > 0, got '$steps'"
+command -v jq >/dev/null || die "needs jq to read the metrics (Debian: apt-get install jq)"
+[ -x "$attnlab" ] || die "no attnlab program at '$attnlab' (build it, or give --attnlab PATH)"
+declare -A seen=()
+for config in "${configs[@]}"; do
+  [ -f "$config" ] || die "no config file '$config'"
+  name=$(basename "$config" .yaml)
+  [ -z "${seen[$name]:-}" ] || die "two configs are called '$name': their runs would share DIR/runs/$name"
+  seen[$name]=1
+done
+out="${out:-runs/compare-$(date +%Y%m%d-%H%M%S)}"
+mkdir -p "$out/runs"
+
+if [ -n "$steps" ]; then
+  budget=(--set train.max_minutes=0 --set "train.max_steps=$steps")
+  budget_text="$steps steps each"
+else
+  budget=(--set "train.max_minutes=$minutes")
+  budget_text="$minutes minutes each"
+fi
+
+# ---- The evaluation, on its own: `attnlab eval` writes one JSON object (bleu, chrf, exact_match, loss,
+# perplexity, token_accuracy, sentences, beam, hypotheses_file, attention_entropy {encoder, decoder, cross}).
+# When this attnlab has no eval command the columns that need it stay empty ("–").
+have_eval() { "$attnlab" eval --help 2>/dev/null | grep -q -- '--split'; }   # (an unknown subcommand's --help prints the main help)
+evaluate_run() {  # RUN JSON_OUT
+  "$attnlab" eval --run "$1" --split test --json > "$2"
+}
+
+if ! have_eval; then
+  echo "compare.sh: this attnlab has no 'eval' command: test exact match, BLEU, chrF and attention entropy stay empty" >&2
+fi
+
+# ---- Train (and evaluate) every config
+for config in "${configs[@]}"; do
+  name=$(basename "$config" .yaml)
+  run="$out/runs/$name"
+  rm -rf "$run"
+  echo "compare.sh: training $name ($budget_text) → $run" >&2
+  "$attnlab" train --config "$config" --run "$run" "${budget[@]}" ${sets[@]+"${sets[@]}"} \
+    > "$out/$name.train.log" 2>&1 || die "training $name failed; see $out/$name.train.log"
+  rm -f "$out/$name.eval.json"
+  if have_eval; then
+    evaluate_run "$run" "$out/$name.eval.json" 2> "$out/$name.eval.log" ||
+      die "evaluating $name failed; see $out/$name.eval.log"
+  fi
+done
+
+# ---- The table
+number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "–"
+  local value
+  value=$( [ -s "$2" ] && jq -r "$1 // empty" "$2" 2>/dev/null || true)
+  if [ -z "$value" ] || [ "$value" = "null" ]; then echo "–"; else printf "$3" "$value"; fi
+}
+{
+  echo "# Comparison: $budget_text"
+  echo
+  echo "Trained with \`$attnlab train\`, evaluated on the test split (greedy unless the config's decode.beam says"
+  echo "otherwise). Validation exact match is the last validation of the run (on train.valid_samples sentences)."
+  echo "Entropy: mean entropy of the attention rows in nats, lower = sharper."
+  echo
+  echo "| run | test exact match | BLEU | chrF | valid exact match | steps | wall time (s) | tokens/s | parameters | entropy encoder | entropy decoder | entropy cross |"
+  echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
+  for config in "${configs[@]}"; do
+    name=$(basename "$config" .yaml)
+    metrics="$out/runs/$name/metrics.jsonl"
+    eval_json="$out/$name.eval.json"
+    jq -s '{valid: (map(select(.type == "valid")) | last), train: (map(select(.type == "train")) | last),
+            elapsed: (map(.elapsed_s) | max), step: (map(.step) | max)}' "$metrics" > "$out/$name.summary.json"
+    parameters=$(sed -n 's/.*model: \([0-9]*\) parameters.*/\1/p' "$out/$name.train.log" | head -n 1)
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" \
+      "$(number '.exact_match * 100' "$eval_json" '%.1f%%')" \
+      "$(number '.bleu' "$eval_json" '%.1f')" \
+      "$(number '.chrf' "$eval_json" '%.1f')" \
+      "$(number '.valid.exact_match * 100' "$out/$name.summary.json" '%.1f%%')" \
+      "$(number '.step' "$out/$name.summary.json" '%d')" \
+      "$(number '.elapsed' "$out/$name.summary.json" '%.0f')" \
+      "$(number '.train.tokens_per_s' "$out/$name.summary.json" '%.0f')" \
+      "${parameters:-–}" \
+      "$(number '.attention_entropy.encoder' "$eval_json" '%.2f')" \
+      "$(number '.attention_entropy.decoder' "$eval_json" '%.2f')" \
+      "$(number '.attention_entropy.cross' "$eval_json" '%.2f')"
+  done
+  echo
+  echo "Validation curves: [curves.svg](curves.svg)."
+} > "$out/compare.md"
+
+# ---- The curves: one polyline per run, validation exact match (left) and validation loss (right) by step
+for config in "${configs[@]}"; do
+  name=$(basename "$config" .yaml)
+  jq -r --arg name "$name" 'select(.type == "valid") | "\($name) \(.step) \(.exact_match // 0) \(.loss)"' \
+    "$out/runs/$name/metrics.jsonl"
+done | awk -v title="Validation curves, $budget_text" '
+  { run[NR] = $1; step[NR] = $2; em[NR] = $3; loss[NR] = $4
+    if (!($1 in order)) { order[$1] = ++runs; names[runs] = $1 }
+    if ($2 > max_step) max_step = $2
+    if ($4 > max_loss) max_loss = $4 }
+  function x(s, left) { return left + 50 + (max_step > 0 ? s / max_step : 0) * 330 }
+  function y(v, top)  { return 290 - v * 240 }
+  function panel(left, label, top_value, k,   t, v) {
+    printf "<rect x=\"%d\" y=\"50\" width=\"330\" height=\"240\" fill=\"none\" stroke=\"#999\"/>\n", left + 50
+    printf "<text x=\"%d\" y=\"40\" font-size=\"13\">%s</text>\n", left + 50, label
+    for (t = 0; t <= 4; t++) {
+      v = t / 4
+      printf "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n", left + 45, y(v) + 3, \
+             (k == "em" ? sprintf("%d%%", v * 100) : sprintf("%.2f", v * top_value))
+      printf "<text x=\"%.1f\" y=\"305\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n", x(v * max_step, left), v * max_step
+    }
+    printf "<text x=\"%d\" y=\"322\" font-size=\"11\" text-anchor=\"middle\">step</text>\n", left + 215
+  }
+  END {
+    colors = "#1f77b4 #d62728 #2ca02c #ff7f0e #9467bd #8c564b #e377c2 #7f7f7f #bcbd22 #17becf #000000 #aec7e8"
+    split(colors, color, " ")
+    height = 350 + 18 * runs
+    printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"%d\" font-family=\"sans-serif\">\n", height
+    printf "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+    printf "<text x=\"400\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n", title
+    panel(0, "exact match (validation)", 1, "em")
+    panel(400, "loss (validation)", max_loss, "loss")
+    for (r = 1; r <= runs; r++) {
+      c = color[(r - 1) % 12 + 1]
+      for (side = 0; side <= 1; side++) {
+        points = ""
+        for (i = 1; i <= NR; i++) if (run[i] == names[r]) {
+          v = side == 0 ? em[i] : (max_loss > 0 ? loss[i] / max_loss : 0)
+          points = points sprintf("%.1f,%.1f ", x(step[i], side * 400), y(v))
+        }
+        printf "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", c, points
+      }
+      printf "<line x1=\"60\" x2=\"90\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"3\"/>\n", 335 + 18 * r, 335 + 18 * r, c
+      printf "<text x=\"100\" y=\"%d\" font-size=\"12\">%s</text>\n", 339 + 18 * r, names[r]
+    }
+    print "</svg>"
+  }' > "$out/curves.svg"
+
+echo "compare.sh: wrote $out/compare.md and $out/curves.svg" >&2
+cat "$out/compare.md"
