@@ -20,6 +20,7 @@ namespace {
 nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
   return nlohmann::json{
       {"program", "attnlab"},
+      {"precision", sizeof(real) == 4 ? "float32" : "float64"},
       {"config", config_path},
       {"threads", r.threads},
       {"parameters", r.parameters},
@@ -46,9 +47,9 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
 }
 
 void print_table(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
-  std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads\n",
+  std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads, %s\n",
               config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
-              static_cast<long long>(options.length), r.threads);
+              static_cast<long long>(options.length), r.threads, sizeof(real) == 4 ? "float32" : "float64");
   std::printf("  training step      %9.1f ms   (median of %lld steps after %lld warm-up)\n", 1e3 * r.step_seconds,
               static_cast<long long>(options.steps), static_cast<long long>(options.warmup));
   std::printf("    forward          %9.1f ms\n", 1e3 * r.forward_seconds);
