@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
       "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
       "sentences/s, peak RSS. tools/bench.sh compares it with PyTorch; README.md \"Performance\" explains it. "
       "With --sweep-length instead: one encoder self-attention layer of each kind (d_model 64, batch 1) timed "
-      "forward + backward at n = 32, 64, …, 2048, written as a Markdown table and an SVG log-log plot with a "
+      "forward + backward (CPU time, one thread) at n = 32, 64, …, 2048, written as a Markdown table and an SVG log-log plot with a "
       "fitted growth exponent per kind.");
   bench_app->add_option("--config", bench.config,
                         "The config whose model to time (e.g. configs/bench/base.yaml); required unless --sweep-length");

@@ -1,8 +1,9 @@
 // length_sweep.cpp — timing one attention layer of every kind at growing n (see length_sweep.h).
 #include "train/length_sweep.h"
 
+#include <time.h>
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <spdlog/spdlog.h>
@@ -11,6 +12,7 @@
 #include "autograd/ops.h"
 #include "tensor/error.h"
 #include "train/bench.h"
+#include "train/trainer.h"
 #include "util/suggest.h"
 #include "util/svg_plot.h"
 
@@ -18,7 +20,12 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+// CPU seconds this process has used (all its threads; the sweep runs on one).
+double cpu_seconds() {
+  timespec now{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
+}
 
 AttentionConfig config_for(const std::string& kind, const SweepOptions& options) {
   AttentionConfig config;
@@ -42,7 +49,7 @@ double estimated_bytes(const std::string& kind, int64_t n, const SweepOptions& o
   return numbers * sizeof(real);
 }
 
-// Median seconds of one forward + backward of `module` on x [1, n, d_model]: at least 3 repeats, and more until
+// Median CPU seconds of one forward + backward of `module` on x [1, n, d_model]: at least 3 repeats, and more until
 // 0.3 s have been spent (at most 15), so that small sizes are not one noisy sample.
 double time_layer(Attention& module, int64_t n, int64_t d_model, Generator& gen) {
   Tensor x = Tensor::randn({1, n, d_model}, gen);                          // [1, n, d_model]
@@ -54,13 +61,13 @@ double time_layer(Attention& module, int64_t n, int64_t d_model, Generator& gen)
     x.set_requires_grad(true);
     x.zero_grad();
     module.zero_grad();
-    const auto start = Clock::now();
+    const double start = cpu_seconds();
     {
       ForwardContext ctx;
       Tensor out = module.forward(x, x, mask, ctx);                        // [1, n, d_model]
       sum(mul(out, R)).backward();
     }
-    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    const double s = cpu_seconds() - start;
     seconds.push_back(s);
     spent += s;
   }
@@ -111,6 +118,7 @@ std::vector<SweepSeries> run_length_sweep(const SweepOptions& options) {
     throw Error("bench --sweep-length: the lengths must satisfy 1 ≤ min ≤ max");
   }
 
+  use_threads(1);
   std::vector<SweepSeries> results;
   for (const std::string& kind : kinds) {
     SweepSeries series;
@@ -167,7 +175,7 @@ std::string sweep_markdown(const std::vector<SweepSeries>& series, const SweepOp
     std::snprintf(text, sizeof text, " %.2f |", s.exponent);
     md += text;
   }
-  md += "\n\nMilliseconds for one forward + backward of one encoder self-attention layer (d_model " +
+  md += "\n\nCPU milliseconds (one thread) for one forward + backward of one encoder self-attention layer (d_model " +
         std::to_string(options.d_model) + ", " + std::to_string(options.heads) + " heads, batch 1); `window` is " +
         "scaled_dot with a window of " + std::to_string(options.window) + " keys on each side. The growth exponent "
         "is the least-squares slope of log(time) against log(n) over each kind's largest four sizes (1 = linear, "

@@ -3,7 +3,9 @@
 // One attention layer as encoder self-attention (d_model 64, 4 heads, batch 1, no padding, no dropout) is timed
 // forward + backward — out = Attention(x, x), loss = Σ out ⊙ R for a fixed random R, loss.backward() — at
 // n = 32, 64, …, 2048, for every kind: scaled_dot, additive, simplified, sagan, external, linear, and scaled_dot
-// with a window of 16 keys on each side ("window"). The time of one size is the median of several repeats.
+// with a window of 16 keys on each side ("window"). The time of one size is the median of several repeats, on one
+// thread, measured as the process's CPU time: on a busy machine other processes taking turns on the core stretch
+// the wall-clock time but not the CPU time (on an idle machine the two agree).
 //
 // Softmax kinds form the n × n matrix of scores: their time grows like n² (and additive attention's like n²·d,
 // with an [n, n, d] tensor in the middle). External attention (n × S scores against S = 64 memory slots), linear
