@@ -77,5 +77,22 @@ struct ReportCommandOptions {
   std::string checkpoint = "best";     // best | latest | a checkpoint file
 };
 int report_command(const ReportCommandOptions& options);         // src/cli/report_command.cpp
+struct BenchCommandOptions {
+  std::string config;                  // the model to time (its data section is not read)
+  std::vector<std::string> overrides;  // --set key=value
+  std::optional<int64_t> threads;      // --threads: overrides train.threads
+  int64_t steps = 10;                  // timed training steps
+  int64_t warmup = 2;                  // untimed steps before them
+  int64_t batch = 64;                  // sentences per batch
+  int64_t length = 32;                 // tokens per sentence, each side
+  int64_t vocab = 0;                   // 0: tokenizer.vocab_size
+  int64_t decode_sentences = 100;      // sentences translated for the decoding figures (0: skip)
+  bool json = false;                   // one JSON object instead of the table
+  bool sweep_length = false;           // instead: time one attention layer of each kind at n = 32 … 2048
+  std::vector<std::string> kinds;      // the sweep's kinds (empty: all)
+  int64_t max_length = 2048;           // the sweep's largest n
+  std::string out = "docs";            // where the sweep writes length_sweep.md and length_sweep.svg
+};
+int bench_command(const BenchCommandOptions& options);           // src/cli/bench_command.cpp
 
 }  // namespace attnlab

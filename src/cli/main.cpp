@@ -154,6 +154,40 @@ int main(int argc, char** argv) {
   report_app->add_option("--checkpoint", report.checkpoint,
                          "best (default), latest, or the path of a checkpoint file");
 
+  attnlab::BenchCommandOptions bench;
+  int64_t bench_threads = 0;
+  CLI::App* bench_app = app.add_subcommand(
+      "bench",
+      "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
+      "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
+      "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
+      "sentences/s, peak RSS. tools/bench.sh compares it with PyTorch; README.md \"Performance\" explains it. "
+      "With --sweep-length instead: one encoder self-attention layer of each kind (d_model 64, batch 1) timed "
+      "forward + backward (CPU time, one thread) at n = 32, 64, …, 2048, written as a Markdown table and an SVG log-log plot with a "
+      "fitted growth exponent per kind.");
+  bench_app->add_option("--config", bench.config,
+                        "The config whose model to time (e.g. configs/bench/base.yaml); required unless --sweep-length");
+  bench_app->add_option("--steps", bench.steps, "Timed training steps (default 10)");
+  bench_app->add_option("--warmup", bench.warmup, "Untimed training steps before them (default 2)");
+  CLI::Option* bench_threads_option =
+      bench_app->add_option("--threads", bench_threads, "CPU threads (default: train.threads; 0 = all cores)");
+  bench_app->add_option("--batch", bench.batch, "Sentences per batch (default 64)");
+  bench_app->add_option("--length", bench.length, "Tokens per sentence on each side (default 32)");
+  bench_app->add_option("--vocab", bench.vocab, "Vocabulary of the random ids (default: tokenizer.vocab_size)");
+  bench_app->add_option("--decode-sentences", bench.decode_sentences,
+                        "Sentences translated one at a time for the decoding figures, to at most 32 tokens each "
+                        "(default 100; 0 skips decoding)");
+  bench_app->add_flag("--json", bench.json, "Print one JSON object instead of the table");
+  bench_app->add_option("--set", bench.overrides, "Override a config key, e.g. --set model.d_model=512 (repeatable)");
+  bench_app->add_flag("--sweep-length", bench.sweep_length,
+                      "Time one attention layer of every kind at growing n instead of a model (see above)");
+  bench_app->add_option("--kinds", bench.kinds,
+                        "With --sweep-length: the kinds to time (default all: scaled_dot additive simplified sagan "
+                        "external linear window; window = scaled_dot with 16 keys each side)");
+  bench_app->add_option("--max-length", bench.max_length, "With --sweep-length: the largest n (default 2048)");
+  bench_app->add_option("--out", bench.out,
+                        "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs)");
+
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
@@ -162,6 +196,7 @@ int main(int argc, char** argv) {
   if (corpus_size_option->count() > 0) corpus.size = corpus_size;
   if (eval_beam_option->count() > 0) eval.beam = eval_beam;
   if (trace_target_option->count() > 0) trace.target = trace_target;
+  if (bench_threads_option->count() > 0) bench.threads = bench_threads;
   // Logs go to stderr, so that stdout carries only results (translations, tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("attnlab"));
   spdlog::set_pattern("[%H:%M:%S] %v");
@@ -176,6 +211,7 @@ int main(int argc, char** argv) {
     if (*trace_app) return attnlab::trace_command(trace);
     if (*attention_app) return attnlab::attention_command(attention);
     if (*report_app) return attnlab::report_command(report);
+    if (*bench_app) return attnlab::bench_command(bench);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;
