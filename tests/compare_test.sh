@@ -39,6 +39,13 @@ for name in small small-no-positional; do
   [[ "$(echo $valid_em)" =~ ^[0-9.]+%$ ]] || fail "$name: validation exact match '$valid_em' is not a percentage"
   [[ "$(echo $params)" =~ ^[1-9][0-9]*$ ]] || fail "$name: parameter count '$params' is not a number"
   [[ "$(echo $tps)" =~ ^[0-9]+$ ]] || fail "$name: tokens/s '$tps' is not a number"
+  # The test-split columns come from `attnlab eval --json`.
+  for column in "$test_em" "$bleu" "$chrf"; do
+    [[ "$(echo $column)" =~ ^[0-9.]+%?$ ]] || fail "$name: a test-split column is '$column', not a number: $row"
+  done
+  for column in "$enc" "$dec" "$cross"; do
+    [[ "$(echo $column)" =~ ^[0-9]+\.[0-9]+$ ]] || fail "$name: an attention entropy column is '$column': $row"
+  done
   [ "$(jq -s 'map(select(.type == "valid")) | length' "$work/out/runs/$name/metrics.jsonl")" = 2 ] ||
     fail "$name: expected validations at steps 2 and 4"
 done

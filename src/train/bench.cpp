@@ -9,11 +9,11 @@
 
 #include "autograd/ops.h"
 #include "decode/greedy.h"
+#include "decode/translate.h"
 #include "tensor/error.h"
 #include "train/clip.h"
 #include "train/optimizer.h"
 #include "train/schedule.h"
-#include "decode/translate.h"
 #include "train/trainer.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
