@@ -12,6 +12,7 @@
 #include "attention/attention.h"
 #include "autograd/ops.h"
 #include "nn/layers.h"
+#include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -29,6 +30,17 @@ class ScaledDotAttention : public Attention {
         dropout_(dropout) {}
 
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
+    if (!ctx.recorder) {
+      // The fused op (src/autograd/ops/scaled_dot_attention.cpp): the same computation as the lines below, one
+      // (sentence, head) block at a time, with no split/merge copies. The lines below stay the reference, and
+      // run when a recorder wants the weights.
+      const real s = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(x.size(2) / heads_))) : real(1);
+      const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
+      if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+      Tensor context = scaled_dot_attention(q_proj.forward(x), k_proj.forward(memory), v_proj.forward(memory),
+                                            heads_, s, mask.additive(config_), p, ctx.generator);  // [B, Tq, d_model]
+      return out_proj.forward(context);                                      // [B, Tq, d_model]
+    }
     Tensor Q = split_heads(q_proj.forward(x), heads_);                       // [B, h, Tq, d_k]
     Tensor K = split_heads(k_proj.forward(memory), heads_);                  // [B, h, Tk, d_k]
     Tensor V = split_heads(v_proj.forward(memory), heads_);                  // [B, h, Tk, d_k]
