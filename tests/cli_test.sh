@@ -87,5 +87,12 @@ for signal in INT TERM; do
     failures=$((failures + 1)); echo "FAIL: SIG$signal: exit $code"; cat out.txt; tail -n 3 err.txt; fi
 done
 
+# bench: a tiny timing run prints one JSON object with the step time; a bad option is refused by name.
+expect_ok "bench --json" "$attnlab" bench --config tiny.yaml --steps 1 --warmup 0 --batch 2 --length 4 --vocab 20 \
+  --decode-sentences 1 --threads 1 --json
+grep -q '"step_ms":' out.txt && grep -q '"program":"attnlab"' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: bench --json printed no step time"; cat out.txt; }
+expect_error "bench with --steps 0" "--steps" "$attnlab" bench --config tiny.yaml --steps 0
+
 echo "cli: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -118,7 +118,7 @@ void check_same(const RunConfig& a, const RunConfig& b) {
 
 std::vector<fs::path> shipped_configs() {
   std::vector<fs::path> files;
-  for (const auto& entry : fs::directory_iterator(fs::path(ATTNLAB_SOURCE_DIR) / "configs")) {
+  for (const auto& entry : fs::recursive_directory_iterator(fs::path(ATTNLAB_SOURCE_DIR) / "configs")) {
     if (entry.path().extension() == ".yaml") files.push_back(entry.path());
   }
   std::sort(files.begin(), files.end());

@@ -38,4 +38,18 @@ struct TranslateCommandOptions {
 };
 int translate_command(const TranslateCommandOptions& options);   // src/cli/translate_command.cpp
 
+struct BenchCommandOptions {
+  std::string config;                  // the model to time (its data section is not read)
+  std::vector<std::string> overrides;  // --set key=value
+  std::optional<int64_t> threads;      // --threads: overrides train.threads
+  int64_t steps = 10;                  // timed training steps
+  int64_t warmup = 2;                  // untimed steps before them
+  int64_t batch = 64;                  // sentences per batch
+  int64_t length = 32;                 // tokens per sentence, each side
+  int64_t vocab = 0;                   // 0: tokenizer.vocab_size
+  int64_t decode_sentences = 100;      // sentences translated for the decoding figures (0: skip)
+  bool json = false;                   // one JSON object instead of the table
+};
+int bench_command(const BenchCommandOptions& options);           // src/cli/bench_command.cpp
+
 }  // namespace attnlab

@@ -78,12 +78,36 @@ int main(int argc, char** argv) {
   translate_app->add_option("--checkpoint", translate.checkpoint,
                             "best (default), latest, or the path of a checkpoint file");
 
+  attnlab::BenchCommandOptions bench;
+  int64_t bench_threads = 0;
+  CLI::App* bench_app = app.add_subcommand(
+      "bench",
+      "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
+      "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
+      "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
+      "sentences/s, peak RSS. tools/bench.sh compares it with PyTorch; README.md \"Performance\" explains it.");
+  bench_app->add_option("--config", bench.config, "The config whose model to time (e.g. configs/bench/base.yaml)")
+      ->required();
+  bench_app->add_option("--steps", bench.steps, "Timed training steps (default 10)");
+  bench_app->add_option("--warmup", bench.warmup, "Untimed training steps before them (default 2)");
+  CLI::Option* bench_threads_option =
+      bench_app->add_option("--threads", bench_threads, "CPU threads (default: train.threads; 0 = all cores)");
+  bench_app->add_option("--batch", bench.batch, "Sentences per batch (default 64)");
+  bench_app->add_option("--length", bench.length, "Tokens per sentence on each side (default 32)");
+  bench_app->add_option("--vocab", bench.vocab, "Vocabulary of the random ids (default: tokenizer.vocab_size)");
+  bench_app->add_option("--decode-sentences", bench.decode_sentences,
+                        "Sentences translated one at a time for the decoding figures, to at most 32 tokens each "
+                        "(default 100; 0 skips decoding)");
+  bench_app->add_flag("--json", bench.json, "Print one JSON object instead of the table");
+  bench_app->add_option("--set", bench.overrides, "Override a config key, e.g. --set model.d_model=512 (repeatable)");
+
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
   CLI11_PARSE(app, argc, argv);
   if (corpus_size_option->count() > 0) corpus.size = corpus_size;
+  if (bench_threads_option->count() > 0) bench.threads = bench_threads;
   // Logs go to stderr, so that stdout carries only results (translations, tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("attnlab"));
   spdlog::set_pattern("[%H:%M:%S] %v");
@@ -94,6 +118,7 @@ int main(int argc, char** argv) {
     if (*corpus_app) return attnlab::corpus_command(corpus);
     if (*train_app) return attnlab::train_command(train);
     if (*translate_app) return attnlab::translate_command(translate);
+    if (*bench_app) return attnlab::bench_command(bench);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;

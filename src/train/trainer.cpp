@@ -35,14 +35,6 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-// Threads for Eigen's matrix products and OpenMP loops: train.threads, or every core when 0.
-void use_threads(int64_t requested) {
-  int threads = requested > 0 ? static_cast<int>(requested)
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  omp_set_num_threads(threads);
-  Eigen::setNbThreads(threads);
-}
-
 RunConfig config_for(const TrainRequest& request) {
   namespace fs = std::filesystem;
   const std::string saved = request.run_dir + "/config.yaml";
@@ -75,6 +67,14 @@ std::vector<EncodedPair> encode_split(const RunConfig& config, const std::string
 }  // namespace
 
 void request_training_stop(int signal_number) { stop_requested.store(signal_number); }
+
+int use_threads(int64_t requested) {
+  int threads = requested > 0 ? static_cast<int>(requested)
+                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  omp_set_num_threads(threads);
+  Eigen::setNbThreads(threads);
+  return threads;
+}
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   namespace fs = std::filesystem;

@@ -64,4 +64,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer);
 // Asks a running train() to stop after the current step (async-signal-safe: for SIGINT / SIGTERM handlers).
 void request_training_stop(int signal_number);
 
+// Threads for Eigen's matrix products and OpenMP loops: `requested` (train.threads), or every core when 0.
+// Returns the count used.
+int use_threads(int64_t requested);
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,93 @@
+// bench_command.cpp — `attnlab bench`: time the training step of a config's model on a synthetic batch, the
+// GEMM peak of this machine, decoding speed and peak memory (src/train/bench.h says what and how), and print them
+// as a table or, with --json, as one JSON object (tools/bench.sh reads that).
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "train/bench.h"
+#include "train/config_io.h"
+
+namespace attnlab {
+
+namespace {
+
+nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
+  return nlohmann::json{
+      {"program", "attnlab"},
+      {"config", config_path},
+      {"threads", r.threads},
+      {"parameters", r.parameters},
+      {"batch", options.batch},
+      {"length", options.length},
+      {"steps", options.steps},
+      {"tokens_per_step", r.tokens_per_step},
+      {"step_ms", 1e3 * r.step_seconds},
+      {"forward_ms", 1e3 * r.forward_seconds},
+      {"backward_ms", 1e3 * r.backward_seconds},
+      {"optimizer_ms", 1e3 * r.optimizer_seconds},
+      {"tokens_per_s", r.tokens_per_second},
+      {"gflop_per_step", r.step_flops / 1e9},
+      {"model_gflop_per_s", r.model_gflops_per_second},
+      {"gemm_gflop_per_s", r.gemm_gflops_per_second},
+      {"peak_share", r.peak_share},
+      {"greedy_sentences_per_s", r.greedy_sentences_per_second},
+      {"greedy_mean_length", r.greedy_mean_length},
+      {"beam", options.beam},
+      {"beam_sentences_per_s",
+       r.beam_sentences_per_second ? nlohmann::json(*r.beam_sentences_per_second) : nlohmann::json(nullptr)},
+      {"peak_rss_mb", r.peak_rss_mb},
+  };
+}
+
+void print_table(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
+  std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads\n",
+              config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
+              static_cast<long long>(options.length), r.threads);
+  std::printf("  training step      %9.1f ms   (median of %lld steps after %lld warm-up)\n", 1e3 * r.step_seconds,
+              static_cast<long long>(options.steps), static_cast<long long>(options.warmup));
+  std::printf("    forward          %9.1f ms\n", 1e3 * r.forward_seconds);
+  std::printf("    backward         %9.1f ms\n", 1e3 * r.backward_seconds);
+  std::printf("    optimizer        %9.1f ms   (clip, Adam, zero_grad)\n", 1e3 * r.optimizer_seconds);
+  std::printf("  tokens/s           %9.0f      (source + target, %lld per step)\n", r.tokens_per_second,
+              static_cast<long long>(r.tokens_per_step));
+  std::printf("  model              %9.1f GFLOP/s (%.1f GFLOP per step = 3 × forward matmuls)\n",
+              r.model_gflops_per_second, r.step_flops / 1e9);
+  const long long n = static_cast<long long>(options.gemm_size);
+  std::printf("  GEMM peak          %9.1f GFLOP/s ([%lld, %lld] · [%lld, %lld] through matmul): model at %.0f%% of it\n",
+              r.gemm_gflops_per_second, n, n, n, n, 100 * r.peak_share);
+  if (options.decode_sentences > 0) {
+    std::printf("  greedy decoding    %9.2f sentences/s (%lld sentences one at a time, ≤ %lld tokens; mean %.1f)\n",
+                r.greedy_sentences_per_second, static_cast<long long>(options.decode_sentences),
+                static_cast<long long>(options.decode_length), r.greedy_mean_length);
+    if (r.beam_sentences_per_second) {
+      std::printf("  beam decoding (%lld) %9.2f sentences/s\n", static_cast<long long>(options.beam),
+                  *r.beam_sentences_per_second);
+    } else {
+      std::printf("  beam decoding (%lld)       n/a (no beam search decoder in this build)\n",
+                  static_cast<long long>(options.beam));
+    }
+  }
+  std::printf("  peak RSS           %9.1f MiB\n", r.peak_rss_mb);
+}
+
+}  // namespace
+
+int bench_command(const BenchCommandOptions& options) {
+  std::vector<std::string> overrides = options.overrides;
+  if (options.threads) overrides.push_back("train.threads=" + std::to_string(*options.threads));
+  RunConfig config = load_config(options.config, overrides);
+  BenchOptions bench;
+  bench.steps = options.steps;
+  bench.warmup = options.warmup;
+  bench.batch = options.batch;
+  bench.length = options.length;
+  bench.vocab = options.vocab;
+  bench.decode_sentences = options.decode_sentences;
+  BenchResult result = run_bench(config, bench);
+  if (options.json) std::printf("%s\n", as_json(options.config, bench, result).dump().c_str());
+  else print_table(options.config, bench, result);
+  return 0;
+}
+
+}  // namespace attnlab

@@ -1,0 +1,212 @@
+// bench.cpp — timing training steps, decoding and a GEMM (see bench.h for what is measured and the FLOP formula).
+#include "train/bench.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <spdlog/spdlog.h>
+
+#include "autograd/ops.h"
+#include "decode/greedy.h"
+#include "tensor/error.h"
+#include "train/clip.h"
+#include "train/optimizer.h"
+#include "train/schedule.h"
+#include "train/trainer.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_between(Clock::time_point start, Clock::time_point end) {
+  return std::chrono::duration<double>(end - start).count();
+}
+
+// after merge: translate_ids
+// The one place the benchmark translates. greedy_decode re-runs the decoder on the whole prefix at every step;
+// once src/decode/translate.h is merged (incremental decoding and beam search), this becomes
+//     return translate_ids(model, src, config);
+// and beam search gets a figure. Until then a beam > 1 has no decoder: nullopt, reported as "n/a".
+std::optional<std::vector<std::vector<int32_t>>> translate_for_bench(Seq2Seq& model, const TokenIds& src,
+                                                                    const DecodeConfig& config) {
+  if (config.beam > 1) return std::nullopt;
+  return greedy_decode(model, src, config);
+}
+
+struct DecodeTiming {
+  std::optional<double> sentences_per_second;
+  double mean_length = 0;   // output tokens per sentence
+};
+
+// Translates `sentences` one at a time (as `attnlab translate` does), each cut at `max_tokens` output tokens.
+DecodeTiming time_decoding(Seq2Seq& model, const std::vector<TokenIds>& sentences, int64_t max_tokens, int64_t beam) {
+  DecodeConfig config;
+  config.beam = beam;
+  config.max_len_ratio = 0;          // the limit is max_len_extra tokens whatever the source length
+  config.max_len_extra = max_tokens;
+  int64_t produced = 0;
+  const auto start = Clock::now();
+  for (const TokenIds& src : sentences) {                // src [1, S]
+    std::optional<std::vector<std::vector<int32_t>>> out = translate_for_bench(model, src, config);
+    if (!out) return {};
+    produced += static_cast<int64_t>(out->at(0).size());
+  }
+  const double seconds = seconds_between(start, Clock::now());
+  DecodeTiming timing;
+  timing.sentences_per_second = static_cast<double>(sentences.size()) / seconds;
+  timing.mean_length = static_cast<double>(produced) / static_cast<double>(sentences.size());
+  return timing;
+}
+
+void check_option(bool ok, const std::string& message) {
+  if (!ok) throw Error("bench: " + message);
+}
+
+}  // namespace
+
+double median(std::vector<double> values) {
+  if (values.empty()) throw Error("median of an empty list");
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
+}
+
+double forward_flops(const ModelConfig& m, int64_t B, int64_t S, int64_t T) {
+  const double d = static_cast<double>(m.d_model), d_ff = static_cast<double>(m.d_ff);
+  const double b = static_cast<double>(B), s = static_cast<double>(S), t = static_cast<double>(T);
+  const double encoder_layer = b * s * (8 * d * d + 4 * s * d + 4 * d * d_ff);
+  const double decoder_layer = b * t * (8 * d * d + 4 * t * d + 4 * d * d_ff)      // self-attention, FFN
+                               + b * t * 4 * d * d + b * s * 4 * d * d + b * t * 4 * s * d;  // cross-attention
+  const double output = b * t * 2 * d * static_cast<double>(m.tgt_vocab);
+  return static_cast<double>(m.encoder_layers) * encoder_layer + static_cast<double>(m.decoder_layers) * decoder_layer +
+         output;
+}
+
+TokenIds random_ids(int64_t B, int64_t length, int64_t vocab, Generator& gen) {
+  TokenIds ids;
+  ids.shape = Shape{B, length};
+  ids.values.resize(static_cast<size_t>(B * length));
+  for (int32_t& id : ids.values) id = static_cast<int32_t>(gen.integer(unk_id + 1, vocab));
+  return ids;
+}
+
+double measure_gemm_gflops(int64_t n) {
+  NoGradGuard no_grad;
+  Generator gen(7);
+  Tensor a = Tensor::randn(Shape{n, n}, gen);            // [n, n]
+  Tensor b = Tensor::randn(Shape{n, n}, gen);            // [n, n]
+  matmul(a, b);                                          // warm-up: scratch buffers grow, threads start
+  std::vector<double> seconds;
+  for (int repeat = 0; repeat < 5; ++repeat) {
+    const auto start = Clock::now();
+    Tensor c = matmul(a, b);                             // [n, n]
+    seconds.push_back(seconds_between(start, Clock::now()));
+  }
+  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+  return flops / median(seconds) / 1e9;
+}
+
+double peak_rss_mb() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports kibibytes
+}
+
+BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
+  const int64_t vocab = options.vocab > 0 ? options.vocab : config.tokenizer.vocab_size;
+  check_option(options.steps >= 1, "--steps must be at least 1");
+  check_option(options.warmup >= 0, "--warmup must be 0 or more");
+  check_option(options.batch >= 1, "--batch must be at least 1");
+  check_option(options.length >= 2, "--length must be at least 2 (bos or eos plus one token)");
+  check_option(vocab > unk_id + 1, "the vocabulary (--vocab, or tokenizer.vocab_size) must be more than 4, got " +
+                                       std::to_string(vocab));
+  check_option(options.decode_sentences >= 0, "--decode-sentences must be 0 or more");
+  check_option(options.decode_length >= 1, "the decoding length must be at least 1");
+  check_option(options.gemm_size >= 1, "the GEMM size must be at least 1");
+
+  BenchResult result;
+  result.threads = use_threads(config.train.threads);
+
+  // ---- the model and its synthetic batch ----
+  ModelConfig model_config = config.model;
+  model_config.src_vocab = vocab;
+  model_config.tgt_vocab = vocab;
+  Generator init(options.seed);
+  Seq2Seq model(model_config, init);
+  std::vector<NamedParameter> parameters = model.named_parameters();
+  Optimizer optimizer(parameters, config.train);
+  result.parameters = model.parameter_count();
+
+  const int64_t B = options.batch, T = options.length;
+  Generator data(options.seed + 100);
+  TokenIds src = random_ids(B, T, vocab, data);          // [B, T]
+  TokenIds words = random_ids(B, T - 1, vocab, data);    // [B, T − 1]: the target sentences
+  TokenIds tgt_in{Shape{B, T}, {}}, targets{Shape{B, T}, {}};
+  for (int64_t b = 0; b < B; ++b) {                      // tgt_in = bos + words, targets = words + eos
+    const auto row = words.values.begin() + b * (T - 1);
+    tgt_in.values.push_back(bos_id);
+    tgt_in.values.insert(tgt_in.values.end(), row, row + (T - 1));
+    targets.values.insert(targets.values.end(), row, row + (T - 1));
+    targets.values.push_back(eos_id);
+  }
+  result.tokens_per_step = B * 2 * T;
+  spdlog::info("bench: {} parameters, batch {} × {} tokens each side, vocabulary {}, {} threads", result.parameters,
+               B, T, vocab, result.threads);
+
+  // ---- training steps: forward, backward, optimizer, each timed ----
+  Generator dropout_generator(options.seed + 1);
+  std::vector<double> step_s, forward_s, backward_s, optimizer_s;
+  for (int64_t step = 1; step <= options.warmup + options.steps; ++step) {
+    const auto start = Clock::now();
+    Tensor loss;
+    {
+      ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
+      Tensor logits = model.forward(src, tgt_in, ctx);                                         // [B, T, V]
+      loss = cross_entropy(logits, targets, static_cast<real>(config.train.label_smoothing), pad_id);  // [1]
+    }
+    const double loss_value = loss.item();
+    const auto forward_done = Clock::now();
+    loss.backward();
+    loss = Tensor();                                     // the last handle: the graph is freed here
+    const auto backward_done = Clock::now();
+    clip_grad_norm(parameters, config.train.clip_norm);
+    optimizer.step(learning_rate(config.train, step, model_config.d_model));
+    model.zero_grad();
+    const auto end = Clock::now();
+    spdlog::debug("bench: step {} loss {:.4f} in {:.3f} s", step, loss_value, seconds_between(start, end));
+    if (step <= options.warmup) continue;
+    step_s.push_back(seconds_between(start, end));
+    forward_s.push_back(seconds_between(start, forward_done));
+    backward_s.push_back(seconds_between(forward_done, backward_done));
+    optimizer_s.push_back(seconds_between(backward_done, end));
+  }
+  result.step_seconds = median(step_s);
+  result.forward_seconds = median(forward_s);
+  result.backward_seconds = median(backward_s);
+  result.optimizer_seconds = median(optimizer_s);
+  result.tokens_per_second = static_cast<double>(result.tokens_per_step) / result.step_seconds;
+  result.step_flops = 3 * forward_flops(model_config, B, T, T);
+  result.model_gflops_per_second = result.step_flops / result.step_seconds / 1e9;
+
+  // ---- the GEMM peak, measured now, on the same threads ----
+  result.gemm_gflops_per_second = measure_gemm_gflops(options.gemm_size);
+  result.peak_share = result.model_gflops_per_second / result.gemm_gflops_per_second;
+
+  // ---- decoding: sentences of T random source tokens, one at a time ----
+  if (options.decode_sentences > 0) {
+    std::vector<TokenIds> sentences;
+    for (int64_t i = 0; i < options.decode_sentences; ++i) sentences.push_back(random_ids(1, T, vocab, data));
+    DecodeTiming greedy = time_decoding(model, sentences, options.decode_length, 1);
+    result.greedy_sentences_per_second = greedy.sentences_per_second.value_or(0);
+    result.greedy_mean_length = greedy.mean_length;
+    result.beam_sentences_per_second =
+        time_decoding(model, sentences, options.decode_length, options.beam).sentences_per_second;
+  }
+  result.peak_rss_mb = peak_rss_mb();
+  return result;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,121 @@
+// test_bench.cpp — `attnlab bench` measures what it says: the FLOP formula counts every matrix product of the
+// model, the timings are consistent with each other, the benchmark configs are the issue's two models, and bad
+// options are refused by name.
+#include <doctest/doctest.h>
+
+#include "tensor/error.h"
+#include "train/bench.h"
+#include "train/config_io.h"
+
+using namespace attnlab;
+
+namespace {
+
+const std::string tiny_yaml = R"(
+data: {train_src: a.src, train_tgt: a.tgt}
+model: {d_model: 8, heads: 2, d_ff: 16, encoder_layers: 1, decoder_layers: 1}
+train: {threads: 1}
+)";
+
+}  // namespace
+
+TEST_CASE("the FLOP count is the sum of 2·n·k·m over every matrix product of a forward pass") {
+  ModelConfig m;
+  m.d_model = 4;
+  m.heads = 2;
+  m.d_ff = 8;
+  m.encoder_layers = 1;
+  m.decoder_layers = 1;
+  m.tgt_vocab = 10;
+  const double B = 1, S = 2, T = 3, d = 4, d_ff = 8, V = 10;
+  auto product = [](double n, double k, double mm) { return 2 * n * k * mm; };   // [n, k] · [k, m]
+  // Encoder layer: Q, K, V, O projections of the B·S tokens; per head q·kᵀ [S, d_k]·[d_k, S] and a·v
+  // [S, S]·[S, d_k], h heads of d_k = d/h; the FFN's two linears.
+  const double encoder = 4 * product(B * S, d, d) + 2 * B * product(S, d, S) + 2 * product(B * S, d, d_ff);
+  // Decoder layer: the same self-attention and FFN on the B·T target tokens, and cross-attention: Q and O on the
+  // target, K and V on the S memory tokens, scores [T, d]·[d, S], and a·v [T, S]·[S, d].
+  const double decoder = 4 * product(B * T, d, d) + 2 * B * product(T, d, T) + 2 * product(B * T, d, d_ff) +
+                         2 * product(B * T, d, d) + 2 * product(B * S, d, d) + B * product(T, d, S) +
+                         B * product(T, S, d);
+  const double output = product(B * T, d, V);
+  CHECK(forward_flops(m, 1, 2, 3) == doctest::Approx(encoder + decoder + output));
+  CHECK(forward_flops(m, 1, 2, 3) == doctest::Approx(2144));   // 576 + 1328 + 240, worked by hand
+  m.encoder_layers = 3;                                         // each layer adds its own share
+  CHECK(forward_flops(m, 1, 2, 3) == doctest::Approx(2144 + 2 * encoder));
+}
+
+TEST_CASE("a benchmark run gives consistent figures: every phase within its step, tokens/s = tokens / step") {
+  RunConfig config = parse_config(tiny_yaml, "tiny.yaml");
+  BenchOptions options;
+  options.steps = 3;
+  options.warmup = 1;
+  options.batch = 2;
+  options.length = 4;
+  options.vocab = 12;
+  options.decode_sentences = 2;
+  options.decode_length = 5;
+  options.gemm_size = 16;
+  BenchResult r = run_bench(config, options);
+  CHECK(r.threads == 1);
+  CHECK(r.tokens_per_step == 2 * (4 + 4));
+  CHECK(r.step_seconds > 0);
+  // Each phase of a step takes at most the step, so its median is at most the step's median.
+  for (double phase : {r.forward_seconds, r.backward_seconds, r.optimizer_seconds}) {
+    CHECK(phase > 0);
+    CHECK(phase <= r.step_seconds);
+  }
+  CHECK(r.tokens_per_second == doctest::Approx(16 / r.step_seconds));
+  config.model.src_vocab = config.model.tgt_vocab = 12;
+  CHECK(r.step_flops == doctest::Approx(3 * forward_flops(config.model, 2, 4, 4)));
+  CHECK(r.model_gflops_per_second == doctest::Approx(r.step_flops / r.step_seconds / 1e9));
+  CHECK(r.gemm_gflops_per_second > 0);
+  CHECK(r.peak_share == doctest::Approx(r.model_gflops_per_second / r.gemm_gflops_per_second));
+  CHECK(r.greedy_sentences_per_second > 0);
+  CHECK(r.greedy_mean_length >= 0);
+  CHECK(r.greedy_mean_length <= 5);
+  if (r.beam_sentences_per_second) CHECK(*r.beam_sentences_per_second > 0);
+  CHECK(r.peak_rss_mb > 1);
+}
+
+TEST_CASE("bench refuses options it cannot run, naming the option") {
+  RunConfig config = parse_config(tiny_yaml, "tiny.yaml");
+  BenchOptions options;
+  options.steps = 0;
+  CHECK_THROWS_WITH_AS(run_bench(config, options), doctest::Contains("--steps"), Error);
+  options = BenchOptions{};
+  options.length = 1;
+  CHECK_THROWS_WITH_AS(run_bench(config, options), doctest::Contains("--length"), Error);
+  options = BenchOptions{};
+  options.vocab = 4;
+  CHECK_THROWS_WITH_AS(run_bench(config, options), doctest::Contains("vocabulary"), Error);
+}
+
+TEST_CASE("the median of an odd count is the middle value, of an even count the mean of the middle two") {
+  CHECK(median({3, 1, 2}) == 2);
+  CHECK(median({4, 1, 3, 2}) == 2.5);
+  CHECK_THROWS_AS(median({}), Error);
+}
+
+TEST_CASE("configs/bench holds the issue's two models: base (8000, 256, 4 heads, 1024, 3 + 3) and small") {
+  RunConfig base = load_config(std::string(ATTNLAB_SOURCE_DIR) + "/configs/bench/base.yaml");
+  CHECK(base.tokenizer.vocab_size == 8000);
+  CHECK(base.tokenizer.shared);
+  CHECK(base.model.d_model == 256);
+  CHECK(base.model.heads == 4);
+  CHECK(base.model.d_ff == 1024);
+  CHECK(base.model.encoder_layers == 3);
+  CHECK(base.model.decoder_layers == 3);
+  CHECK(base.model.norm == "post");
+  CHECK(base.train.label_smoothing == doctest::Approx(0.1));
+  CHECK(base.train.optimizer == "adam");
+  CHECK(base.train.beta2 == doctest::Approx(0.98));
+  CHECK(base.train.eps == doctest::Approx(1e-9));
+  RunConfig small = load_config(std::string(ATTNLAB_SOURCE_DIR) + "/configs/bench/small.yaml");
+  CHECK(small.tokenizer.vocab_size == 1000);
+  CHECK(small.model.d_model == 128);
+  CHECK(small.model.heads == 4);
+  CHECK(small.model.d_ff == 512);
+  CHECK(small.model.encoder_layers == 2);
+  CHECK(small.model.decoder_layers == 2);
+  CHECK(small.train.label_smoothing == doctest::Approx(0.1));
+}
