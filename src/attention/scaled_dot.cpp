@@ -29,28 +29,23 @@ class ScaledDotAttention : public Attention {
         heads_(heads),
         dropout_(dropout) {}
 
+  // The computation, op by op, is
+  //   Q = split_heads(q_proj(x)), K = split_heads(k_proj(memory)), V = split_heads(v_proj(memory))   [B, h, T, d_k]
+  //   weights = softmax(Q Kᵀ · 1/√d_k, mask)                                                      [B, h, Tq, Tk]
+  //   out = out_proj(merge_heads(dropout(weights) · V))                                           [B, Tq, d_model]
+  // and it runs as one fused op over the projections (src/autograd/ops/scaled_dot_attention.cpp: no head
+  // split/merge copies, one graph node instead of six); tests/test_fused_attention.cpp checks the fused op against
+  // exactly that chain of ops, forward and backward.
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
-    if (!ctx.recorder) {
-      // The fused op (src/autograd/ops/scaled_dot_attention.cpp): the same computation as the lines below, one
-      // (sentence, head) block at a time, with no split/merge copies. The lines below stay the reference, and
-      // run when a recorder wants the weights.
-      const real s = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(x.size(2) / heads_))) : real(1);
-      const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
-      if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
-      Tensor context = scaled_dot_attention(q_proj.forward(x), k_proj.forward(memory), v_proj.forward(memory),
-                                            heads_, s, mask.additive(config_), p, ctx.generator);  // [B, Tq, d_model]
-      return out_proj.forward(context);                                      // [B, Tq, d_model]
-    }
-    Tensor Q = split_heads(q_proj.forward(x), heads_);                       // [B, h, Tq, d_k]
-    Tensor K = split_heads(k_proj.forward(memory), heads_);                  // [B, h, Tk, d_k]
-    Tensor V = split_heads(v_proj.forward(memory), heads_);                  // [B, h, Tk, d_k]
-    Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
-    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
-    Tensor weights = softmax(scores, mask.additive(config_));                // [B, h, Tq, Tk], rows sum to 1
+    const real s = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(x.size(2) / heads_))) : real(1);
+    const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
+    if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+    Tensor weights;                                                          // [B, h, Tq, Tk], rows sum to 1
+    Tensor context = scaled_dot_attention(q_proj.forward(x), k_proj.forward(memory), v_proj.forward(memory),
+                                          heads_, s, mask.additive(config_), p, ctx.generator,
+                                          ctx.recorder ? &weights : nullptr);  // [B, Tq, d_model]
     if (ctx.recorder) ctx.recorder->record(name, weights);
-    weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, Tq, Tk]
-    Tensor context = matmul(weights, V);                                     // [B, h, Tq, d_k]
-    return out_proj.forward(merge_heads(context));                           // [B, Tq, d_model]
+    return out_proj.forward(context);                                        // [B, Tq, d_model]
   }
 
   Linear& q_proj;

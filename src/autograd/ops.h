@@ -120,8 +120,9 @@ Tensor divide(const Tensor& a, const Tensor& b);
 //   out_h = dropout(softmax(scale · Q_h K_hᵀ + additive_mask), p) V_h     for each head h (d_k = d_model / heads)
 // additive_mask [B, 1, Tq, Tk] (0 or −∞; optional); p = 0 draws nothing (gen may then be null).
 // The same numbers (to rounding) and the same dropped weights as split_heads → matmul → scale → softmax →
-// dropout → matmul → merge_heads, in one graph node; the mask receives no gradient.
+// dropout → matmul → merge_heads, in one graph node; the mask receives no gradient. If `weights` is given it
+// receives the softmax weights [B, h, Tq, Tk] (before dropout), for an attention recorder: numbers, no graph.
 Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, int64_t heads, real scale,
-                            const Tensor& additive_mask, real dropout_p, Generator* gen);
+                            const Tensor& additive_mask, real dropout_p, Generator* gen, Tensor* weights = nullptr);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

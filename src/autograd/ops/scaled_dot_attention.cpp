@@ -18,8 +18,7 @@
 //   ∂Q_h += s · ∂S K_h                               [Tq, d_k]
 //   ∂K_h += s · ∂Sᵀ Q_h                              [Tk, d_k]
 //
-// The slow, obvious version is the chain of ops that src/attention/scaled_dot.cpp still uses when it must hand
-// the weights A to an attention recorder:
+// The slow, obvious version is the chain of ops src/attention/scaled_dot.cpp used before this op existed:
 //   split_heads → matmul(Q, K, false, true) → scale → softmax(·, mask) → dropout → matmul(·, V) → merge_heads
 // with six graph nodes and five [B, h, T, T]- or [B, h, T, d_k]-sized temporaries. Here the blocks run in
 // parallel (OpenMP over B·h; each writes only its own columns of its own sentence, so the threads never touch
@@ -75,7 +74,7 @@ AttentionSizes check_shapes(const Tensor& Q, const Tensor& K, const Tensor& V, i
 }  // namespace
 
 Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, int64_t heads, real scale,
-                            const Tensor& additive_mask, real dropout_p, Generator* gen) {
+                            const Tensor& additive_mask, real dropout_p, Generator* gen, Tensor* weights) {
   const AttentionSizes n = check_shapes(Q, K, V, heads, additive_mask);
   const int64_t B = n.B, Tq = n.Tq, Tk = n.Tk, d_model = n.d_model, d_k = n.d_k;
   if (!(dropout_p >= 0 && dropout_p < 1)) {
@@ -139,6 +138,8 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
       }
     }
   }
+
+  if (weights) *weights = A;                                             // shared numbers, no history
 
   record(out, "scaled_dot_attention", {Q, K, V}, [Q, K, V, A, D, n, scale](TensorNode& node) {
     const int64_t B = n.B, Tq = n.Tq, Tk = n.Tk, d_model = n.d_model, heads = n.heads, d_k = n.d_k;
