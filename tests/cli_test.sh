@@ -92,6 +92,9 @@ expect_ok "bench --json" "$attnlab" bench --config tiny.yaml --steps 1 --warmup 
   --decode-sentences 1 --threads 1 --json
 grep -q '"step_ms":' out.txt && grep -q '"program":"attnlab"' out.txt ||
   { failures=$((failures + 1)); echo "FAIL: bench --json printed no step time"; cat out.txt; }
+# The command runs the float32 library (attnlab64's ATTNLAB_DOUBLE must not leak into it through the link).
+grep -q '"precision":"float32"' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: the attnlab command is not compiled in float32"; cat out.txt; }
 expect_error "bench with --steps 0" "--steps" "$attnlab" bench --config tiny.yaml --steps 0
 
 echo "cli: $passes passed, $failures failed"

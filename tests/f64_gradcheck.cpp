@@ -26,7 +26,8 @@ TEST_CASE("every op in ops.h has at least one gradient check") {
   for (const char* op : {"add", "sub", "mul", "scale", "add_scalar", "matmul", "reshape", "permute",
                          "transpose", "slice", "concat", "relu", "gelu", "tanh", "exp", "log", "elu_plus_one",
                          "softmax", "log_softmax", "layer_norm", "dropout", "embedding", "sum", "mean",
-                         "cumsum", "divide_by_sum", "cross_entropy", "prefix_softmax", "divide"}) {
+                         "cumsum", "divide_by_sum", "cross_entropy", "prefix_softmax", "divide",
+                         "band_scores", "band_mix"}) {
     INFO("op without a gradient check: ", std::string(op));
     CHECK(checked.count(op) == 1);
   }

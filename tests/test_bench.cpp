@@ -1,11 +1,15 @@
 // test_bench.cpp — `attnlab bench` measures what it says: the FLOP formula counts every matrix product of the
 // model, the timings are consistent with each other, the benchmark configs are the issue's two models, and bad
-// options are refused by name.
+// options are refused by name. The length sweep fits growth exponents correctly and draws a valid log–log plot.
 #include <doctest/doctest.h>
+
+#include <algorithm>
 
 #include "tensor/error.h"
 #include "train/bench.h"
 #include "train/config_io.h"
+#include "train/length_sweep.h"
+#include "util/svg_plot.h"
 
 using namespace attnlab;
 
@@ -118,4 +122,57 @@ TEST_CASE("configs/bench holds the issue's two models: base (8000, 256, 4 heads,
   CHECK(small.model.encoder_layers == 2);
   CHECK(small.model.decoder_layers == 2);
   CHECK(small.train.label_smoothing == doctest::Approx(0.1));
+}
+
+TEST_CASE("the growth exponent is the slope on log–log axes: 2 for c·n², 1 for c·n, over the last points only") {
+  const std::vector<double> n{32, 64, 128, 256, 512};
+  std::vector<double> square, linear, bent;
+  for (double x : n) {
+    square.push_back(3 * x * x);
+    linear.push_back(0.5 * x);
+    bent.push_back(x < 100 ? 1000 : x);   // flat at first (fixed costs), then linear
+  }
+  CHECK(loglog_slope(n, square, 4) == doctest::Approx(2));
+  CHECK(loglog_slope(n, linear, 4) == doctest::Approx(1));
+  CHECK(loglog_slope(n, bent, 3) == doctest::Approx(1));
+}
+
+TEST_CASE("the length sweep times every kind asked for at each doubling of n, and refuses an unknown kind") {
+  SweepOptions options;
+  options.kinds = {"scaled_dot", "window", "linear"};
+  options.min_length = 16;
+  options.max_length = 32;
+  std::vector<SweepSeries> series = run_length_sweep(options);
+  REQUIRE(series.size() == 3);
+  for (const SweepSeries& s : series) {
+    CAPTURE(s.kind);
+    CHECK(s.lengths == std::vector<int64_t>{16, 32});
+    CHECK(std::all_of(s.seconds.begin(), s.seconds.end(), [](double t) { return t > 0; }));
+  }
+  const std::string table = sweep_markdown(series, options);
+  CHECK(table.find("| n | scaled_dot | window | linear |") != std::string::npos);
+  CHECK(table.find("| growth exponent |") != std::string::npos);
+  const std::string svg = sweep_svg(series, options);
+  CHECK(svg.find("reference ∝ n²") != std::string::npos);
+
+  options.kinds = {"liner"};
+  CHECK_THROWS_WITH_AS(run_length_sweep(options), doctest::Contains("did you mean 'linear'"), Error);
+}
+
+TEST_CASE("a log–log plot is an SVG document with one line per series, a legend entry each, and refuses x ≤ 0") {
+  LogLogPlot plot;
+  plot.title = "t";
+  plot.series.push_back({"a <b>", {32, 64, 128}, {1, 2, 4}, false});
+  plot.series.push_back({"ref", {32, 128}, {1, 16}, true});
+  const std::string svg = loglog_svg(plot);
+  CHECK(svg.rfind("<svg ", 0) == 0);
+  CHECK(svg.find("</svg>") != std::string::npos);
+  size_t lines = 0;
+  for (size_t at = svg.find("<polyline"); at != std::string::npos; at = svg.find("<polyline", at + 1)) ++lines;
+  CHECK(lines == 2);
+  CHECK(svg.find("a &lt;b&gt;") != std::string::npos);     // text is escaped
+  CHECK(svg.find("stroke-dasharray") != std::string::npos);  // the reference is dashed
+  CHECK(svg.find(">128</text>") != std::string::npos);      // x ticks at powers of 2
+  plot.series.push_back({"bad", {0, 1}, {1, 1}, false});
+  CHECK_THROWS_AS(loglog_svg(plot), Error);
 }

@@ -54,6 +54,9 @@ struct AttentionMask {
   // The additive mask of the softmax kinds: [B, 1, Tq, Tk], 0 where allowed(), −∞ elsewhere
   // (broadcast over the heads axis by softmax()).
   Tensor additive(const AttentionConfig& config) const;
+  // The same for scores kept as a band (autograd/ops.h, band_scores): [B, 1, Tq, W], column w of row i standing
+  // for key j = i − left + w; −∞ also where that key does not exist (j < 0 or j ≥ Tk).
+  Tensor band_additive(const AttentionConfig& config, int64_t left, int64_t width) const;
 };
 
 // A mask for sentences with key_lengths[b] real keys followed by padding up to key_len (tests and checks build

@@ -29,6 +29,19 @@ Tensor AttentionMask::additive(const AttentionConfig& config) const {
   return mask;
 }
 
+Tensor AttentionMask::band_additive(const AttentionConfig& config, int64_t left, int64_t width) const {
+  const real minus_infinity = -std::numeric_limits<real>::infinity();
+  Tensor mask = Tensor::zeros({batch, 1, query_len, width});                    // [B, 1, Tq, W]
+  real* m = mask.data();
+  for (int64_t b = 0; b < batch; ++b)
+    for (int64_t i = 0; i < query_len; ++i)
+      for (int64_t w = 0; w < width; ++w) {
+        const int64_t j = i - left + w;                                         // the key of column w
+        if (j < 0 || j >= key_len || !allowed(b, i, j, config)) m[(b * query_len + i) * width + w] = minus_infinity;
+      }
+  return mask;
+}
+
 AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t query_len, int64_t key_len,
                                bool causal) {
   AttentionMask mask;

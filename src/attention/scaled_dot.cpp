@@ -7,6 +7,9 @@
 // softmax saturates as d_k grows and its gradients vanish (`scale: false` lets a learner watch that happen).
 // The mask adds −∞ to hidden keys (padding, the future, outside the window) so they get weight exactly 0.
 // Cost: O(n² · d) time and O(h · n²) memory for the weights.
+// With a window [left, right] the scores are computed only inside it (band_scores / band_mix, autograd/ops.h):
+// O(n · W · d) time and O(h · n · W) memory, W = left + right + 1 — the same numbers as masking the full matrix.
+#include <algorithm>
 #include <cmath>
 
 #include "attention/attention.h"
@@ -29,7 +32,7 @@ class ScaledDotAttention : public Attention {
         heads_(heads),
         dropout_(dropout) {}
 
-  // The computation, op by op, is
+  // Without a window the computation, op by op, is
   //   Q = split_heads(q_proj(x)), K = split_heads(k_proj(memory)), V = split_heads(v_proj(memory))   [B, h, T, d_k]
   //   weights = softmax(Q Kᵀ · 1/√d_k, mask)                                                      [B, h, Tq, Tk]
   //   out = out_proj(merge_heads(dropout(weights) · V))                                           [B, Tq, d_model]
@@ -37,6 +40,12 @@ class ScaledDotAttention : public Attention {
   // split/merge copies, one graph node instead of six); tests/test_fused_attention.cpp checks the fused op against
   // exactly that chain of ops, forward and backward.
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
+    if (config_.has_window) {
+      Tensor Q = split_heads(q_proj.forward(x), heads_);                     // [B, h, Tq, d_k]
+      Tensor K = split_heads(k_proj.forward(memory), heads_);                // [B, h, Tk, d_k]
+      Tensor V = split_heads(v_proj.forward(memory), heads_);                // [B, h, Tk, d_k]
+      return out_proj.forward(merge_heads(windowed(Q, K, V, mask, ctx)));
+    }
     const real s = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(x.size(2) / heads_))) : real(1);
     const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
     if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
@@ -54,6 +63,33 @@ class ScaledDotAttention : public Attention {
   Linear& out_proj;
 
  private:
+  // softmax(Q Kᵀ / √d_k + mask) V over the window only: the scores as a band [B, h, Tq, W].
+  Tensor windowed(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask, ForwardContext& ctx) {
+    const int64_t Tq = Q.size(2), Tk = K.size(2);
+    // Keys outside [0, Tk) never exist and a causal query sees no later key, so the band need not reach them.
+    const int64_t left = std::min(config_.window_left, std::max<int64_t>(Tq - 1, 0));
+    const int64_t right = std::min(mask.causal ? int64_t{0} : config_.window_right, Tk - 1);
+    Tensor scores = band_scores(Q, K, left, right);                          // [B, h, Tq, W]
+    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
+    Tensor weights = softmax(scores, mask.band_additive(config_, left, left + right + 1));   // [B, h, Tq, W]
+    if (ctx.recorder) ctx.recorder->record(name, full_map(weights, left, Tk));
+    weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, Tq, W]
+    return band_mix(weights, V, left);                                       // [B, h, Tq, d_k]
+  }
+
+  // The band [B, h, Tq, W] written out as the full map [B, h, Tq, Tk] (zeros outside the window), for the
+  // recorder: inspection shows the same picture whichever way the weights were computed.
+  static Tensor full_map(const Tensor& band, int64_t left, int64_t Tk) {
+    const int64_t rows = band.size(0) * band.size(1) * band.size(2), Tq = band.size(2), W = band.size(3);
+    Tensor full = Tensor::zeros({band.size(0), band.size(1), Tq, Tk});      // [B, h, Tq, Tk]
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t w = 0; w < W; ++w) {
+        const int64_t j = r % Tq - left + w;
+        if (j >= 0 && j < Tk) full.data()[r * Tk + j] = band.data()[r * W + w];
+      }
+    return full;
+  }
+
   AttentionConfig config_;
   int64_t heads_;
   double dropout_;

@@ -74,5 +74,6 @@ std::vector<GradcheckCase> scaled_dot_attention_checks();  // checks/scaled_dot_
 std::vector<GradcheckCase> layer_checks();                      // checks/layers.cpp: nn modules, model layers
 std::vector<GradcheckCase> softmax_attention_checks();          // checks/attention_softmax.cpp
 std::vector<GradcheckCase> external_linear_attention_checks();  // checks/attention_external_linear.cpp
+std::vector<GradcheckCase> banded_attention_checks();           // checks/banded_attention.cpp
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

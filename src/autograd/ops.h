@@ -125,4 +125,14 @@ Tensor divide(const Tensor& a, const Tensor& b);
 Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, int64_t heads, real scale,
                             const Tensor& additive_mask, real dropout_p, Generator* gen, Tensor* weights = nullptr);
 
+// ---- Banded attention (ops/banded_attention.cpp): the two products of attention inside a window only ----
+// Query i sees keys j = i − left + w, w = 0 … W − 1 (W = left + right + 1); scores and weights are stored as a band
+// [..., Tq, W] instead of the full [..., Tq, Tk]: O(n·W) instead of O(n²). Leading axes of both inputs must agree.
+//   band_scores(Q, K, left, right)  Q [..., Tq, d], K [..., Tk, d] → S [..., Tq, W],  S[i, w] = q_i · k_{i−left+w}
+//   band_mix(A, V, left)            A [..., Tq, W], V [..., Tk, d] → O [..., Tq, d],  O_i = Σ_w A[i, w] · v_{i−left+w}
+// A column whose key i − left + w is outside [0, Tk) gets score 0 and no gradient: hide it with softmax's mask.
+// So softmax(band_scores(Q, K) / √d_k + band mask), then band_mix, is windowed scaled-dot attention.
+Tensor band_scores(const Tensor& q, const Tensor& k, int64_t left, int64_t right);
+Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left);
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION

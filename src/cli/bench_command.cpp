@@ -1,12 +1,17 @@
 // bench_command.cpp — `attnlab bench`: time the training step of a config's model on a synthetic batch, the
 // GEMM peak of this machine, decoding speed and peak memory (src/train/bench.h says what and how), and print them
-// as a table or, with --json, as one JSON object (tools/bench.sh reads that).
+// as a table or, with --json, as one JSON object (tools/bench.sh reads that). With --sweep-length, the growth of
+// each attention kind with the sentence length instead (src/train/length_sweep.h).
 #include <cstdio>
+#include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
+#include "tensor/error.h"
 #include "train/bench.h"
 #include "train/config_io.h"
+#include "train/length_sweep.h"
+#include "util/files.h"
 
 namespace attnlab {
 
@@ -15,6 +20,7 @@ namespace {
 nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
   return nlohmann::json{
       {"program", "attnlab"},
+      {"precision", sizeof(real) == 4 ? "float32" : "float64"},
       {"config", config_path},
       {"threads", r.threads},
       {"parameters", r.parameters},
@@ -41,9 +47,9 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
 }
 
 void print_table(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
-  std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads\n",
+  std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads, %s\n",
               config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
-              static_cast<long long>(options.length), r.threads);
+              static_cast<long long>(options.length), r.threads, sizeof(real) == 4 ? "float32" : "float64");
   std::printf("  training step      %9.1f ms   (median of %lld steps after %lld warm-up)\n", 1e3 * r.step_seconds,
               static_cast<long long>(options.steps), static_cast<long long>(options.warmup));
   std::printf("    forward          %9.1f ms\n", 1e3 * r.forward_seconds);
@@ -71,9 +77,26 @@ void print_table(const std::string& config_path, const BenchOptions& options, co
   std::printf("  peak RSS           %9.1f MiB\n", r.peak_rss_mb);
 }
 
+// --sweep-length: the growth of each attention kind with n, as a table (stdout and DIR/length_sweep.md) and a plot.
+int sweep_command(const BenchCommandOptions& options) {
+  SweepOptions sweep;
+  sweep.kinds = options.kinds;
+  sweep.max_length = options.max_length;
+  std::vector<SweepSeries> series = run_length_sweep(sweep);
+  const std::string table = sweep_markdown(series, sweep);
+  std::filesystem::create_directories(options.out);
+  write_file_atomically(options.out + "/length_sweep.md", table);
+  write_file_atomically(options.out + "/length_sweep.svg", sweep_svg(series, sweep));
+  std::printf("%s\nwrote %s/length_sweep.md and %s/length_sweep.svg\n", table.c_str(), options.out.c_str(),
+              options.out.c_str());
+  return 0;
+}
+
 }  // namespace
 
 int bench_command(const BenchCommandOptions& options) {
+  if (options.sweep_length) return sweep_command(options);
+  if (options.config.empty()) throw Error("attnlab bench needs --config FILE (e.g. configs/bench/base.yaml), or --sweep-length");
   std::vector<std::string> overrides = options.overrides;
   if (options.threads) overrides.push_back("train.threads=" + std::to_string(*options.threads));
   RunConfig config = load_config(options.config, overrides);

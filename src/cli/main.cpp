@@ -85,9 +85,12 @@ int main(int argc, char** argv) {
       "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
       "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
       "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
-      "sentences/s, peak RSS. tools/bench.sh compares it with PyTorch; README.md \"Performance\" explains it.");
-  bench_app->add_option("--config", bench.config, "The config whose model to time (e.g. configs/bench/base.yaml)")
-      ->required();
+      "sentences/s, peak RSS. tools/bench.sh compares it with PyTorch; README.md \"Performance\" explains it. "
+      "With --sweep-length instead: one encoder self-attention layer of each kind (d_model 64, batch 1) timed "
+      "forward + backward (CPU time, one thread) at n = 32, 64, …, 2048, written as a Markdown table and an SVG log-log plot with a "
+      "fitted growth exponent per kind.");
+  bench_app->add_option("--config", bench.config,
+                        "The config whose model to time (e.g. configs/bench/base.yaml); required unless --sweep-length");
   bench_app->add_option("--steps", bench.steps, "Timed training steps (default 10)");
   bench_app->add_option("--warmup", bench.warmup, "Untimed training steps before them (default 2)");
   CLI::Option* bench_threads_option =
@@ -100,6 +103,14 @@ int main(int argc, char** argv) {
                         "(default 100; 0 skips decoding)");
   bench_app->add_flag("--json", bench.json, "Print one JSON object instead of the table");
   bench_app->add_option("--set", bench.overrides, "Override a config key, e.g. --set model.d_model=512 (repeatable)");
+  bench_app->add_flag("--sweep-length", bench.sweep_length,
+                      "Time one attention layer of every kind at growing n instead of a model (see above)");
+  bench_app->add_option("--kinds", bench.kinds,
+                        "With --sweep-length: the kinds to time (default all: scaled_dot additive simplified sagan "
+                        "external linear window; window = scaled_dot with 16 keys each side)");
+  bench_app->add_option("--max-length", bench.max_length, "With --sweep-length: the largest n (default 2048)");
+  bench_app->add_option("--out", bench.out,
+                        "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs)");
 
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")

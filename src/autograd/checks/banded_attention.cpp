@@ -1,0 +1,49 @@
+// checks/banded_attention.cpp — gradient checks for the band products of windowed attention
+// (ops/banded_attention.cpp: band_scores, band_mix).
+//
+// Cases cover a window inside the sequence (both ends of the band fall off the sequence for the first and last
+// queries), a one-sided causal window, a window wider than the sequence (every key in every row), and queries and
+// keys of different lengths (cross-attention). Columns whose key does not exist pass no gradient; the checker
+// sees that as a zero derivative on both sides. (The whole windowed module — band products, band mask and
+// softmax together — is checked as "attention.window" in checks/attention_softmax.cpp; tests/f64_banded_attention.cpp
+// proves it equals the masked full matrix.)
+#include "autograd/gradcheck.h"
+#include "autograd/ops.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+// band_scores of Q [2, 2, Tq, 3] and K [2, 2, Tk, 3].
+GradcheckCase scores_case(std::string what, int64_t Tq, int64_t Tk, int64_t left, int64_t right) {
+  return {"band_scores", std::move(what),
+          [Tq, Tk](Generator& gen) {
+            return std::vector<Tensor>{Tensor::randn({2, 2, Tq, 3}, gen), Tensor::randn({2, 2, Tk, 3}, gen)};
+          },
+          [left, right](const std::vector<Tensor>& in) { return band_scores(in[0], in[1], left, right); }};
+}
+
+// band_mix of weights [2, 2, Tq, W] and V [2, 2, Tk, 3].
+GradcheckCase mix_case(std::string what, int64_t Tq, int64_t Tk, int64_t left, int64_t W) {
+  return {"band_mix", std::move(what),
+          [Tq, Tk, W](Generator& gen) {
+            return std::vector<Tensor>{Tensor::uniform({2, 2, Tq, W}, gen, 0, 1), Tensor::randn({2, 2, Tk, 3}, gen)};
+          },
+          [left](const std::vector<Tensor>& in) { return band_mix(in[0], in[1], left); }};
+}
+
+}  // namespace
+
+std::vector<GradcheckCase> banded_attention_checks() {
+  return {
+      scores_case("window [1, 1], T 5", 5, 5, 1, 1),
+      scores_case("causal window [2, 0], T 5", 5, 5, 2, 0),
+      scores_case("window [4, 4] wider than T 3", 3, 3, 4, 4),
+      scores_case("cross Tq 3, Tk 6, window [0, 3]", 3, 6, 0, 3),
+      mix_case("window [1, 1], T 5", 5, 5, 1, 3),
+      mix_case("causal window [2, 0], T 5", 5, 5, 2, 3),
+      mix_case("cross Tq 4, Tk 2, window [1, 1]", 4, 2, 1, 3),
+  };
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
