@@ -15,6 +15,7 @@
 #include "attention/attention.h"
 #include "autograd/ops.h"
 #include "nn/layers.h"
+#include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -31,27 +32,52 @@ class ScaledDotAttention : public Attention {
         heads_(heads),
         dropout_(dropout) {}
 
+  // Without a window the computation, op by op, is
+  //   Q = split_heads(q_proj(x)), K = split_heads(k_proj(memory)), V = split_heads(v_proj(memory))   [B, h, T, d_k]
+  //   weights = softmax(Q Kᵀ · 1/√d_k, mask)                                                      [B, h, Tq, Tk]
+  //   out = out_proj(merge_heads(dropout(weights) · V))                                           [B, Tq, d_model]
+  // and it runs as one fused op over the projections (src/autograd/ops/scaled_dot_attention.cpp: no head
+  // split/merge copies, one graph node instead of six); tests/test_fused_attention.cpp checks the fused op against
+  // exactly that chain of ops, forward and backward.
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
-    Tensor Q = split_heads(q_proj.forward(x), heads_);                       // [B, h, Tq, d_k]
-    ctx.trace(*this, "q", Q);
-    Tensor K = split_heads(k_proj.forward(memory), heads_);                  // [B, h, Tk, d_k]
-    ctx.trace(*this, "k", K);
-    Tensor V = split_heads(v_proj.forward(memory), heads_);                  // [B, h, Tk, d_k]
-    ctx.trace(*this, "v", V);
-    if (config_.has_window) return out_proj.forward(merge_heads(windowed(Q, K, V, mask, ctx)));
-    Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
-    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
-    Tensor additive_mask = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
-    ctx.trace(*this, "scores", scores, additive_mask);                       // as the softmax sees them
-    Tensor weights = softmax(scores, additive_mask);                         // [B, h, Tq, Tk], rows sum to 1
-    ctx.trace(*this, "weights", weights);
+    Tensor q = q_proj.forward(x);                                            // [B, Tq, d_model]
+    Tensor k = k_proj.forward(memory);                                       // [B, Tk, d_model]
+    Tensor v = v_proj.forward(memory);                                       // [B, Tk, d_model]
+    if (ctx.tracer) trace_heads(q, k, v, mask, ctx);                         // `attnlab trace` only
+    if (config_.has_window) {
+      return out_proj.forward(merge_heads(windowed(split_heads(q, heads_), split_heads(k, heads_),
+                                                   split_heads(v, heads_), mask, ctx)));  // [B, Tq, d_model]
+    }
+    const real s = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(x.size(2) / heads_))) : real(1);
+    const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
+    if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+    const bool want_weights = ctx.recorder || ctx.tracer;
+    Tensor weights;                                                          // [B, h, Tq, Tk], rows sum to 1
+    Tensor context = scaled_dot_attention(q, k, v, heads_, s, mask.additive(config_), p, ctx.generator,
+                                          want_weights ? &weights : nullptr);  // [B, Tq, d_model]
+    if (ctx.tracer) {
+      ctx.trace(*this, "weights", weights);
+      ctx.trace(*this, "context", split_heads(context, heads_));             // [B, h, Tq, d_k], as the paper has it
+    }
     if (ctx.recorder) ctx.recorder->record(name, weights);
-    weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, Tq, Tk]
-    Tensor context = matmul(weights, V);                                     // [B, h, Tq, d_k]
-    ctx.trace(*this, "context", context);
-    Tensor out = out_proj.forward(merge_heads(context));                     // [B, Tq, d_model]
+    Tensor out = out_proj.forward(context);                                  // [B, Tq, d_model]
     ctx.trace(out_proj, out);
     return out;
+  }
+
+  // For `attnlab trace`: the per-head Q, K, V and the masked scores the fused op computes inside, recomputed op
+  // by op for display. The forward's result never depends on these (the trace tests check it bit for bit).
+  void trace_heads(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
+                   ForwardContext& ctx) {
+    Tensor Q = split_heads(q, heads_);                                       // [B, h, Tq, d_k]
+    Tensor K = split_heads(k, heads_);                                       // [B, h, Tk, d_k]
+    ctx.trace(*this, "q", Q);
+    ctx.trace(*this, "k", K);
+    ctx.trace(*this, "v", split_heads(v, heads_));                           // [B, h, Tk, d_k]
+    if (config_.has_window) return;
+    Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
+    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
+    ctx.trace(*this, "scores", scores, mask.additive(config_));              // as the softmax sees them
   }
 
   // Incremental decoding (cache.cpp): the same steps for the one newest query, its keys kept in the cache.

@@ -92,6 +92,7 @@ std::vector<GradcheckCase> dropout_checks();
 std::vector<GradcheckCase> embedding_checks();
 std::vector<GradcheckCase> reduction_checks();
 std::vector<GradcheckCase> cross_entropy_checks();
+std::vector<GradcheckCase> scaled_dot_attention_checks();  // checks/scaled_dot_attention.cpp: the fused op
 // Whole layers and attention modules, their parameters differentiated too (names "layer.*", "attention.*").
 std::vector<GradcheckCase> layer_checks();                      // checks/layers.cpp: nn modules, model layers
 std::vector<GradcheckCase> softmax_attention_checks();          // checks/attention_softmax.cpp

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "tensor/error.h"
+#include "tensor/storage.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -64,16 +65,22 @@ void Tensor::backward() {
   }
 
   // ∂loss/∂loss = 1, then the chain rule from the loss back to the leaves.
+  // Memory is given back as the sweep goes, not at the end. When node n is reached, every tensor that used n has
+  // already pushed its gradient into n's, so once n's own backward has run, n's gradient is spent and n's edges
+  // (its inputs, and its backward function with the tensors it saved) are no longer needed: they are dropped at
+  // once, and a forward tensor whose last user is done goes back to the storage pool there and then. Without
+  // this, the forward pass's tensors and all of their gradients would be alive together at the end — twice
+  // the memory. Parameters and other leaves keep their gradients; a computed tensor's gradient is released
+  // (as in PyTorch, where a non-leaf's .grad is None unless asked for).
   grad()[0] += 1;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     TensorNode& n = **it;
-    if (n.backward && !n.grad.empty()) n.backward(n);
-  }
-
-  // Release the graph: parameters (leaves) keep their gradients; computed tensors forget their history.
-  for (const auto& n : order) {
-    n->backward = nullptr;
-    n->inputs.clear();
+    const bool computed = static_cast<bool>(n.backward);
+    if (computed && !n.grad.empty()) n.backward(n);
+    n.backward = nullptr;                                            // release the graph: history forgotten
+    n.inputs.clear();
+    if (computed && it != order.rbegin()) release_storage(n.grad);   // spent (the loss keeps its 1)
+    it->reset();                                                     // the sweep's own reference
   }
 }
 

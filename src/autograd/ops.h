@@ -76,6 +76,9 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
 // expected value is unchanged. The mask is drawn from gen and kept for backward. p in [0, 1).
 // (At inference simply do not call it.)
 Tensor dropout(const Tensor& x, real p, Generator& gen);
+// The mask dropout() draws: m[i] = 0 with probability p, else 1/(1-p), for i < n, in order (for fused kernels
+// that must drop exactly what dropout() would).
+void draw_dropout_mask(real* m, int64_t n, real p, Generator& gen);
 
 // ---- Embedding lookup (ops/embedding.cpp) ----
 // y[..., :] = weight[id, :], weight [V, d], ids of any shape → ids.shape + [d]. Backward scatter-adds each
@@ -111,6 +114,16 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
 Tensor prefix_softmax(const Tensor& x, int axis, const Tensor& additive_mask = Tensor());
 // a / b, elementwise with broadcasting (add()'s rules). No guard against b = 0: add an ε first where needed.
 Tensor divide(const Tensor& a, const Tensor& b);
+
+// ---- Fused multi-head scaled dot-product attention (ops/scaled_dot_attention.cpp) ----
+// Q [B, Tq, d_model], K, V [B, Tk, d_model] (the projections, heads not yet split) → [B, Tq, d_model], heads merged:
+//   out_h = dropout(softmax(scale · Q_h K_hᵀ + additive_mask), p) V_h     for each head h (d_k = d_model / heads)
+// additive_mask [B, 1, Tq, Tk] (0 or −∞; optional); p = 0 draws nothing (gen may then be null).
+// The same numbers (to rounding) and the same dropped weights as split_heads → matmul → scale → softmax →
+// dropout → matmul → merge_heads, in one graph node; the mask receives no gradient. If `weights` is given it
+// receives the softmax weights [B, h, Tq, Tk] (before dropout), for an attention recorder: numbers, no graph.
+Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, int64_t heads, real scale,
+                            const Tensor& additive_mask, real dropout_p, Generator* gen, Tensor* weights = nullptr);
 
 // ---- Banded attention (ops/banded_attention.cpp): the two products of attention inside a window only ----
 // Query i sees keys j = i − left + w, w = 0 … W − 1 (W = left + right + 1); scores and weights are stored as a band

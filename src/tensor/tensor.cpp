@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tensor/error.h"
+#include "tensor/storage.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -12,7 +13,7 @@ Tensor Tensor::zeros(const Shape& shape, bool requires_grad) { return full(shape
 Tensor Tensor::full(const Shape& shape, real fill, bool requires_grad) {
   auto node = std::make_shared<TensorNode>();
   node->shape = shape;
-  node->value.assign(static_cast<size_t>(shape.numel()), fill);
+  node->value = acquire_storage(shape.numel(), fill);                  // a pooled buffer when one fits
   node->requires_grad = requires_grad;
   return Tensor(std::move(node));
 }
@@ -39,6 +40,11 @@ Tensor Tensor::uniform(const Shape& shape, Generator& gen, real low, real high, 
   Tensor t = zeros(shape, requires_grad);
   for (real& v : t.values()) v = static_cast<real>(gen.uniform(low, high));
   return t;
+}
+
+TensorNode::~TensorNode() {
+  release_storage(value);
+  release_storage(grad);
 }
 
 TensorNode& Tensor::node() {
@@ -86,7 +92,7 @@ Tensor& Tensor::set_requires_grad(bool flag) {
 real* Tensor::grad() const {
   node();  // throws for an empty handle
   TensorNode& n = *node_;
-  if (n.grad.empty()) n.grad.assign(n.value.size(), 0);
+  if (n.grad.empty()) n.grad = acquire_storage(static_cast<int64_t>(n.value.size()), 0);
   return n.grad.data();
 }
 

@@ -47,6 +47,11 @@ struct TensorNode {
   std::vector<Tensor> inputs;         // what this tensor was computed from
   BackwardFunction backward;          // pushes `grad` to the inputs' grads
   const char* op = "leaf";            // the op's name, for error messages and `attnlab trace`
+
+  TensorNode() = default;
+  TensorNode(const TensorNode&) = delete;
+  TensorNode& operator=(const TensorNode&) = delete;
+  ~TensorNode();                      // hands value's and grad's memory back to the pool (storage.h)
 };
 
 class Tensor {

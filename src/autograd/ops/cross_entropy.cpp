@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/row_math.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -69,30 +70,45 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
   const int64_t rows = logits.numel() / V;                              // positions, e.g. B·T
   const real* z = logits.data();                                        // [rows, V], row r starts at r·V
 
-  std::vector<real> lse(static_cast<size_t>(rows), real(0));            // [rows]: log Σ_c e^(z_c) per row
-  real total = 0;                                                       // Σ_i loss_i over kept positions
-  int64_t kept = 0;                                                     // N
-  for (int64_t r = 0; r < rows; ++r) {
+  // Fast path (this loop): the row max, e^(z_c − m) and the sums come from row_math.h's vectorised kernels, and
+  // rows are shared among the OpenMP threads; each row's loss lands in its own slot and the slots are added in
+  // row order afterwards, so the result is the same for any number of threads. The slow, obvious version is
+  // the scalar loop `for (c) { sum_exp += std::exp(row[c] - m); sum_z += row[c]; }` per row, summed as it goes;
+  // tests/test_row_math.cpp checks this op against exactly that.
+  for (int64_t r = 0; r < rows; ++r) {                                  // the targets first: a clear error
     const int32_t t = targets.values[static_cast<size_t>(r)];
-    if (t == ignore_id) continue;                                       // padding: no loss, no gradient
-    if (t < 0 || t >= V) {
+    if (t != ignore_id && (t < 0 || t >= V)) {
       throw Error("cross_entropy: target " + std::to_string(t) + " at position " + targets.shape.index_of(r) +
                   " is outside the vocabulary [0, " + std::to_string(V) + ") of the logits " +
                   logits.shape().str() + " (and is not ignore_id = " + std::to_string(ignore_id) + ")");
     }
-    const real* row = z + r * V;                                        // [V]
-    real m = row[0];
-    for (int64_t c = 1; c < V; ++c) m = std::max(m, row[c]);            // subtract the max: e^(z - m) ≤ 1
-    real sum_exp = 0, sum_z = 0;
-    for (int64_t c = 0; c < V; ++c) {
-      sum_exp += std::exp(row[c] - m);
-      sum_z += row[c];
+  }
+  std::vector<real> lse(static_cast<size_t>(rows), real(0));            // [rows]: log Σ_c e^(z_c) per row
+  std::vector<real> row_loss(static_cast<size_t>(rows), real(0));       // [rows]: loss_i, 0 where ignored
+  const int32_t* ids = targets.values.data();
+#pragma omp parallel
+  {
+    std::vector<real> e(static_cast<size_t>(V));                        // [V] e^(z_c − m) of the current row
+#pragma omp for schedule(static)
+    for (int64_t r = 0; r < rows; ++r) {
+      const int32_t t = ids[r];
+      if (t == ignore_id) continue;                                     // padding: no loss, no gradient
+      const real* row = z + r * V;                                      // [V]
+      const real m = row_max(row, V);                                   // subtract the max: e^(z - m) ≤ 1
+      const real sum_exp = exp_shifted(row, m, V, e.data());            // Σ_c e^(z_c − m)
+      const real sum_z = row_sum(row, V);                               // Σ_c z_c
+      const real log_sum_exp = m + std::log(sum_exp);
+      lse[static_cast<size_t>(r)] = log_sum_exp;
+      const real nll = log_sum_exp - row[t];                            // -log p_t
+      const real uniform_nll = log_sum_exp - sum_z / static_cast<real>(V);  // (1/V) Σ_c -log p_c
+      row_loss[static_cast<size_t>(r)] = (1 - epsilon) * nll + epsilon * uniform_nll;  // loss_i
     }
-    const real log_sum_exp = m + std::log(sum_exp);
-    lse[static_cast<size_t>(r)] = log_sum_exp;
-    const real nll = log_sum_exp - row[t];                              // -log p_t
-    const real uniform_nll = log_sum_exp - sum_z / static_cast<real>(V);  // (1/V) Σ_c -log p_c
-    total += (1 - epsilon) * nll + epsilon * uniform_nll;               // loss_i
+  }
+  real total = 0;                                                       // Σ_i loss_i over kept positions
+  int64_t kept = 0;                                                     // N
+  for (int64_t r = 0; r < rows; ++r) {
+    if (ids[r] == ignore_id) continue;
+    total += row_loss[static_cast<size_t>(r)];
     ++kept;
   }
 
@@ -107,14 +123,21 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
            const int64_t V = logits.size(-1);
            const real g_over_n = out.grad[0] / static_cast<real>(kept);  // g / N
            const real smooth = epsilon / static_cast<real>(V);          // ε / V, the uniform part of q
-           for (size_t r = 0; r < ids.size(); ++r) {
-             const int32_t t = ids[r];
-             if (t == ignore_id) continue;
-             const int64_t start = static_cast<int64_t>(r) * V;         // row r of [rows, V]
-             for (int64_t c = 0; c < V; ++c) {
-               const real p = std::exp(z[start + c] - lse[r]);          // p_c = e^(z_c - lse)
-               const real q = smooth + (c == t ? 1 - epsilon : 0);      // q_c = ε/V + (1 - ε)·[c = t]
-               gz[start + c] += g_over_n * (p - q);                     // ∂z_c += g · (p_c - q_c) / N
+           const int64_t rows = static_cast<int64_t>(ids.size());
+           // Rows in parallel; each row writes only its own gradient row. Per row: gz_c += g/N · (p_c − ε/V),
+           // then the target's extra −(1 − ε) (the obvious loop computes q_c per element; same value).
+#pragma omp parallel
+           {
+             std::vector<real> p(static_cast<size_t>(V));               // [V] p_c of the current row
+#pragma omp for schedule(static)
+             for (int64_t r = 0; r < rows; ++r) {
+               const int32_t t = ids[static_cast<size_t>(r)];
+               if (t == ignore_id) continue;
+               const int64_t start = r * V;                             // row r of [rows, V]
+               exp_shifted(z + start, lse[static_cast<size_t>(r)], V, p.data());  // p_c = e^(z_c - lse)
+               real* gzr = gz + start;                                  // [V]
+               for (int64_t c = 0; c < V; ++c) gzr[c] += g_over_n * (p[c] - smooth);  // q_c = ε/V off target
+               gzr[t] -= g_over_n * (1 - epsilon);                     // q_t = ε/V + (1 − ε)
              }
            }
          });

@@ -25,6 +25,7 @@
 // The slow, obvious version would build it from ops — sub, mean, mul, add — with a graph node and a [B, T, d]
 // temporary at every step. The fused kernel makes one pass for the statistics, one for y, and its backward
 // recomputes x̂ from x and the saved μ, rstd (d numbers a row) instead of keeping a [B, T, d] copy of x̂.
+#include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
@@ -49,9 +50,12 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
   std::vector<real> rstd(static_cast<size_t>(rows));                    // [rows] 1/√(σ² + ε) of each row
   const real* pg = gamma.data();                                        // [d]
   const real* pb = beta.data();                                         // [d]
+  const real* px = x.data();
+  real* py = y.data();
+#pragma omp parallel for schedule(static)                               // rows are independent
   for (int64_t r = 0; r < rows; ++r) {
-    const real* xr = x.data() + r * d;                                  // [d]
-    real* yr = y.data() + r * d;                                        // [d]
+    const real* xr = px + r * d;                                        // [d]
+    real* yr = py + r * d;                                              // [d]
     real mu = 0;
     for (int64_t j = 0; j < d; ++j) mu += xr[j];
     mu /= static_cast<real>(d);                                         // μ = (1/d) Σ x_j
@@ -70,29 +74,50 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
            real* ggamma = wants_grad(gamma) ? gamma.grad() : nullptr;   // [d]
            real* gbeta = wants_grad(beta) ? beta.grad() : nullptr;      // [d]
            const real* pg = gamma.data();                               // [d]
-           std::vector<real> x_hat(static_cast<size_t>(d));             // [d] x̂ of the current row
-           for (int64_t r = 0; r < rows; ++r) {
-             const real* xr = x.data() + r * d;                         // [d]
-             const real* g = out.grad.data() + r * d;                   // ∂loss/∂y of this row, [d]
-             const real mu = mean[static_cast<size_t>(r)];
-             const real s = rstd[static_cast<size_t>(r)];
-             real mean_g_hat = 0;                                       // mean(ĝ)
-             real mean_g_hat_x_hat = 0;                                 // mean(ĝ ⊙ x̂)
-             for (int64_t j = 0; j < d; ++j) {
-               x_hat[j] = (xr[j] - mu) * s;                             // x̂ = (x − μ) · rstd, as in forward
-               const real g_hat = g[j] * pg[j];                         // ĝ = g ⊙ γ
-               mean_g_hat += g_hat;
-               mean_g_hat_x_hat += g_hat * x_hat[j];
-               if (ggamma) ggamma[j] += g[j] * x_hat[j];                // ∂γ = Σ_rows g ⊙ x̂   (y = γ ⊙ x̂ + β)
-               if (gbeta) gbeta[j] += g[j];                             // ∂β = Σ_rows g
+           // Rows in parallel. ∂x of a row needs only that row; ∂γ and ∂β sum over rows, so each fixed chunk of
+           // `chunk` rows sums into its own partial [d], and the partials are added in chunk order afterwards:
+           // the same bits for any thread count. (The obvious version: one loop over rows adding into ∂γ, ∂β.)
+           constexpr int64_t chunk = 32;
+           const int64_t chunks = (rows + chunk - 1) / chunk;
+           std::vector<real> partial_gamma(static_cast<size_t>(chunks * d), real(0));  // [chunks, d]
+           std::vector<real> partial_beta(static_cast<size_t>(chunks * d), real(0));   // [chunks, d]
+#pragma omp parallel
+           {
+             std::vector<real> x_hat(static_cast<size_t>(d));           // [d] x̂ of the current row
+#pragma omp for schedule(static)
+             for (int64_t c = 0; c < chunks; ++c) {
+               real* pgamma = partial_gamma.data() + c * d;             // [d]
+               real* pbeta = partial_beta.data() + c * d;               // [d]
+               for (int64_t r = c * chunk; r < std::min(rows, (c + 1) * chunk); ++r) {
+                 const real* xr = x.data() + r * d;                     // [d]
+                 const real* g = out.grad.data() + r * d;               // ∂loss/∂y of this row, [d]
+                 const real mu = mean[static_cast<size_t>(r)];
+                 const real s = rstd[static_cast<size_t>(r)];
+                 real mean_g_hat = 0;                                   // mean(ĝ)
+                 real mean_g_hat_x_hat = 0;                             // mean(ĝ ⊙ x̂)
+                 for (int64_t j = 0; j < d; ++j) {
+                   x_hat[j] = (xr[j] - mu) * s;                         // x̂ = (x − μ) · rstd, as in forward
+                   const real g_hat = g[j] * pg[j];                     // ĝ = g ⊙ γ
+                   mean_g_hat += g_hat;
+                   mean_g_hat_x_hat += g_hat * x_hat[j];
+                   pgamma[j] += g[j] * x_hat[j];                        // ∂γ = Σ_rows g ⊙ x̂   (y = γ ⊙ x̂ + β)
+                   pbeta[j] += g[j];                                    // ∂β = Σ_rows g
+                 }
+                 mean_g_hat /= static_cast<real>(d);
+                 mean_g_hat_x_hat /= static_cast<real>(d);
+                 if (!gx) continue;
+                 real* gxr = gx + r * d;                                // [d]
+                 for (int64_t j = 0; j < d; ++j) {
+                   // ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))
+                   gxr[j] += s * (g[j] * pg[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);
+                 }
+               }
              }
-             mean_g_hat /= static_cast<real>(d);
-             mean_g_hat_x_hat /= static_cast<real>(d);
-             if (!gx) continue;
-             real* gxr = gx + r * d;                                    // [d]
+           }
+           for (int64_t c = 0; c < chunks; ++c) {                       // the chunks' sums, in order
              for (int64_t j = 0; j < d; ++j) {
-               // ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))
-               gxr[j] += s * (g[j] * pg[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);
+               if (ggamma) ggamma[j] += partial_gamma[static_cast<size_t>(c * d + j)];
+               if (gbeta) gbeta[j] += partial_beta[static_cast<size_t>(c * d + j)];
              }
            }
          });

@@ -47,7 +47,24 @@ real* aligned_scratch(int slot, int64_t size) {
   return buffer.data();
 }
 
+// Large products skip the copies. A product whose sizes are all at least `direct_size` is done by Eigen's
+// blocked GEMM, which copies ("packs") both operands into its own aligned blocks and walks them by row and
+// column index alone — never by address — so its result does not depend on where the numbers sit, and adding
+// straight into C (Eigen's C += 1·AB, one rounding per element, as `C += product` makes) gives the very bits the
+// scratch route gives. The alignment-dependent paths (matrix·vector products, and the coefficient-by-
+// coefficient loop Eigen uses when n + k + m < 20) are only reached by small products, which keep the scratch.
+// tests/test_ops_matmul_shape.cpp checks both routes for the same bits at every offset.
+constexpr int64_t direct_size = 16;
+
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
+  const int64_t depth = transpose_x ? X.rows() : X.cols();
+  if (C.rows() >= direct_size && C.cols() >= direct_size && depth >= direct_size) {
+    if (!transpose_x && !transpose_y) C.noalias() += X * Y;
+    else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
+    else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
+    else C.noalias() += X.transpose() * Y.transpose();
+    return;
+  }
   AlignedMatrixMap x(aligned_scratch(0, X.size()), X.rows(), X.cols());
   AlignedMatrixMap y(aligned_scratch(1, Y.size()), Y.rows(), Y.cols());
   AlignedMatrixMap product(aligned_scratch(2, C.size()), C.rows(), C.cols());

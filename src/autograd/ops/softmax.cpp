@@ -31,6 +31,7 @@
 
 #include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
+#include "autograd/ops/row_math.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -40,17 +41,15 @@ namespace {
 constexpr real minus_infinity = -std::numeric_limits<real>::infinity();
 
 // Turns one row of scores z (in place) into softmax(z); a row that is −inf everywhere becomes all zeros.
+// The max and e^(z − max) with its sum come from row_math.h's vectorised kernels; the slow, obvious version is
+//   max = *std::max_element(z, z + d);  for (j) { z[j] = std::exp(z[j] - max); total += z[j]; }
 void softmax_row(real* z, int64_t d) {
-  real max = *std::max_element(z, z + d);
+  const real max = row_max(z, d);
   if (max == minus_infinity) {                                          // every key hidden: no distribution
     std::fill(z, z + d, real(0));
     return;
   }
-  real total = 0;
-  for (int64_t j = 0; j < d; ++j) {
-    z[j] = std::exp(z[j] - max);                                        // in [0, 1]; e^(−inf) = 0 exactly
-    total += z[j];
-  }
+  const real total = exp_shifted(z, max, d, z);                         // z_j ← e^(z_j − max) in [0, 1]; e^(−inf) = 0
   for (int64_t j = 0; j < d; ++j) z[j] /= total;                        // total ≥ 1: the max entry gave e⁰
 }
 
@@ -64,11 +63,13 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
 
   add_additive_mask(x, additive_mask, py, "softmax");                  // z = x + m, in y's storage
 
+#pragma omp parallel for schedule(static)
   for (int64_t r = 0; r < rows; ++r) softmax_row(py + r * d, d);       // each row of [rows, d] → softmax
 
   // Only x is recorded as an input: the mask is a constant and never receives a gradient.
   record(y, "softmax", {x}, [x, rows, d](TensorNode& out) {
     real* gx = x.grad();                                                // [rows, d]
+#pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       const real* yr = out.value.data() + r * d;                        // y of this row, [d]
       const real* gr = out.grad.data() + r * d;                         // ∂loss/∂y of this row, [d]

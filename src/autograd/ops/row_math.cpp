@@ -1,0 +1,72 @@
+// row_math.cpp — vectorised row max, row sum and e^(x − shift) with a fixed packet order (see row_math.h).
+#include "autograd/ops/row_math.h"
+
+#include <Eigen/Core>
+#include <algorithm>
+#include <limits>
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+namespace vec = Eigen::internal;
+using Packet = vec::packet_traits<real>::type;                         // 16 floats / 8 doubles with AVX-512
+constexpr int64_t P = vec::unpacket_traits<Packet>::size;
+constexpr real minus_infinity = -std::numeric_limits<real>::infinity();
+
+// The last n % P numbers of the row, padded with `fill` to one whole packet (a local aligned buffer, so the
+// partial packet is computed exactly like the full ones).
+Packet load_tail(const real* x, int64_t count, real fill) {
+  alignas(64) real tail[P];
+  for (int64_t j = 0; j < P; ++j) tail[j] = j < count ? x[j] : fill;
+  return vec::pload<Packet>(tail);
+}
+
+void store_tail(real* y, int64_t count, const Packet& packet) {
+  alignas(64) real tail[P];
+  vec::pstore(tail, packet);
+  for (int64_t j = 0; j < count; ++j) y[j] = tail[j];
+}
+
+// e^x, except that e^(−inf) is exactly 0 (the polynomial clamps and would give a tiny positive number).
+Packet exp_exact_zero(const Packet& x) {
+  const Packet hidden = vec::pcmp_eq(x, vec::pset1<Packet>(minus_infinity));
+  return vec::pselect(hidden, vec::pzero(x), vec::pexp(x));
+}
+
+}  // namespace
+
+real row_max(const real* x, int64_t n) {
+  const int64_t full = n / P * P;                                       // numbers in whole packets
+  Packet m = vec::pset1<Packet>(minus_infinity);
+  for (int64_t j = 0; j < full; j += P) m = vec::pmax(m, vec::ploadu<Packet>(x + j));
+  if (full < n) m = vec::pmax(m, load_tail(x + full, n - full, minus_infinity));
+  return vec::predux_max(m);                                            // max is exact in any order
+}
+
+real exp_shifted(const real* x, real shift, int64_t n, real* y) {
+  const int64_t full = n / P * P;
+  const Packet s = vec::pset1<Packet>(shift);
+  Packet total = vec::pzero(s);                                         // P partial sums
+  for (int64_t j = 0; j < full; j += P) {
+    const Packet e = exp_exact_zero(vec::psub(vec::ploadu<Packet>(x + j), s));   // e^(x_j − shift)
+    vec::pstoreu(y + j, e);
+    total = vec::padd(total, e);
+  }
+  if (full < n) {
+    const Packet e = exp_exact_zero(vec::psub(load_tail(x + full, n - full, minus_infinity), s));  // pad → 0
+    store_tail(y + full, n - full, e);
+    total = vec::padd(total, e);
+  }
+  return vec::predux(total);                                            // the P partial sums, fixed order
+}
+
+real row_sum(const real* x, int64_t n) {
+  const int64_t full = n / P * P;
+  Packet total = vec::pset1<Packet>(0);
+  for (int64_t j = 0; j < full; j += P) total = vec::padd(total, vec::ploadu<Packet>(x + j));
+  if (full < n) total = vec::padd(total, load_tail(x + full, n - full, real(0)));
+  return vec::predux(total);
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,100 @@
+// storage.cpp — the size-class pool of tensor buffers (see storage.h).
+#include "tensor/storage.h"
+
+#include <algorithm>
+#include <bit>
+#include <map>
+#include <mutex>
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+constexpr int64_t smallest_pooled = 1024;  // numbers; smaller buffers are left to malloc
+
+// The capacity of n's class: n rounded up to 2^k · (1 + i/8), i in 0 … 7.
+int64_t class_capacity(int64_t n) {
+  const int64_t power = int64_t(1) << (std::bit_width(static_cast<uint64_t>(n)) - 1);  // 2^k ≤ n
+  const int64_t step = power / 8;
+  return (n + step - 1) / step * step;
+}
+
+// The largest class capacity a buffer of `capacity` numbers can serve: capacity rounded down to a class.
+int64_t class_below(int64_t capacity) {
+  const int64_t power = int64_t(1) << (std::bit_width(static_cast<uint64_t>(capacity)) - 1);
+  const int64_t step = power / 8;
+  return capacity / step * step;
+}
+
+struct Pool {
+  std::mutex mutex;
+  std::map<int64_t, std::vector<std::vector<real>>> free;  // class capacity → buffers of at least that capacity
+  int64_t live_bytes = 0, peak_live_bytes = 0;             // handed out and not yet returned (approximately)
+  StorageCounts counts;
+};
+
+Pool& pool() {
+  static Pool* instance = new Pool;  // never destroyed: tensors in static objects may die after it otherwise
+  return *instance;
+}
+
+}  // namespace
+
+std::vector<real> acquire_storage(int64_t n, real fill) {
+  std::vector<real> numbers;
+  if (n < smallest_pooled) {
+    numbers.assign(static_cast<size_t>(n), fill);
+    return numbers;
+  }
+  const int64_t capacity = class_capacity(n);
+  Pool& p = pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    const int64_t bytes = capacity * static_cast<int64_t>(sizeof(real));
+    p.live_bytes += bytes;
+    p.peak_live_bytes = std::max(p.peak_live_bytes, p.live_bytes);
+    auto it = p.free.find(capacity);
+    if (it != p.free.end() && !it->second.empty()) {
+      numbers = std::move(it->second.back());
+      it->second.pop_back();
+      p.counts.pooled_bytes -= static_cast<int64_t>(numbers.capacity() * sizeof(real));
+      ++p.counts.reused;
+    } else {
+      ++p.counts.fresh;
+    }
+  }
+  if (numbers.capacity() == 0) numbers.reserve(static_cast<size_t>(capacity));
+  numbers.assign(static_cast<size_t>(n), fill);                        // within capacity: no reallocation
+  return numbers;
+}
+
+void release_storage(std::vector<real>& numbers) {
+  const int64_t capacity = static_cast<int64_t>(numbers.capacity());
+  if (capacity < smallest_pooled) {
+    std::vector<real>().swap(numbers);
+    return;
+  }
+  const int64_t key = class_below(capacity);
+  const int64_t bytes = capacity * static_cast<int64_t>(sizeof(real));
+  Pool& p = pool();
+  std::vector<real> dropped;                                            // freed outside the lock
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    p.live_bytes = std::max<int64_t>(0, p.live_bytes - key * static_cast<int64_t>(sizeof(real)));
+    if (p.counts.pooled_bytes + bytes <= p.peak_live_bytes) {           // keep at most one step's peak
+      p.free[key].push_back(std::move(numbers));
+      p.counts.pooled_bytes += bytes;
+    } else {
+      dropped = std::move(numbers);
+    }
+  }
+  numbers = std::vector<real>();
+}
+
+StorageCounts storage_counts() {
+  Pool& p = pool();
+  std::lock_guard<std::mutex> lock(p.mutex);
+  return p.counts;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,41 @@
+// storage.h — reusing tensors' memory, so that a warm training step asks the system for none.
+//
+// A training step makes the same tensors every time: the same activations, the same gradients, the same
+// [B, T, V] logits. Freshly allocating them each step is slow in a way that does not show in the code: large
+// blocks come straight from the kernel (mmap), and every first touch of every 4 KiB page of them is a page
+// fault that zeroes the page — a quarter of a step's time, measured on the base model. So the numbers of a
+// tensor that dies go back to a pool instead, and the next tensor of (about) that size takes them:
+//
+//   acquire(n, fill)   a vector of n numbers, all `fill`: a pooled buffer of n's size class if there is one,
+//                      a fresh allocation otherwise
+//   release(numbers)   hands the buffer back (called by ~TensorNode for its value and grad)
+//
+// Size classes: a buffer of n numbers is given capacity c(n), n rounded up to the next of 8 steps per power of
+// two (…, 1024, 1152, 1280, …, 1920, 2048, 2304, …), so a slightly different shape next batch still finds a
+// buffer, at most 12.5 % is wasted, and a shape that varies from batch to batch creates only a few classes.
+// Small buffers (under 1024 numbers) are not pooled: malloc serves them from its own free lists cheaply.
+// The pool keeps at most as many bytes as were ever live in tensors at once (the peak of a step), so memory
+// stays bounded by twice that peak however the shapes vary.
+//
+// The slow, obvious version is what std::vector does by itself: `value.assign(n, fill)` on a new vector.
+// tests/test_storage.cpp counts the fresh allocations of training steps 3 to 5 and finds none.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor/real.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+std::vector<real> acquire_storage(int64_t n, real fill);
+void release_storage(std::vector<real>& numbers);  // leaves `numbers` empty
+
+struct StorageCounts {
+  int64_t fresh = 0;         // acquire_storage calls that allocated (pooled sizes only)
+  int64_t reused = 0;        // acquire_storage calls served from the pool
+  int64_t pooled_bytes = 0;  // bytes waiting in the pool now
+};
+StorageCounts storage_counts();
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
