@@ -35,7 +35,7 @@ GradcheckCase mix_case(std::string what, int64_t Tq, int64_t Tk, int64_t left, i
 }  // namespace
 
 std::vector<GradcheckCase> banded_attention_checks() {
-  return {
+  std::vector<GradcheckCase> cases{
       scores_case("window [1, 1], T 5", 5, 5, 1, 1),
       scores_case("causal window [2, 0], T 5", 5, 5, 2, 0),
       scores_case("window [4, 4] wider than T 3", 3, 3, 4, 4),
@@ -44,6 +44,13 @@ std::vector<GradcheckCase> banded_attention_checks() {
       mix_case("causal window [2, 0], T 5", 5, 5, 2, 3),
       mix_case("cross Tq 4, Tk 2, window [1, 1]", 4, 2, 1, 3),
   };
+  explain_op(cases, "band_scores",
+             "S[i, w] = Σ_c Q[i, c] · K[j, c],  j = i − left + w,  w = 0 … left + right   (0 where key j does not "
+             "exist)",
+             "∂Q[i, c] += Σ_w G[i, w] · K[j, c];   ∂K[j, c] += Σ_{(i, w) → j} G[i, w] · Q[i, c]");
+  explain_op(cases, "band_mix", "O[i, c] = Σ_w A[i, w] · V[j, c],  j = i − left + w   (only keys that exist)",
+             "∂A[i, w] += Σ_c G[i, c] · V[j, c];   ∂V[j, c] += Σ_{(i, w) → j} A[i, w] · G[i, c]");
+  return cases;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -45,10 +45,17 @@ GradcheckCase attention_case(std::string what, int64_t Tq, int64_t Tk, Tensor ad
 }  // namespace
 
 std::vector<GradcheckCase> scaled_dot_attention_checks() {
-  return {attention_case("cross Tq 2, Tk 3, padding", 2, 3, mask(2, 3, 2, false, false), 0, false),
-          attention_case("causal, padding query hidden", 3, 3, mask(3, 3, 2, true, true), 0, false),
-          attention_case("no mask, dropout 0.3", 3, 4, Tensor(), real(0.3), false),
-          attention_case("Q = K = V (one tensor), causal", 3, 3, mask(3, 3, 3, true, false), 0, true)};
+  std::vector<GradcheckCase> cases{
+      attention_case("cross Tq 2, Tk 3, padding", 2, 3, mask(2, 3, 2, false, false), 0, false),
+      attention_case("causal, padding query hidden", 3, 3, mask(3, 3, 2, true, true), 0, false),
+      attention_case("no mask, dropout 0.3", 3, 4, Tensor(), real(0.3), false),
+      attention_case("Q = K = V (one tensor), causal", 3, 3, mask(3, 3, 3, true, false), 0, true)};
+  explain_op(cases, "scaled_dot_attention",
+             "per sentence and head h:  A = softmax(s · Q_h K_hᵀ + M),  O_h = (A ⊙ D) V_h   (s = 1/√d_k, M the "
+             "mask, D dropout)",
+             "∂V_h += (A ⊙ D)ᵀ G;  ∂A = (G V_hᵀ) ⊙ D;  ∂S_ij = A_ij (∂A_ij − Σ_j' ∂A_ij' A_ij');  ∂Q_h += s · ∂S K_h;  "
+             "∂K_h += s · ∂Sᵀ Q_h");
+  return cases;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
