@@ -3,6 +3,7 @@
 
 #include <Eigen/Core>
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -28,10 +29,14 @@ void store_tail(real* y, int64_t count, const Packet& packet) {
   for (int64_t j = 0; j < count; ++j) y[j] = tail[j];
 }
 
-// e^x, except that e^(−inf) is exactly 0 (the polynomial clamps and would give a tiny positive number).
+// e^x, except that it is exactly 0 where e^x is below the smallest normal number — x < ln(FLT_MIN) ≈ −87.3 in
+// float, ln(DBL_MIN) ≈ −708.4 in double — and so for −inf (a hidden key). Eigen's polynomial clamps its input, and
+// how far it clamps differs between instruction sets (SSE2 gives e^(−1000) as a tiny denormal, AVX-512 as 0);
+// cutting at the normal range gives the same numbers on every CPU. (std::exp would give a denormal or 0 there:
+// an absolute difference below 1.2e-38.)
 Packet exp_exact_zero(const Packet& x) {
-  const Packet hidden = vec::pcmp_eq(x, vec::pset1<Packet>(minus_infinity));
-  return vec::pselect(hidden, vec::pzero(x), vec::pexp(x));
+  const Packet underflow = vec::pcmp_lt(x, vec::pset1<Packet>(std::log(std::numeric_limits<real>::min())));
+  return vec::pselect(underflow, vec::pzero(x), vec::pexp(x));
 }
 
 }  // namespace
