@@ -26,9 +26,7 @@ std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenize
     throw Error(std::string(option) + " is not valid UTF-8 (byte " + std::to_string(bad + 1) +
                 "); attnlab reads UTF-8 text");
   }
-  std::string clean = normalize_spaces(text);
-  if (run.config.data.lowercase) clean = lowercase(clean);
-  return tokenizer.encode(clean);
+  return tokenizer.encode(clean_like_training(run.config, text));
 }
 
 // The translation that is traced when --target is not given: decoded the way the run's config asks (greedy or

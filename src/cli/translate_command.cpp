@@ -30,10 +30,7 @@ int translate_command(const TranslateCommandOptions& options) {
       throw Error("input line " + std::to_string(line_number) + " is not valid UTF-8 (byte " + std::to_string(bad + 1) +
                   "); attnlab reads UTF-8 text");
     }
-    // The same clean-up the training text had (src/data/corpus.cpp): Unicode spaces, optional lower case.
-    std::string text = normalize_spaces(sentence);
-    if (run.config.data.lowercase) text = lowercase(text);
-    std::vector<int32_t> ids = run.tokenizers.src->encode(text);
+    std::vector<int32_t> ids = run.tokenizers.src->encode(clean_like_training(run.config, sentence));
     if (ids.empty()) return std::string();
     std::vector<std::vector<int32_t>> out = translate_ids(*run.model, pad_batch({ids}), decode);
     return run.tokenizers.tgt->decode(out[0]);

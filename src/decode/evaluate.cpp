@@ -70,11 +70,6 @@ class EntropyRecorder : public AttentionRecorder {
   std::vector<int64_t> src_lengths_, tgt_lengths_;
 };
 
-std::string clean(const std::string& text, const RunConfig& config) {
-  std::string cleaned = normalize_spaces(text);
-  return config.data.lowercase ? lowercase(cleaned) : cleaned;
-}
-
 }  // namespace
 
 AttentionEntropy attention_entropy(Seq2Seq& model, const std::vector<Batch>& batches) {
@@ -96,8 +91,8 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
   }
   if (sources.empty()) throw Error("nothing to evaluate: the source text has no lines");
   if (beam < 1) throw Error("the beam size must be at least 1 (1 = greedy), got " + std::to_string(beam));
-  for (std::string& s : sources) s = clean(s, run.config);
-  for (std::string& r : references) r = clean(r, run.config);
+  for (std::string& s : sources) s = clean_like_training(run.config, s);
+  for (std::string& r : references) r = clean_like_training(run.config, r);
   Seq2Seq& model = *run.model;
   const Tokenizer& src_tokenizer = *run.tokenizers.src;
   const Tokenizer& tgt_tokenizer = *run.tokenizers.tgt;

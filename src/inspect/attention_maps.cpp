@@ -79,9 +79,7 @@ std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenize
   if (size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
     throw Error("the " + what + " is not valid UTF-8 (byte " + std::to_string(bad + 1) + "); attnlab reads UTF-8 text");
   }
-  std::string clean = normalize_spaces(text);
-  if (run.config.data.lowercase) clean = lowercase(clean);
-  std::vector<int32_t> ids = tokenizer.encode(clean);
+  std::vector<int32_t> ids = tokenizer.encode(clean_like_training(run.config, text));
   if (ids.empty()) throw Error("the " + what + " '" + text + "' has no tokens: give a sentence with words in it");
   return ids;
 }

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "data/corpus.h"
 #include "tensor/error.h"
 #include "train/checkpoint.h"
 #include "train/config_io.h"
@@ -100,6 +101,11 @@ LoadedRun load_run(const std::string& run_dir, const std::string& which) {
   }
   run.step = load_checkpoint(run.checkpoint_path, *run.model, nullptr).step;
   return run;
+}
+
+std::string clean_like_training(const RunConfig& config, const std::string& text) {
+  std::string clean = normalize_spaces(text);
+  return config.data.lowercase ? lowercase(clean) : clean;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

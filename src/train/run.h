@@ -44,6 +44,10 @@ struct LoadedRun {
 };
 LoadedRun load_run(const std::string& run_dir, const std::string& which = "best");
 
-std::string checkpoints_dir(const std::string& run_dir);  // run_dir + "/checkpoints"
+std::string checkpoints_dir(const std::string& run_dir);
+
+// Text typed or read at translation time, cleaned the way the training text was (src/data/corpus.cpp): Unicode
+// spaces made plain, lower-cased when the run's data.lowercase is set. (The caller checks UTF-8 first.)
+std::string clean_like_training(const RunConfig& config, const std::string& text);  // run_dir + "/checkpoints"
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
