@@ -56,8 +56,64 @@ real* aligned_scratch(int slot, int64_t size) {
 // tests/test_ops_matmul_shape.cpp checks both routes for the same bits at every offset.
 constexpr int64_t direct_size = 16;
 
+// Thin products: a few rows times a large matrix. Decoding one token of a few sentences multiplies [n, k] by a
+// weight [k, m] with n = 1 … 15 (a Linear layer: the weight as stored is W [m, k]). Both routes above are wrong
+// for it: the scratch route copies the whole weight every call (8 MB for the base model's output layer), and
+// Eigen's GEMM copies ("packs") it too. So a few rows take a loop of our own, which reads each weight row once,
+// in place. Its sums run in a fixed order (16 running partial sums, combined in a fixed tree), so the bits do
+// not depend on where the numbers sit, either. The reference it must match to float rounding is the definition
+// C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j]; tests/test_ops_matmul_shape.cpp checks it and the offsets.
+constexpr int lanes = 16;
+
+// Σ_p a[p] · b[p] in a fixed order: lane l sums the products p ≡ l (mod 16), then the lanes are added pairwise.
+real fixed_order_dot(const real* a, const real* b, int64_t k) {
+  real lane[lanes] = {};
+  int64_t p = 0;
+  for (; p + lanes <= k; p += lanes) {
+    for (int l = 0; l < lanes; ++l) lane[l] += a[p + l] * b[p + l];   // one vector multiply-add per 16 numbers
+  }
+  for (int l = 0; p < k; ++p, ++l) lane[l] += a[p] * b[p];              // the last k mod 16 products
+  for (int width = lanes / 2; width >= 1; width /= 2) {
+    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];         // 16 → 8 → 4 → 2 → 1
+  }
+  return lane[0];
+}
+
+constexpr int64_t thin_rows = direct_size;   // fewer rows than this (and a big enough Y) take the thin route
+
+void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
+  const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
+  AlignedMatrixMap x(aligned_scratch(0, n * k), n, k);                  // op(X) [n, k], rows contiguous (small)
+  if (transpose_x) x = X.transpose();
+  else x = X;
+  if (transpose_y) {
+    // Y as stored is [m, k] (a weight W): C[i, j] += x_i · W_j, both rows contiguous.
+    for (int64_t j = 0; j < m; ++j) {
+      const real* w = Y.data() + j * k;                                 // W_j [k]
+      for (int64_t i = 0; i < n; ++i) C(i, j) += fixed_order_dot(x.data() + i * k, w, k);
+    }
+    return;
+  }
+  // Y as stored is [k, m]: row i of the product is Σ_p x[i, p] · Y_p, summed over p in order into a row of
+  // scratch, then added to C once (one rounding, as C += product makes on the other routes).
+  AlignedMatrixMap row(aligned_scratch(2, m), 1, m);                    // [1, m]
+  for (int64_t i = 0; i < n; ++i) {
+    row.setZero();
+    for (int64_t p = 0; p < k; ++p) {
+      const real scale = x(i, p);
+      const real* y = Y.data() + p * m;                                 // Y_p [m]
+      for (int64_t j = 0; j < m; ++j) row(0, j) += scale * y[j];
+    }
+    for (int64_t j = 0; j < m; ++j) C(i, j) += row(0, j);
+  }
+}
+
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
   const int64_t depth = transpose_x ? X.rows() : X.cols();
+  if (C.rows() < thin_rows && C.cols() >= direct_size && depth >= direct_size) {
+    add_thin_product(C, X, transpose_x, Y, transpose_y);
+    return;
+  }
   if (C.rows() >= direct_size && C.cols() >= direct_size && depth >= direct_size) {
     if (!transpose_x && !transpose_y) C.noalias() += X * Y;
     else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
