@@ -384,3 +384,40 @@ TEST_CASE("thin products (a few rows, as in decoding) match the definition for e
     }
   }
 }
+
+TEST_CASE("linear(x, W, b) gives matmul(x, W, false, true) + b and the same gradients, to float rounding, on "
+          "every product route") {
+  // The Linear layer's fused op against its reference, the two ops it replaces, for a thin product (2 rows, as
+  // in decoding), a small one (the scratch route) and a large one (Eigen's GEMM), with and without a bias.
+  Generator gen(11);
+  for (Shape x_shape : {Shape{2, 40}, Shape{3, 5}, Shape{2, 16, 40}}) {
+    for (bool with_bias : {true, false}) {
+      INFO("x ", x_shape.str(), ", bias ", with_bias);
+      const int64_t in = x_shape[-1], out = 24;
+      Tensor x = Tensor::randn(x_shape, gen).set_requires_grad(true);
+      Tensor w = Tensor::randn({out, in}, gen).set_requires_grad(true);
+      Tensor b = with_bias ? Tensor::randn({out}, gen).set_requires_grad(true) : Tensor();
+      Tensor x2 = x.detach().set_requires_grad(true), w2 = w.detach().set_requires_grad(true);
+      Tensor b2 = with_bias ? b.detach().set_requires_grad(true) : Tensor();
+      Tensor y = linear(x, w, b);                                          // [..., out]
+      Tensor reference = matmul(x2, w2, false, true);
+      if (with_bias) reference = add(reference, b2);
+      REQUIRE(y.shape() == reference.shape());
+      for (int64_t i = 0; i < y.numel(); ++i) REQUIRE(y.data()[i] == doctest::Approx(reference.data()[i]).epsilon(1e-5));
+      Tensor weights = Tensor::randn(y.shape(), gen);                      // a loss whose gradient is not uniform
+      sum(mul(y, weights)).backward();
+      sum(mul(reference, weights)).backward();
+      for (int64_t i = 0; i < x.numel(); ++i) REQUIRE(x.grad()[i] == doctest::Approx(x2.grad()[i]).epsilon(1e-5));
+      for (int64_t i = 0; i < w.numel(); ++i) REQUIRE(w.grad()[i] == doctest::Approx(w2.grad()[i]).epsilon(1e-5));
+      if (with_bias) {
+        for (int64_t i = 0; i < out; ++i) REQUIRE(b.grad()[i] == doctest::Approx(b2.grad()[i]).epsilon(1e-5));
+      }
+    }
+  }
+}
+
+TEST_CASE("linear refuses a weight or bias that does not fit x, naming the shapes") {
+  Tensor x = Tensor::zeros({2, 3});
+  CHECK_THROWS_WITH_AS(linear(x, Tensor::zeros({4, 5}), Tensor()), doctest::Contains("weight [4, 5]"), Error);
+  CHECK_THROWS_WITH_AS(linear(x, Tensor::zeros({4, 3}), Tensor::zeros({3})), doctest::Contains("bias [3]"), Error);
+}

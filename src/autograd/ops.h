@@ -42,6 +42,9 @@ inline Tensor operator*(real factor, const Tensor& x) { return scale(x, factor);
 // Leading (batch) axes of A and B must be equal, or B may be a plain matrix shared by every batch entry
 // (x [B, T, d_in] · Wᵀ [d_in, d_out] is a Linear layer). Backward: ∂A = ∂C · Bᵀ, ∂B = Aᵀ · ∂C (transposed to match).
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
+// y = x · Wᵀ + b as one op (nn.Linear; matmul then add gives the same numbers to rounding, with one tensor
+// more). x [..., in], W [out, in], b [out] or undefined (no bias) → y [..., out].
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
 // ---- Shape ops (ops/shape.cpp) ----
 Tensor reshape(const Tensor& x, const Shape& shape);                  // same numbers, new shape (numel must agree)

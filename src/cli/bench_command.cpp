@@ -42,6 +42,7 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
       {"beam", options.beam},
       {"beam_sentences_per_s",
        r.beam_sentences_per_second ? nlohmann::json(*r.beam_sentences_per_second) : nlohmann::json(nullptr)},
+      {"training_peak_rss_mb", r.training_peak_rss_mb},
       {"peak_rss_mb", r.peak_rss_mb},
   };
 }
@@ -74,7 +75,8 @@ void print_table(const std::string& config_path, const BenchOptions& options, co
                   static_cast<long long>(options.beam));
     }
   }
-  std::printf("  peak RSS           %9.1f MiB\n", r.peak_rss_mb);
+  std::printf("  peak RSS           %9.1f MiB while training, %.1f MiB at the end\n", r.training_peak_rss_mb,
+              r.peak_rss_mb);
 }
 
 // --sweep-length: the growth of each attention kind with n, as a table (stdout and DIR/length_sweep.md) and a plot.

@@ -19,9 +19,7 @@ Linear::Linear(int64_t in_features, int64_t out_features, Generator& init, bool 
 }
 
 Tensor Linear::forward(const Tensor& x) const {
-  Tensor y = matmul(x, weight, /*transpose_a=*/false, /*transpose_b=*/true);   // [..., out] = x · Wᵀ
-  if (bias.defined()) y = add(y, bias);                                         // [..., out] + b broadcast
-  return y;
+  return linear(x, weight, bias);   // [..., out] = x · Wᵀ + b, one op (src/autograd/ops/matmul.cpp)
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

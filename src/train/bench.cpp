@@ -180,6 +180,7 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
     backward_s.push_back(seconds_between(forward_done, backward_done));
     optimizer_s.push_back(seconds_between(backward_done, end));
   }
+  result.training_peak_rss_mb = peak_rss_mb();         // the "peak RSS during training"
   result.step_seconds = median(step_s);
   result.forward_seconds = median(forward_s);
   result.backward_seconds = median(backward_s);

@@ -63,7 +63,8 @@ struct BenchResult {
   double greedy_sentences_per_second = 0;
   double greedy_mean_length = 0;       // output tokens per sentence actually produced (eos may stop early)
   std::optional<double> beam_sentences_per_second;  // empty while beam search is not available
-  double peak_rss_mb = 0;              // the process's peak resident memory, MiB
+  double training_peak_rss_mb = 0;     // the process's peak resident memory when the training steps end, MiB
+  double peak_rss_mb = 0;              // the same at the very end (after the GEMM peak and decoding), MiB
 };
 
 // Matrix-product FLOPs of one forward pass of `model` on B sentences of S source and T target tokens.
