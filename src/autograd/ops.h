@@ -104,6 +104,10 @@ Tensor divide_by_sum(const Tensor& x, int axis, real eps = 0);
 //   loss_i = (1 - ε) · (-log p_i[target_i]) + (ε / V) · Σ_c (-log p_i[c])
 // averaged over the positions whose target is not ignore_id (typically the pad id). If every position is
 // ignored the loss is 0. Returns [1]. Backward: ∂loss/∂logit_c = (p_c - q_c) / N, q the smoothed target.
+// The output layer and the loss in one op, never holding the [..., V] logits: the same loss and gradients as
+// cross_entropy(matmul(h, W, false, true), …) to float rounding. h [..., d], W [V, d] → [1]
+Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
+                            int32_t ignore_id);
 Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_smoothing = 0,
                      int32_t ignore_id = -1);
 

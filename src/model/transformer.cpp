@@ -195,7 +195,8 @@ Tensor Seq2Seq::encode(const TokenIds& src, ForwardContext& ctx) {
   return x;                                                                   // [B, S, d] the "memory"
 }
 
-Tensor Seq2Seq::decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx) {
+Tensor Seq2Seq::decoder_output(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src,
+                               ForwardContext& ctx) {
   if (tgt_in.shape.rank() != 2 || src.shape.rank() != 2 || tgt_in.shape[0] != src.shape[0]) {
     throw Error("decode: source " + src.shape.str() + " and target " + tgt_in.shape.str() +
                 " must be [batch, time] with the same batch");
@@ -209,9 +210,22 @@ Tensor Seq2Seq::decode(const TokenIds& tgt_in, const Tensor& memory, const Token
     y = decoder_norm_->forward(y);                                            // pre-LN's final norm
     ctx.trace(*decoder_norm_, y);
   }
+  return y;
+}
+
+Tensor Seq2Seq::decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx) {
+  Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
   Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
   ctx.trace(*this, "logits", logits);
   return logits;
+}
+
+Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds& targets, real label_smoothing,
+                     ForwardContext& ctx) {
+  Tensor memory = encode(src, ctx);                                           // [B, S, d]
+  Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
+  // = cross_entropy(decode(…), targets, …) without ever holding the [B, T, V] logits (ops/cross_entropy.cpp).
+  return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id);   // [1]
 }
 
 DecoderState Seq2Seq::start_decoding(const Tensor& memory, const TokenIds& src, int64_t capacity) {

@@ -91,6 +91,12 @@ class Seq2Seq : public Module {
   Tensor encode(const TokenIds& src, ForwardContext& ctx);
   // tgt_in [B, T] (bos + target), memory from encode(src) → logits [B, T, tgt_vocab]
   Tensor decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
+  // The decoder stack's output before the output layer, [B, T, d_model] (decode() = this · Wᵀ).
+  Tensor decoder_output(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
+  // The training loss, label-smoothed cross-entropy of targets [B, T] (pad ignored), [1]: the same number and
+  // gradients as cross_entropy(forward(src, tgt_in), targets, …), computed without the [B, T, V] logits.
+  Tensor loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds& targets, real label_smoothing,
+              ForwardContext& ctx);
   Tensor forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx);      // both
 
   // Incremental decoding (call under NoGradGuard). start_decoding projects the source's keys and values for

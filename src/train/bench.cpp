@@ -161,8 +161,7 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
     Tensor loss;
     {
       ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
-      Tensor logits = model.forward(src, tgt_in, ctx);                                         // [B, T, V]
-      loss = cross_entropy(logits, targets, static_cast<real>(config.train.label_smoothing), pad_id);  // [1]
+      loss = model.loss(src, tgt_in, targets, static_cast<real>(config.train.label_smoothing), ctx);  // [1]
     }
     const double loss_value = loss.item();
     const auto forward_done = Clock::now();

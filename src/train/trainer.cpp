@@ -160,8 +160,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
       }
       const Batch& batch = epoch_batches[static_cast<size_t>(batch_in_epoch++)];
       ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
-      Tensor logits = model.forward(batch.src, batch.tgt_in, ctx);                 // [B, T, V]
-      Tensor loss = cross_entropy(logits, batch.targets, static_cast<real>(tc.label_smoothing), pad_id);  // [1]
+      Tensor loss = model.loss(batch.src, batch.tgt_in, batch.targets,            // [1], no [B, T, V] logits kept
+                               static_cast<real>(tc.label_smoothing), ctx);
       const double value = loss.item();
       if (!std::isfinite(value)) {
         throw Error("the training loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") +

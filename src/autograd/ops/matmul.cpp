@@ -23,13 +23,15 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/product.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-// C += op(X) · op(Y): the one kernel everything below is made of (Eigen's GEMM).
+// C += op(X) · op(Y) (product.h): the one kernel everything below is made of (Eigen's GEMM, or a loop of our own
+// for a few rows).
 //
 // The obvious version is one line, `C.noalias() += X * Y;`. It is not deterministic: compiled for this CPU
 // (-march=native), Eigen picks its vectorised code path — and so the order of the additions, and so the last bit
@@ -109,6 +111,8 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
   }
 }
 
+}  // namespace
+
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
   const int64_t depth = transpose_x ? X.rows() : X.cols();
   if (C.rows() < thin_rows && C.cols() >= direct_size && depth >= direct_size) {
@@ -133,6 +137,8 @@ void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap
   else product.noalias() = x.transpose() * y.transpose();
   C += product;
 }
+
+namespace {
 
 // How one matmul call is carried out: `count` matrix products C_i = op(A_i) · op(B_i), where A_i, B_i and C_i
 // are the i-th consecutive blocks of the tensors' numbers (row-major, so a batch entry is one block), and

@@ -1,0 +1,13 @@
+// product.h — C += op(X) · op(Y) on plain matrices: the one matrix-product kernel that matmul, linear and
+// linear_cross_entropy are made of (src/autograd/ops/matmul.cpp explains its three routes and why each one gives
+// the same bits wherever the numbers sit in memory). No graph: ops call it inside their forward and backward.
+#pragma once
+
+#include "tensor/tensor.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+// C [n, m] += op(X) · op(Y), where op(X) is X, or Xᵀ when transpose_x (likewise Y); op(X) [n, k], op(Y) [k, m].
+void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
