@@ -18,6 +18,13 @@ Tensor Tensor::full(const Shape& shape, real fill, bool requires_grad) {
   return Tensor(std::move(node));
 }
 
+Tensor Tensor::empty(const Shape& shape) {
+  auto node = std::make_shared<TensorNode>();
+  node->shape = shape;
+  node->value = acquire_storage_uninitialized(shape.numel());          // no fill: the caller writes every number
+  return Tensor(std::move(node));
+}
+
 Tensor Tensor::from_values(const Shape& shape, std::vector<real> values, bool requires_grad) {
   if (static_cast<int64_t>(values.size()) != shape.numel()) {
     throw Error("Tensor::from_values: shape " + shape.str() + " holds " + std::to_string(shape.numel()) +

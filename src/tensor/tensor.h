@@ -61,6 +61,8 @@ class Tensor {
   // ---- making tensors ----
   static Tensor zeros(const Shape& shape, bool requires_grad = false);
   static Tensor full(const Shape& shape, real fill, bool requires_grad = false);
+  // Numbers left as the reused buffer held them (torch.empty): for an op's output that it writes in full.
+  static Tensor empty(const Shape& shape);
   static Tensor from_values(const Shape& shape, std::vector<real> values, bool requires_grad = false);
   static Tensor randn(const Shape& shape, Generator& gen, real stddev = 1, bool requires_grad = false);
   static Tensor uniform(const Shape& shape, Generator& gen, real low, real high, bool requires_grad = false);

@@ -45,7 +45,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                 gamma.shape().str() + " and beta " + beta.shape().str());
   }
 
-  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
   std::vector<real> mean(static_cast<size_t>(rows));                    // [rows] μ of each row
   std::vector<real> rstd(static_cast<size_t>(rows));                    // [rows] 1/√(σ² + ε) of each row
   const real* pg = gamma.data();                                        // [d]

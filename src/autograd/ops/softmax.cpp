@@ -58,7 +58,7 @@ void softmax_row(real* z, int64_t d) {
 Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
   const int64_t d = x.shape()[-1];                                      // the axis softmax runs along
   const int64_t rows = x.shape().rows();                                // every other axis, flattened
-  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
   real* py = y.data();
 
   add_additive_mask(x, additive_mask, py, "softmax");                  // z = x + m, in y's storage
@@ -85,7 +85,7 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
 Tensor log_softmax(const Tensor& x) {
   const int64_t d = x.shape()[-1];
   const int64_t rows = x.shape().rows();
-  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
   const real* px = x.data();
   real* py = y.data();
   for (int64_t r = 0; r < rows; ++r) {
