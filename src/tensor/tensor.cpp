@@ -103,6 +103,14 @@ real* Tensor::grad() const {
   return n.grad.data();
 }
 
+real* Tensor::grad_for_overwrite() const {
+  node();  // throws for an empty handle
+  TensorNode& n = *node_;
+  if (!n.grad.empty()) throw Error("grad_for_overwrite(): this tensor already has a gradient; add to it with grad()");
+  n.grad = acquire_storage_uninitialized(static_cast<int64_t>(n.value.size()));
+  return n.grad.data();
+}
+
 MatrixMap Tensor::grad_matrix() const { return MatrixMap(grad(), shape().rows(), shape().cols()); }
 
 void Tensor::zero_grad() const {

@@ -115,13 +115,15 @@ Tensor dropout(const Tensor& x, real p, Generator& gen) {
 
   record(y, "dropout", {x}, [x, p, key](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
-    real* gx = x.grad();
+    bool first = false;                                                 // then write ∂x, not add (ops/parallel.h)
+    real* gx = gradient_buffer(x, first);
     for_each_chunk(x.numel(), [=](int64_t begin, int64_t end) {
       real m[2 * pairs_per_chunk];
       for (int64_t i = begin; i < end; i += 2 * pairs_per_chunk) {
         const int64_t count = std::min(end - i, 2 * pairs_per_chunk);
         dropout_mask(key, i, count, p, m);                              // the forward's mask, recomputed
-        for (int64_t t = 0; t < count; ++t) gx[i + t] += g[i + t] * m[t];  // ∂(x ⊙ m)/∂x = m
+        if (first) for (int64_t t = 0; t < count; ++t) gx[i + t] = g[i + t] * m[t];  // ∂(x ⊙ m)/∂x = m
+        else for (int64_t t = 0; t < count; ++t) gx[i + t] += g[i + t] * m[t];
       }
     });
   });

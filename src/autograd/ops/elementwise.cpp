@@ -20,12 +20,17 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-// Calls f(o, i, j) over the broadcast to push the gradient into an input of shape `input`: in parallel when that
-// input has the output's shape (each of its numbers fed one output), else in the one ordered walk (a sum).
-template <typename F>
-void for_each_gradient_term(const Broadcast& bc, const Shape& input, const F& f) {
-  if (input == bc.out) for_each_broadcast_parallel(bc, f);
-  else for_each_broadcast(bc, f);
+// ∂input += the gradient term(o) of each output o it fed, for add and sub (whose terms need only o). An input of
+// the output's shape fed exactly one output per number (its index is o): add_to_grad, in parallel. A broadcast
+// input (`is_a` says which of the two it is) sums the terms of several outputs: the one ordered walk.
+template <typename Term>
+void add_gradient(const Tensor& input, const Broadcast& bc, const Term& term, bool is_a) {
+  if (input.shape() == bc.out) {
+    add_to_grad(input, term);
+    return;
+  }
+  real* gi = input.grad();
+  for_each_broadcast(bc, [&](int64_t o, int64_t i, int64_t j) { gi[is_a ? i : j] += term(o); });
 }
 
 }  // namespace
@@ -40,14 +45,8 @@ Tensor add(const Tensor& a, const Tensor& b) {
 
   record(y, "add", {a, b}, [a, b, bc](TensorNode& out) {
     const real* g = out.grad.data();
-    if (wants_grad(a)) {
-      real* ga = a.grad();
-      for_each_gradient_term(bc, a.shape(), [=](int64_t o, int64_t i, int64_t) { ga[i] += g[o]; });  // ∂(a+b)/∂a = 1
-    }
-    if (wants_grad(b)) {
-      real* gb = b.grad();
-      for_each_gradient_term(bc, b.shape(), [=](int64_t o, int64_t, int64_t j) { gb[j] += g[o]; });  // ∂(a+b)/∂b = 1
-    }
+    if (wants_grad(a)) add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);   // ∂(a+b)/∂a = 1
+    if (wants_grad(b)) add_gradient(b, bc, [=](int64_t o) { return g[o]; }, false);  // ∂(a+b)/∂b = 1
   });
   return y;
 }
@@ -62,14 +61,8 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 
   record(y, "sub", {a, b}, [a, b, bc](TensorNode& out) {
     const real* g = out.grad.data();
-    if (wants_grad(a)) {
-      real* ga = a.grad();
-      for_each_gradient_term(bc, a.shape(), [=](int64_t o, int64_t i, int64_t) { ga[i] += g[o]; });  // ∂(a-b)/∂a = 1
-    }
-    if (wants_grad(b)) {
-      real* gb = b.grad();
-      for_each_gradient_term(bc, b.shape(), [=](int64_t o, int64_t, int64_t j) { gb[j] -= g[o]; });  // ∂(a-b)/∂b = -1
-    }
+    if (wants_grad(a)) add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);   // ∂(a-b)/∂a = 1
+    if (wants_grad(b)) add_gradient(b, bc, [=](int64_t o) { return -g[o]; }, false); // ∂(a-b)/∂b = -1
   });
   return y;
 }
@@ -86,13 +79,17 @@ Tensor mul(const Tensor& a, const Tensor& b) {
     const real* g = out.grad.data();
     const real* pa = a.data();
     const real* pb = b.data();
-    if (wants_grad(a)) {
+    if (wants_grad(a)) {                                                // ∂(a⊙b)/∂a = b
       real* ga = a.grad();
-      for_each_gradient_term(bc, a.shape(), [=](int64_t o, int64_t i, int64_t j) { ga[i] += g[o] * pb[j]; });  // ∂(a⊙b)/∂a = b
+      auto term = [=](int64_t o, int64_t i, int64_t j) { ga[i] += g[o] * pb[j]; };
+      if (a.shape() == bc.out) for_each_broadcast_parallel(bc, term);  // one output per number of a
+      else for_each_broadcast(bc, term);                                // a sum over the broadcast axes, in order
     }
-    if (wants_grad(b)) {
+    if (wants_grad(b)) {                                                // ∂(a⊙b)/∂b = a
       real* gb = b.grad();
-      for_each_gradient_term(bc, b.shape(), [=](int64_t o, int64_t i, int64_t j) { gb[j] += g[o] * pa[i]; });  // ∂(a⊙b)/∂b = a
+      auto term = [=](int64_t o, int64_t i, int64_t j) { gb[j] += g[o] * pa[i]; };
+      if (b.shape() == bc.out) for_each_broadcast_parallel(bc, term);
+      else for_each_broadcast(bc, term);
     }
   });
   return y;
@@ -105,8 +102,7 @@ Tensor scale(const Tensor& x, real factor) {
   for_each_index(x.numel(), [=](int64_t i) { py[i] = factor * px[i]; });  // y = c · x
   record(y, "scale", {x}, [x, factor](TensorNode& out) {
     const real* g = out.grad.data();
-    real* gx = x.grad();
-    for_each_index(x.numel(), [=](int64_t i) { gx[i] += factor * g[i]; });  // ∂(c·x)/∂x = c
+    add_to_grad(x, [=](int64_t i) { return factor * g[i]; });          // ∂(c·x)/∂x = c
   });
   return y;
 }
@@ -118,8 +114,7 @@ Tensor add_scalar(const Tensor& x, real constant) {
   for_each_index(x.numel(), [=](int64_t i) { py[i] = px[i] + constant; });  // y = x + c
   record(y, "add_scalar", {x}, [x](TensorNode& out) {
     const real* g = out.grad.data();
-    real* gx = x.grad();
-    for_each_index(x.numel(), [=](int64_t i) { gx[i] += g[i]; });       // ∂(x+c)/∂x = 1
+    add_to_grad(x, [=](int64_t i) { return g[i]; });                   // ∂(x+c)/∂x = 1
   });
   return y;
 }

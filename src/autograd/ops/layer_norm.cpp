@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -70,7 +71,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
 
   record(y, "layer_norm", {x, gamma, beta},
          [x, gamma, beta, rows, d, mean = std::move(mean), rstd = std::move(rstd)](TensorNode& out) {
-           real* gx = wants_grad(x) ? x.grad() : nullptr;               // [rows, d]
+           bool first_gx = false;                                       // then write ∂x, not add (ops/parallel.h)
+           real* gx = gradient_buffer(x, first_gx);                     // [rows, d]
            real* ggamma = wants_grad(gamma) ? gamma.grad() : nullptr;   // [d]
            real* gbeta = wants_grad(beta) ? beta.grad() : nullptr;      // [d]
            const real* pg = gamma.data();                               // [d]
@@ -109,7 +111,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                  real* gxr = gx + r * d;                                // [d]
                  for (int64_t j = 0; j < d; ++j) {
                    // ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))
-                   gxr[j] += s * (g[j] * pg[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);
+                   const real term = s * (g[j] * pg[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);
+                   gxr[j] = first_gx ? term : gxr[j] + term;
                  }
                }
              }

@@ -3,6 +3,7 @@
 //   for_each_chunk(n, f)   calls f(begin, end) for the consecutive chunks [0, c), [c, 2c), … of [0, n),
 //                          c = elementwise_chunk numbers, the chunks shared among the OpenMP threads
 //   for_each_index(n, f)   calls f(i) for every i < n, chunk by chunk the same way
+//   add_to_grad(x, term)   ∂x_i += term(i) for every i, the same way (a first gradient is written, not added)
 //
 // The chunk boundaries depend on n alone, never on the number of threads, and an elementwise op writes each
 // output number from its own inputs only — so a loop run through for_each_chunk gives the same bits on one
@@ -15,7 +16,8 @@
 
 #include <cstdint>
 
-#include "tensor/real.h"
+#include "autograd/graph.h"
+#include "tensor/tensor.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -41,6 +43,31 @@ void for_each_index(int64_t n, const F& f) {
   for_each_chunk(n, [f](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) f(i);
   });
+}
+
+// For a backward function with its own loops, the choice add_to_grad makes: x's gradient buffer and whether it
+// is the first to arrive (first = true: a buffer never zero-filled, to be written with =, every number of it);
+// otherwise grad() and first = false (add with +=). nullptr (first = false) when x wants no gradient.
+inline real* gradient_buffer(const Tensor& x, bool& first) {
+  first = false;
+  if (!wants_grad(x)) return nullptr;
+  first = !x.has_grad();
+  return first ? x.grad_for_overwrite() : x.grad();
+}
+
+// ∂x_i += term(i) for every i < x.numel(), chunk by chunk the same way. When this is the first gradient x
+// receives, it is written (=) into a buffer that was never zero-filled instead: 0 + t = t, minus a pass that
+// writes zeros and a pass that reads them back. term captures by value, as above.
+// The slow, obvious version: `real* gx = x.grad(); for (i) gx[i] += term(i);`.
+template <typename Term>
+void add_to_grad(const Tensor& x, const Term& term) {
+  if (x.has_grad()) {
+    real* gx = x.grad();
+    for_each_index(x.numel(), [=](int64_t i) { gx[i] += term(i); });
+  } else {
+    real* gx = x.grad_for_overwrite();
+    for_each_index(x.numel(), [=](int64_t i) { gx[i] = term(i); });
+  }
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

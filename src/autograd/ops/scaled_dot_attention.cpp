@@ -38,6 +38,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
 #include "autograd/ops/row_math.h"
 #include "autograd/ops/small_matmul.h"
 #include "tensor/error.h"
@@ -157,9 +158,13 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
     const real* v = V.data();
     const real* a = A.data();
     const real* g = node.grad.data();                                   // [B, Tq, d_model]
-    real* gq = wants_grad(Q) ? Q.grad() : nullptr;
-    real* gk = wants_grad(K) ? K.grad() : nullptr;
-    real* gv = wants_grad(V) ? V.grad() : nullptr;
+    // Each block writes its rows and head columns of ∂V, then ∂Q, then ∂K; the first gradient a tensor receives
+    // is written (=) rather than added (ops/parallel.h). Asked for in that same order, so that when Q, K and V are
+    // one tensor ∂V is written first and ∂Q, ∂K are added to it.
+    bool first_v = false, first_q = false, first_k = false;
+    real* gv = gradient_buffer(V, first_v);
+    real* gq = gradient_buffer(Q, first_q);
+    real* gk = gradient_buffer(K, first_k);
 #pragma omp parallel
     {
       std::vector<real> V_t(static_cast<size_t>(d_k * tk_pad), real(0));  // [d_k, Tk] V_hᵀ, rows padded with 0
@@ -193,7 +198,10 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
         if (gv) {                                                       // ∂V_h += A'ᵀ G
           small_matmul(Tk, dk_pad, Tq, A_drop.data(), 1, tk_pad, G_h.data(), dk_pad, grad.data(), dk_pad);
           for (int64_t j = 0; j < Tk; ++j)
-            for (int64_t c = 0; c < d_k; ++c) gv[(b * Tk + j) * d_model + column + c] += grad[j * dk_pad + c];
+            for (int64_t c = 0; c < d_k; ++c) {
+              real& target = gv[(b * Tk + j) * d_model + column + c];
+              target = first_v ? grad[j * dk_pad + c] : target + grad[j * dk_pad + c];
+            }
         }
         small_matmul(Tq, tk_pad, d_k, G_h.data(), dk_pad, 1, V_t.data(), tk_pad, dS.data(), tk_pad);  // ∂A' = G V_hᵀ
         for (int64_t i = 0; i < Tq; ++i) {
@@ -208,12 +216,18 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
         if (gq) {                                                       // ∂Q_h += s·∂S K_h
           small_matmul(Tq, dk_pad, Tk, dS.data(), tk_pad, 1, K_h.data(), dk_pad, grad.data(), dk_pad);
           for (int64_t i = 0; i < Tq; ++i)
-            for (int64_t c = 0; c < d_k; ++c) gq[(b * Tq + i) * d_model + column + c] += grad[i * dk_pad + c];
+            for (int64_t c = 0; c < d_k; ++c) {
+              real& target = gq[(b * Tq + i) * d_model + column + c];
+              target = first_q ? grad[i * dk_pad + c] : target + grad[i * dk_pad + c];
+            }
         }
         if (gk) {                                                       // ∂K_h += (s·∂S)ᵀ Q_h
           small_matmul(Tk, dk_pad, Tq, dS.data(), 1, tk_pad, Q_h.data(), dk_pad, grad.data(), dk_pad);
           for (int64_t j = 0; j < Tk; ++j)
-            for (int64_t c = 0; c < d_k; ++c) gk[(b * Tk + j) * d_model + column + c] += grad[j * dk_pad + c];
+            for (int64_t c = 0; c < d_k; ++c) {
+              real& target = gk[(b * Tk + j) * d_model + column + c];
+              target = first_k ? grad[j * dk_pad + c] : target + grad[j * dk_pad + c];
+            }
         }
       }
     }
