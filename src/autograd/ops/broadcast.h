@@ -35,13 +35,18 @@ void for_each_broadcast(const Broadcast& bc, F&& f) {
     for (int64_t i = 0; i < n; ++i) f(i, i, i);
     return;
   }
+  const bool contiguous = bc.stride_a[3] == 1 && bc.stride_b[3] == 1;  // a plain inner loop, which vectorises
   int64_t out = 0;
   for (int64_t i0 = 0; i0 < bc.sizes[0]; ++i0)
     for (int64_t i1 = 0; i1 < bc.sizes[1]; ++i1)
-      for (int64_t i2 = 0; i2 < bc.sizes[2]; ++i2) {
+      for (int64_t i2 = 0; i2 < bc.sizes[2]; ++i2, out += bc.sizes[3]) {
         int64_t a = i0 * bc.stride_a[0] + i1 * bc.stride_a[1] + i2 * bc.stride_a[2];
         int64_t b = i0 * bc.stride_b[0] + i1 * bc.stride_b[1] + i2 * bc.stride_b[2];
-        for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3, ++out) f(out, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+        if (contiguous) {
+          for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3) f(out + i3, a + i3, b + i3);
+        } else {
+          for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3) f(out + i3, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+        }
       }
 }
 
@@ -60,6 +65,7 @@ void for_each_broadcast_parallel(const Broadcast& bc, const F& f) {
   const int64_t rows = bc.sizes[0] * bc.sizes[1] * bc.sizes[2];
   const int64_t rows_per_chunk = std::max<int64_t>(1, elementwise_chunk / std::max<int64_t>(row, 1));
   const int64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
+  const bool contiguous = bc.stride_a[3] == 1 && bc.stride_b[3] == 1;  // neither input broadcast along the last axis
 #pragma omp parallel for schedule(static) if (chunks > 1)
   for (int64_t c = 0; c < chunks; ++c) {
     F body = f;                                                         // this thread's copy (see for_each_index)
@@ -67,7 +73,11 @@ void for_each_broadcast_parallel(const Broadcast& bc, const F& f) {
       const int64_t i2 = r % bc.sizes[2], i1 = r / bc.sizes[2] % bc.sizes[1], i0 = r / (bc.sizes[2] * bc.sizes[1]);
       const int64_t a = i0 * bc.stride_a[0] + i1 * bc.stride_a[1] + i2 * bc.stride_a[2];
       const int64_t b = i0 * bc.stride_b[0] + i1 * bc.stride_b[1] + i2 * bc.stride_b[2];
-      for (int64_t i3 = 0; i3 < row; ++i3) body(r * row + i3, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+      if (contiguous) {                                                 // the usual case, e.g. x [B, T, d] + b [d]:
+        for (int64_t i3 = 0; i3 < row; ++i3) body(r * row + i3, a + i3, b + i3);  // a loop that vectorises
+      } else {
+        for (int64_t i3 = 0; i3 < row; ++i3) body(r * row + i3, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+      }
     }
   }
 }

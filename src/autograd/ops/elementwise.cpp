@@ -30,7 +30,8 @@ void add_gradient(const Tensor& input, const Broadcast& bc, const Term& term, bo
     return;
   }
   real* gi = input.grad();
-  for_each_broadcast(bc, [&](int64_t o, int64_t i, int64_t j) { gi[is_a ? i : j] += term(o); });
+  if (is_a) for_each_broadcast(bc, [=](int64_t o, int64_t i, int64_t) { gi[i] += term(o); });
+  else for_each_broadcast(bc, [=](int64_t o, int64_t, int64_t j) { gi[j] += term(o); });
 }
 
 }  // namespace

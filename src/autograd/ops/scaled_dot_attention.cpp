@@ -209,8 +209,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
           const real* D_i = D.data() + i * tk_pad;
           real* dS_i = dS.data() + i * tk_pad;
           for (int64_t j = 0; j < Tk; ++j) dS_i[j] *= D_i[j];           // ∂A = ∂A' ⊙ D
-          real g_dot_a = 0;                                             // Σ_j ∂A_ij · A_ij
-          for (int64_t j = 0; j < Tk; ++j) g_dot_a += dS_i[j] * A_i[j];
+          const real g_dot_a = row_dot(dS_i, A_i, Tk);                  // Σ_j ∂A_ij · A_ij
           for (int64_t j = 0; j < Tk; ++j) dS_i[j] = A_i[j] * (dS_i[j] - g_dot_a) * scale;  // s · ∂S
         }
         if (gq) {                                                       // ∂Q_h += s·∂S K_h

@@ -76,8 +76,7 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
       const real* yr = out.value.data() + r * d;                        // y of this row, [d]
       const real* gr = out.grad.data() + r * d;                         // ∂loss/∂y of this row, [d]
       real* gxr = gx + r * d;                                           // [d]
-      real g_dot_y = 0;                                                 // Σ_j g_j · y_j
-      for (int64_t j = 0; j < d; ++j) g_dot_y += gr[j] * yr[j];
+      const real g_dot_y = row_dot(gr, yr, d);                          // Σ_j g_j · y_j
       for (int64_t i = 0; i < d; ++i) {
         const real term = yr[i] * (gr[i] - g_dot_y);                    // ∂x_i = y_i (g_i − Σ_j g_j y_j)
         gxr[i] = first ? term : gxr[i] + term;
