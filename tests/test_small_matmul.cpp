@@ -77,3 +77,16 @@ TEST_CASE("small_matmul gives every number the same bits whether it is computed 
   CHECK(whole == by_row);
   CHECK(whole == by_packet);
 }
+
+TEST_CASE("small_matmul with accumulate adds the product to C: the same bits as forming it and adding it after") {
+  const int64_t P = small_matmul_packet();
+  const int64_t n = 5, depth = 7, width = 3 * P;
+  Generator gen(21);
+  const std::vector<real> X = random_numbers(n * depth, gen);
+  const std::vector<real> Y = random_numbers(depth * width, gen);
+  const std::vector<real> C0 = random_numbers(n * width, gen);         // what C holds before
+  std::vector<real> product(static_cast<size_t>(n * width)), accumulated = C0;
+  small_matmul(n, width, depth, X.data(), depth, 1, Y.data(), width, product.data(), width);
+  small_matmul(n, width, depth, X.data(), depth, 1, Y.data(), width, accumulated.data(), width, /*accumulate=*/true);
+  for (size_t e = 0; e < C0.size(); ++e) REQUIRE(accumulated[e] == C0[e] + product[e]);
+}

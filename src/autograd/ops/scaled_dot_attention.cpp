@@ -28,10 +28,11 @@
 // tests/test_fused_attention.cpp compares the two, forward and backward.
 //
 // Each block's six products are small_matmul calls (ops/small_matmul.h: register tiles, each output number one
-// chain of multiply-adds over its inner index in order — the same bits wherever the tensors sit). The head's
-// slices of K and V (and in backward of Q and ∂O) are first copied into row-padded scratch — K_hᵀ and V_hᵀ
-// transposed, so that every product runs along contiguous rows — which costs O(T · d_k) next to the O(T² · d_k)
-// of the products.
+// chain of multiply-adds over its inner index in order — the same bits wherever the tensors sit). K_hᵀ (forward)
+// and V_hᵀ (backward) are copied transposed into scratch, so that every product runs along contiguous rows; the
+// other head slices are read, and the products written, in place in the tensors when d_k is a whole number of
+// vector packets (d_k = 32 in float: two of 16), and through zero-padded copies otherwise (head_rows,
+// product_into_head). The copies cost O(T · d_k) next to the O(T² · d_k) of the products.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -77,6 +78,41 @@ AttentionSizes check_shapes(const Tensor& Q, const Tensor& K, const Tensor& V, i
   return s;
 }
 
+// Head h's [T, d_k] slice of one sentence of a [B, T, d_model] tensor, as small_matmul reads its Y operand: rows of
+// whole packets, `stride` numbers apart. When d_k is a multiple of the packet (d_k = 32 or 64 in float), that is the
+// tensor itself, rows d_model apart; otherwise a copy whose rows are padded with zeros to padded_width(d_k).
+struct HeadRows {
+  const real* data;
+  int64_t stride;
+};
+
+HeadRows head_rows(const real* sentence, int64_t T, int64_t d_model, int64_t column, int64_t d_k,
+                   std::vector<real>& padded) {
+  const int64_t dk_pad = padded_width(d_k);
+  if (dk_pad == d_k) return {sentence + column, d_model};
+  for (int64_t t = 0; t < T; ++t) std::copy_n(sentence + t * d_model + column, d_k, padded.data() + t * dk_pad);
+  return {padded.data(), dk_pad};                                       // padding columns stay 0
+}
+
+// target_h = X · Y (or target_h += X · Y when accumulate) for head h's [T, d_k] slice of one sentence of a
+// [B, T, d_model] tensor: small_matmul straight into the tensor when d_k is a multiple of the packet, else into
+// `scratch` ([T, padded d_k]) and from there into the slice.
+void product_into_head(int64_t T, int64_t d_k, int64_t depth, const real* X, int64_t x_row, int64_t x_col,
+                       HeadRows Y, real* sentence, int64_t d_model, int64_t column, bool accumulate,
+                       std::vector<real>& scratch) {
+  const int64_t dk_pad = padded_width(d_k);
+  if (dk_pad == d_k) {
+    small_matmul(T, d_k, depth, X, x_row, x_col, Y.data, Y.stride, sentence + column, d_model, accumulate);
+    return;
+  }
+  small_matmul(T, dk_pad, depth, X, x_row, x_col, Y.data, Y.stride, scratch.data(), dk_pad);
+  for (int64_t t = 0; t < T; ++t) {
+    real* row = sentence + t * d_model + column;                        // [d_k]
+    const real* product = scratch.data() + t * dk_pad;
+    for (int64_t c = 0; c < d_k; ++c) row[c] = accumulate ? row[c] + product[c] : product[c];
+  }
+}
+
 }  // namespace
 
 Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, int64_t heads, real scale,
@@ -104,18 +140,15 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
 #pragma omp parallel
   {
     std::vector<real> K_t(static_cast<size_t>(d_k * tk_pad), real(0)); // [d_k, Tk] K_hᵀ, rows padded with 0
-    std::vector<real> V_h(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] V_h, rows padded with 0
+    std::vector<real> V_padded(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] V_h if d_k needs padding
     std::vector<real> S(static_cast<size_t>(Tq * tk_pad));             // [Tq, Tk] S, then A' in place
-    std::vector<real> O(static_cast<size_t>(Tq * dk_pad));             // [Tq, d_k] O_h
+    std::vector<real> O_padded(static_cast<size_t>(Tq * dk_pad));      // [Tq, d_k] O_h if d_k needs padding
 #pragma omp for schedule(static)
     for (int64_t block = 0; block < B * heads; ++block) {
       const int64_t b = block / heads, h = block % heads;
       const int64_t column = h * d_k;                                   // head h's first feature
       for (int64_t j = 0; j < Tk; ++j)
-        for (int64_t c = 0; c < d_k; ++c) {
-          K_t[c * tk_pad + j] = k[(b * Tk + j) * d_model + column + c];
-          V_h[j * dk_pad + c] = v[(b * Tk + j) * d_model + column + c];
-        }
+        for (int64_t c = 0; c < d_k; ++c) K_t[c * tk_pad + j] = k[(b * Tk + j) * d_model + column + c];
       const real* Q_h = q + b * Tq * d_model + column;                  // [Tq, d_k], rows d_model apart
       small_matmul(Tq, tk_pad, d_k, Q_h, d_model, 1, K_t.data(), tk_pad, S.data(), tk_pad);  // S = Q_h K_hᵀ
       for (int64_t i = 0; i < Tq; ++i) {
@@ -140,10 +173,9 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
           }
         }
       }
-      small_matmul(Tq, dk_pad, Tk, S.data(), tk_pad, 1, V_h.data(), dk_pad, O.data(), dk_pad);  // O_h = A' V_h
-      for (int64_t i = 0; i < Tq; ++i) {
-        std::copy(O.data() + i * dk_pad, O.data() + i * dk_pad + d_k, o + (b * Tq + i) * d_model + column);
-      }
+      const HeadRows V_h = head_rows(v + b * Tk * d_model, Tk, d_model, column, d_k, V_padded);  // [Tk, d_k]
+      product_into_head(Tq, d_k, Tk, S.data(), tk_pad, 1, V_h, o + b * Tq * d_model, d_model, column,
+                        /*accumulate=*/false, O_padded);                // O_h = A' V_h
     }
   }
 
@@ -168,27 +200,20 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
 #pragma omp parallel
     {
       std::vector<real> V_t(static_cast<size_t>(d_k * tk_pad), real(0));  // [d_k, Tk] V_hᵀ, rows padded with 0
-      std::vector<real> K_h(static_cast<size_t>(Tk * dk_pad), real(0));   // [Tk, d_k] K_h
-      std::vector<real> Q_h(static_cast<size_t>(Tq * dk_pad), real(0));   // [Tq, d_k] Q_h
-      std::vector<real> G_h(static_cast<size_t>(Tq * dk_pad), real(0));   // [Tq, d_k] G = ∂O_h
+      std::vector<real> padded_Q(static_cast<size_t>(Tq * dk_pad), real(0));  // [Tq, d_k] } when d_k needs
+      std::vector<real> padded_K(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] } padding (head_rows)
+      std::vector<real> padded_G(static_cast<size_t>(Tq * dk_pad), real(0));  // [Tq, d_k] }
+      std::vector<real> padded_grad(static_cast<size_t>(std::max(Tq, Tk) * dk_pad));  // product_into_head's scratch
       std::vector<real> D(static_cast<size_t>(Tq * tk_pad), real(1));     // [Tq, Tk] dropout mask
       std::vector<real> A_drop(static_cast<size_t>(Tq * tk_pad));         // [Tq, Tk] A' = A ⊙ D
       std::vector<real> dS(static_cast<size_t>(Tq * tk_pad));             // [Tq, Tk] ∂A', then s · ∂S
-      std::vector<real> grad(static_cast<size_t>(std::max(Tq, Tk) * dk_pad));  // [T, d_k] ∂Q_h, ∂K_h or ∂V_h
 #pragma omp for schedule(static)
       for (int64_t block = 0; block < B * heads; ++block) {
         const int64_t b = block / heads, h = block % heads;
         const int64_t column = h * d_k;
         for (int64_t j = 0; j < Tk; ++j)
-          for (int64_t c = 0; c < d_k; ++c) {
-            V_t[c * tk_pad + j] = v[(b * Tk + j) * d_model + column + c];
-            K_h[j * dk_pad + c] = k[(b * Tk + j) * d_model + column + c];
-          }
-        for (int64_t i = 0; i < Tq; ++i)
-          for (int64_t c = 0; c < d_k; ++c) {
-            Q_h[i * dk_pad + c] = q[(b * Tq + i) * d_model + column + c];
-            G_h[i * dk_pad + c] = g[(b * Tq + i) * d_model + column + c];
-          }
+          for (int64_t c = 0; c < d_k; ++c) V_t[c * tk_pad + j] = v[(b * Tk + j) * d_model + column + c];
+        const HeadRows G_h = head_rows(g + b * Tq * d_model, Tq, d_model, column, d_k, padded_G);  // [Tq, d_k] ∂O_h
         const real* A_b = a + block * Tq * Tk;                          // [Tq, Tk] this block's A
         for (int64_t i = 0; i < Tq; ++i) {
           real* D_i = D.data() + i * tk_pad;
@@ -196,14 +221,10 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
           for (int64_t j = 0; j < Tk; ++j) A_drop[i * tk_pad + j] = A_b[i * Tk + j] * D_i[j];  // A' = A ⊙ D
         }
         if (gv) {                                                       // ∂V_h += A'ᵀ G
-          small_matmul(Tk, dk_pad, Tq, A_drop.data(), 1, tk_pad, G_h.data(), dk_pad, grad.data(), dk_pad);
-          for (int64_t j = 0; j < Tk; ++j)
-            for (int64_t c = 0; c < d_k; ++c) {
-              real& target = gv[(b * Tk + j) * d_model + column + c];
-              target = first_v ? grad[j * dk_pad + c] : target + grad[j * dk_pad + c];
-            }
+          product_into_head(Tk, d_k, Tq, A_drop.data(), 1, tk_pad, G_h, gv + b * Tk * d_model, d_model, column,
+                            !first_v, padded_grad);
         }
-        small_matmul(Tq, tk_pad, d_k, G_h.data(), dk_pad, 1, V_t.data(), tk_pad, dS.data(), tk_pad);  // ∂A' = G V_hᵀ
+        small_matmul(Tq, tk_pad, d_k, G_h.data, G_h.stride, 1, V_t.data(), tk_pad, dS.data(), tk_pad);  // ∂A' = G V_hᵀ
         for (int64_t i = 0; i < Tq; ++i) {
           const real* A_i = A_b + i * Tk;                               // [Tk]
           const real* D_i = D.data() + i * tk_pad;
@@ -213,20 +234,14 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
           for (int64_t j = 0; j < Tk; ++j) dS_i[j] = A_i[j] * (dS_i[j] - g_dot_a) * scale;  // s · ∂S
         }
         if (gq) {                                                       // ∂Q_h += s·∂S K_h
-          small_matmul(Tq, dk_pad, Tk, dS.data(), tk_pad, 1, K_h.data(), dk_pad, grad.data(), dk_pad);
-          for (int64_t i = 0; i < Tq; ++i)
-            for (int64_t c = 0; c < d_k; ++c) {
-              real& target = gq[(b * Tq + i) * d_model + column + c];
-              target = first_q ? grad[i * dk_pad + c] : target + grad[i * dk_pad + c];
-            }
+          const HeadRows K_h = head_rows(k + b * Tk * d_model, Tk, d_model, column, d_k, padded_K);
+          product_into_head(Tq, d_k, Tk, dS.data(), tk_pad, 1, K_h, gq + b * Tq * d_model, d_model, column,
+                            !first_q, padded_grad);
         }
         if (gk) {                                                       // ∂K_h += (s·∂S)ᵀ Q_h
-          small_matmul(Tk, dk_pad, Tq, dS.data(), 1, tk_pad, Q_h.data(), dk_pad, grad.data(), dk_pad);
-          for (int64_t j = 0; j < Tk; ++j)
-            for (int64_t c = 0; c < d_k; ++c) {
-              real& target = gk[(b * Tk + j) * d_model + column + c];
-              target = first_k ? grad[j * dk_pad + c] : target + grad[j * dk_pad + c];
-            }
+          const HeadRows Q_h = head_rows(q + b * Tq * d_model, Tq, d_model, column, d_k, padded_Q);
+          product_into_head(Tk, d_k, Tq, dS.data(), 1, tk_pad, Q_h, gk + b * Tk * d_model, d_model, column,
+                            !first_k, padded_grad);
         }
       }
     }

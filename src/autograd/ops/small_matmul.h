@@ -2,8 +2,9 @@
 // matrices are [T, d_k] = 32 × 32 in the small benchmark model — too small for Eigen's GEMM to be worth its
 // packing, too many (6 products × B·h blocks × 6 attention layers a step) to leave to a plain loop.
 //
-//   small_matmul(n, width, depth, X, x_row, x_col, Y, y_stride, C, c_stride)
+//   small_matmul(n, width, depth, X, x_row, x_col, Y, y_stride, C, c_stride, accumulate)
 //       C[i, j] = Σ_p X(i, p) · Y[p, j]          i < n, j < width, p < depth
+//       or, with accumulate, C[i, j] += that sum (the sum formed first, then added: one more rounding)
 //
 //   X(i, p) = X[i · x_row + p · x_col]  — any strides, so a transposed operand costs nothing: Xᵀ is (1, row stride)
 //   Y, C    row-major, rows y_stride and c_stride numbers apart; width must be a multiple of small_matmul_packet
@@ -34,6 +35,6 @@ int64_t small_matmul_packet();
 int64_t padded_width(int64_t n);
 
 void small_matmul(int64_t n, int64_t width, int64_t depth, const real* X, int64_t x_row, int64_t x_col,
-                  const real* Y, int64_t y_stride, real* C, int64_t c_stride);
+                  const real* Y, int64_t y_stride, real* C, int64_t c_stride, bool accumulate = false);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
