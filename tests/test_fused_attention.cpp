@@ -16,7 +16,14 @@ using namespace attnlab;
 
 namespace {
 
-constexpr int64_t B = 3, Tq = 7, Tk = 9, d_model = 16, heads = 4;
+constexpr int64_t B = 3, Tq = 7, Tk = 9;
+
+// The two ways the kernel reads a head: d_k = 4 goes through zero-padded copies, d_k = 32 (two float packets of 16
+// with AVX-512, four of 8 with AVX) is read and written in place in the tensors.
+struct Heads {
+  int64_t d_model, heads;
+};
+constexpr Heads padded_heads{16, 4}, in_place_heads{64, 2};
 
 Tensor padding_and_causal_mask() {                                       // [B, 1, Tq, Tk]; sentence 2's last
   Tensor m = Tensor::zeros({B, 1, Tq, Tk});                               // query sees nothing
@@ -32,12 +39,14 @@ struct Run {
   std::vector<real> out, gQ, gK, gV;
 };
 
-// One forward and backward (loss = Σ out ⊙ W for a fixed random W), fused or through the plain ops.
-Run attend(bool fused, const Tensor& mask, real p) {
+// One forward and backward (loss = Σ out ⊙ W for a fixed random W), fused or through the plain ops. With `self`,
+// Q, K and V are one tensor (so its gradient gathers all three contributions), and Tk = Tq.
+Run attend(bool fused, const Tensor& mask, real p, Heads shape = padded_heads, bool self = false) {
+  const int64_t d_model = shape.d_model, heads = shape.heads, keys = self ? Tq : Tk;
   Generator data(21);
   Tensor Q = Tensor::randn({B, Tq, d_model}, data, 1, true);
-  Tensor K = Tensor::randn({B, Tk, d_model}, data, 1, true);
-  Tensor V = Tensor::randn({B, Tk, d_model}, data, 1, true);
+  Tensor K = self ? Q : Tensor::randn({B, keys, d_model}, data, 1, true);
+  Tensor V = self ? Q : Tensor::randn({B, keys, d_model}, data, 1, true);
   Tensor W = Tensor::randn({B, Tq, d_model}, data);
   Generator dropout_gen(7);
   const real s = static_cast<real>(1 / std::sqrt(double(d_model / heads)));
@@ -66,30 +75,46 @@ void require_close(const std::vector<real>& fused, const std::vector<real>& plai
 
 TEST_CASE("fused attention = split heads, scaled Q Kᵀ, masked softmax, dropout, · V, merge heads (forward and "
           "backward)") {
-  for (real p : {real(0), real(0.25)}) {
-    for (bool masked : {false, true}) {
-      CAPTURE(p);
-      CAPTURE(masked);
-      const Tensor mask = masked ? padding_and_causal_mask() : Tensor();
-      const Run fused = attend(true, mask, p), plain = attend(false, mask, p);
-      require_close(fused.out, plain.out, "output");
-      require_close(fused.gQ, plain.gQ, "dQ");
-      require_close(fused.gK, plain.gK, "dK");
-      require_close(fused.gV, plain.gV, "dV");
+  for (Heads shape : {padded_heads, in_place_heads}) {
+    for (real p : {real(0), real(0.25)}) {
+      for (bool masked : {false, true}) {
+        CAPTURE(shape.d_model);
+        CAPTURE(p);
+        CAPTURE(masked);
+        const Tensor mask = masked ? padding_and_causal_mask() : Tensor();
+        const Run fused = attend(true, mask, p, shape), plain = attend(false, mask, p, shape);
+        require_close(fused.out, plain.out, "output");
+        require_close(fused.gQ, plain.gQ, "dQ");
+        require_close(fused.gK, plain.gK, "dK");
+        require_close(fused.gV, plain.gV, "dV");
+      }
     }
+  }
+}
+
+TEST_CASE("fused self-attention on one tensor (Q = K = V) gathers all three gradients into it, as the plain ops do") {
+  for (Heads shape : {padded_heads, in_place_heads}) {
+    CAPTURE(shape.d_model);
+    const Run fused = attend(true, Tensor(), real(0.25), shape, true);
+    const Run plain = attend(false, Tensor(), real(0.25), shape, true);
+    require_close(fused.out, plain.out, "output");
+    require_close(fused.gQ, plain.gQ, "d(Q = K = V)");
   }
 }
 
 TEST_CASE("fused attention gives the same bits with 1 and with 2 threads") {
   const Tensor mask = padding_and_causal_mask();
   const int threads = omp_get_max_threads();
-  omp_set_num_threads(1);
-  const Run one = attend(true, mask, real(0.25));
-  omp_set_num_threads(2);
-  const Run two = attend(true, mask, real(0.25));
-  omp_set_num_threads(threads);
-  CHECK(one.out == two.out);
-  CHECK(one.gQ == two.gQ);
-  CHECK(one.gK == two.gK);
-  CHECK(one.gV == two.gV);
+  for (Heads shape : {padded_heads, in_place_heads}) {
+    CAPTURE(shape.d_model);
+    omp_set_num_threads(1);
+    const Run one = attend(true, mask, real(0.25), shape);
+    omp_set_num_threads(2);
+    const Run two = attend(true, mask, real(0.25), shape);
+    omp_set_num_threads(threads);
+    CHECK(one.out == two.out);
+    CHECK(one.gQ == two.gQ);
+    CHECK(one.gK == two.gK);
+    CHECK(one.gV == two.gV);
+  }
 }

@@ -4,7 +4,12 @@
 // pin down the forward values, the randomness and the error messages.
 #include <doctest/doctest.h>
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "autograd/ops.h"
 #include "tensor/error.h"
@@ -52,13 +57,70 @@ TEST_CASE("dropout passes gradient only through the numbers it kept, scaled like
   CHECK(x.grad_values() == y.values());                                 // ∂Σy/∂x_i = m_i
 }
 
+namespace {
+
+// The mask value of element i under key k, written out from the formula in ops/dropout.cpp, one element at a time.
+real reference_mask_value(uint64_t key, int64_t i, real p) {
+  uint64_t z = key + static_cast<uint64_t>(i / 2 + 1) * 0x9E3779B97F4A7C15ull;  // SplitMix64 state of pair i / 2
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  const uint64_t u = i % 2 == 0 ? (z & 0xffffffffu) : (z >> 32);       // low half for even i, high for odd
+  return u < static_cast<uint64_t>(std::llround(double(p) * 0x1.0p32)) ? real(0) : real(1) / (1 - p);
+}
+
+}  // namespace
+
+TEST_CASE("dropout's mask is SplitMix64 of (key, pair index), element by element, from one key drawn per call") {
+  const real p = real(0.3);
+  Generator gen(17), keys(17);
+  const uint64_t key = keys.next_u64();                                 // the one draw dropout makes
+  Tensor y = dropout(Tensor::full({40001}, 1), p, gen);                 // odd length: the last pair is half used
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    REQUIRE(y.data()[i] == reference_mask_value(key, i, p));
+  }
+  CHECK(gen.state() == keys.state());                                   // exactly one draw, whatever the size
+}
+
+TEST_CASE("dropout_mask from any first element is that slice of the whole mask") {
+  const real p = real(0.5);
+  const uint64_t key = 0x0123456789abcdefull;
+  std::vector<real> whole(1000);
+  dropout_mask(key, 0, 1000, p, whole.data());
+  for (int64_t first : {0, 1, 2, 127, 128, 129, 333}) {
+    for (int64_t count : {1, 2, 7, 128, 129, 300}) {
+      std::vector<real> part(static_cast<size_t>(count));
+      dropout_mask(key, first, count, p, part.data());
+      CAPTURE(first);
+      CAPTURE(count);
+      CHECK(std::equal(part.begin(), part.end(), whole.begin() + first));
+    }
+  }
+}
+
+TEST_CASE("dropout drops the same numbers and passes the same gradient on 1 and on 2 threads") {
+  auto run = [](int threads) {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Generator gen(23), data(1);
+    Tensor x = Tensor::randn({5, 30001}, data, 1, true);                // several parallel chunks and a ragged end
+    Tensor y = dropout(x, real(0.1), gen);
+    sum(mul(y, y)).backward();
+    omp_set_num_threads(before);
+    return std::pair{y.values(), x.grad_values()};
+  };
+  CHECK(run(1) == run(2));
+}
+
 TEST_CASE("dropout with p = 0 returns the numbers unchanged but is still recorded") {
   Generator gen(1);
   Tensor x = Tensor::from_values({2, 2}, {1, -2, 3, 4}, true);
+  const std::string before = gen.state();
   Tensor y = dropout(x, 0, gen);
   CHECK(y.values() == x.values());
   CHECK(std::string(y.op()) == "dropout");
   CHECK(y.requires_grad());
+  CHECK(gen.state() == before);                                         // nothing drawn
 }
 
 TEST_CASE("dropout refuses p outside [0, 1) with a message naming the op") {

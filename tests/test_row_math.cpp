@@ -76,6 +76,21 @@ TEST_CASE("exp_shifted computes e^(x - shift) and its sum as std::exp does, to f
   }
 }
 
+TEST_CASE("row_dot is the sum of the products, as the plain loop in double gives it to float rounding") {
+  Generator gen(14);
+  for (int64_t n : {1, 7, 16, 17, 33, 128, 1000}) {
+    std::vector<real> x = random_row(n, gen, 2), y = random_row(n, gen, 2);
+    double dot = 0, magnitude = 0;                                      // Σ x·y and Σ |x·y|
+    for (int64_t j = 0; j < n; ++j) {
+      dot += double(x[j]) * double(y[j]);
+      magnitude += std::abs(double(x[j]) * double(y[j]));
+    }
+    INFO("n ", n);
+    // A float sum of n products: within n · u · Σ|x·y|, u = 2⁻²⁴.
+    CHECK(std::abs(double(row_dot(x.data(), y.data(), n)) - dot) <= double(n) * 0x1p-24 * magnitude + 1e-30);
+  }
+}
+
 TEST_CASE("e^(-inf) is exactly 0 in exp_shifted, so a hidden key gets weight exactly 0") {
   std::vector<real> x = {0.5, minus_infinity, 1, minus_infinity, -3, 2, minus_infinity, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
                          minus_infinity};
@@ -94,12 +109,14 @@ TEST_CASE("the row kernels give the same bits wherever the row sits in memory") 
   std::vector<real> first_y(static_cast<size_t>(n));
   const real first_total = exp_shifted(row.data(), 1, n, first_y.data());
   const real first_sum = row_sum(row.data(), n);
+  const real first_dot = row_dot(row.data(), first_y.data(), n);
   for (int64_t offset = 1; offset < 16; ++offset) {                     // every position within a 64-byte line
     std::vector<real> buffer(static_cast<size_t>(n + offset)), y(static_cast<size_t>(n + offset));
     std::copy(row.begin(), row.end(), buffer.begin() + offset);
     INFO("offset ", offset);
     REQUIRE(exp_shifted(buffer.data() + offset, 1, n, y.data() + offset) == first_total);
     REQUIRE(row_sum(buffer.data() + offset, n) == first_sum);
+    REQUIRE(row_dot(buffer.data() + offset, y.data() + offset, n) == first_dot);
     for (int64_t j = 0; j < n; ++j) REQUIRE(y[static_cast<size_t>(offset + j)] == first_y[static_cast<size_t>(j)]);
   }
 }

@@ -76,12 +76,14 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
 
 // ---- Dropout (ops/dropout.cpp) ----
 // Training-time dropout: each number is zeroed with probability p and the survivors scaled by 1/(1-p), so the
-// expected value is unchanged. The mask is drawn from gen and kept for backward. p in [0, 1).
+// expected value is unchanged. One key is drawn from gen (none when p = 0); the mask is a function of that key and
+// each number's index, recomputed in backward rather than kept. p in [0, 1).
 // (At inference simply do not call it.)
 Tensor dropout(const Tensor& x, real p, Generator& gen);
-// The mask dropout() draws: m[i] = 0 with probability p, else 1/(1-p), for i < n, in order (for fused kernels
-// that must drop exactly what dropout() would).
-void draw_dropout_mask(real* m, int64_t n, real p, Generator& gen);
+// For fused kernels that must drop exactly what dropout() would: the key dropout() draws, and the mask values
+// m[t] of elements first + t, t < n, of the tensor it would drop (0 with probability p, else 1/(1-p)).
+uint64_t draw_dropout_key(Generator& gen);
+void dropout_mask(uint64_t key, int64_t first, int64_t n, real p, real* m);
 
 // ---- Embedding lookup (ops/embedding.cpp) ----
 // y[..., :] = weight[id, :], weight [V, d], ids of any shape → ids.shape + [d]. Backward scatter-adds each

@@ -38,14 +38,11 @@ Pool& pool() {
   return *instance;
 }
 
-}  // namespace
 
-std::vector<real> acquire_storage(int64_t n, real fill) {
+// A buffer of capacity class_capacity(n) (n ≥ smallest_pooled) from the pool, or a fresh reservation; its size
+// is what it was when it was released (0 when fresh).
+std::vector<real> take_buffer(int64_t n) {
   std::vector<real> numbers;
-  if (n < smallest_pooled) {
-    numbers.assign(static_cast<size_t>(n), fill);
-    return numbers;
-  }
   const int64_t capacity = class_capacity(n);
   Pool& p = pool();
   {
@@ -64,7 +61,28 @@ std::vector<real> acquire_storage(int64_t n, real fill) {
     }
   }
   if (numbers.capacity() == 0) numbers.reserve(static_cast<size_t>(capacity));
+  return numbers;
+}
+
+}  // namespace
+
+std::vector<real> acquire_storage(int64_t n, real fill) {
+  std::vector<real> numbers;
+  if (n < smallest_pooled) {
+    numbers.assign(static_cast<size_t>(n), fill);
+    return numbers;
+  }
+  numbers = take_buffer(n);
   numbers.assign(static_cast<size_t>(n), fill);                        // within capacity: no reallocation
+  return numbers;
+}
+
+std::vector<real> acquire_storage_uninitialized(int64_t n) {
+  if (n < smallest_pooled) return std::vector<real>(static_cast<size_t>(n));  // malloc's, zeroed: cheap here
+  std::vector<real> numbers = take_buffer(n);
+  // resize writes only the numbers past the buffer's old size (zeros): a buffer of the same shape last time,
+  // the usual case in training, is taken as it is.
+  numbers.resize(static_cast<size_t>(n));
   return numbers;
 }
 

@@ -8,6 +8,11 @@
 //
 //   acquire(n, fill)   a vector of n numbers, all `fill`: a pooled buffer of n's size class if there is one,
 //                      a fresh allocation otherwise
+//   acquire_uninitialized(n)
+//                      the same without the fill: the numbers are whatever the buffer held before (zeros when
+//                      it is fresh), for an op's output that the op writes in full — filling it first would be
+//                      a wasted pass over the memory (5 % of a small model's step). Only for such outputs:
+//                      anything that accumulates (+=) into its buffer needs acquire(n, 0).
 //   release(numbers)   hands the buffer back (called by ~TensorNode for its value and grad)
 //
 // Size classes: a buffer of n numbers is given capacity c(n), n rounded up to the next of 8 steps per power of
@@ -29,6 +34,7 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 std::vector<real> acquire_storage(int64_t n, real fill);
+std::vector<real> acquire_storage_uninitialized(int64_t n);  // every number must then be written before it is read
 void release_storage(std::vector<real>& numbers);  // leaves `numbers` empty
 
 struct StorageCounts {

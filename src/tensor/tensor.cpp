@@ -18,6 +18,13 @@ Tensor Tensor::full(const Shape& shape, real fill, bool requires_grad) {
   return Tensor(std::move(node));
 }
 
+Tensor Tensor::empty(const Shape& shape) {
+  auto node = std::make_shared<TensorNode>();
+  node->shape = shape;
+  node->value = acquire_storage_uninitialized(shape.numel());          // no fill: the caller writes every number
+  return Tensor(std::move(node));
+}
+
 Tensor Tensor::from_values(const Shape& shape, std::vector<real> values, bool requires_grad) {
   if (static_cast<int64_t>(values.size()) != shape.numel()) {
     throw Error("Tensor::from_values: shape " + shape.str() + " holds " + std::to_string(shape.numel()) +
@@ -93,6 +100,14 @@ real* Tensor::grad() const {
   node();  // throws for an empty handle
   TensorNode& n = *node_;
   if (n.grad.empty()) n.grad = acquire_storage(static_cast<int64_t>(n.value.size()), 0);
+  return n.grad.data();
+}
+
+real* Tensor::grad_for_overwrite() const {
+  node();  // throws for an empty handle
+  TensorNode& n = *node_;
+  if (!n.grad.empty()) throw Error("grad_for_overwrite(): this tensor already has a gradient; add to it with grad()");
+  n.grad = acquire_storage_uninitialized(static_cast<int64_t>(n.value.size()));
   return n.grad.data();
 }
 

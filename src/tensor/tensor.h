@@ -61,6 +61,8 @@ class Tensor {
   // ---- making tensors ----
   static Tensor zeros(const Shape& shape, bool requires_grad = false);
   static Tensor full(const Shape& shape, real fill, bool requires_grad = false);
+  // Numbers left as the reused buffer held them (torch.empty): for an op's output that it writes in full.
+  static Tensor empty(const Shape& shape);
   static Tensor from_values(const Shape& shape, std::vector<real> values, bool requires_grad = false);
   static Tensor randn(const Shape& shape, Generator& gen, real stddev = 1, bool requires_grad = false);
   static Tensor uniform(const Shape& shape, Generator& gen, real low, real high, bool requires_grad = false);
@@ -89,6 +91,10 @@ class Tensor {
   // The gradient is bookkeeping attached to the node, not part of the tensor's value: ops receive their inputs
   // as `const Tensor&` and still add into the inputs' gradients, so these are const on the handle.
   real* grad() const;                                // allocated (as zeros) on first use
+  // For a backward function that writes EVERY number of the first gradient a tensor receives (= instead of +=):
+  // the gradient buffer, allocated without the zero fill — one pass over the memory saved. Only when has_grad()
+  // is false (throws otherwise); ops/parallel.h's add_to_grad() chooses between the two.
+  real* grad_for_overwrite() const;
   const std::vector<real>& grad_values() const { return node().grad; }
   MatrixMap grad_matrix() const;
   void zero_grad() const;                               // forget the accumulated gradient

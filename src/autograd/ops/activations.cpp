@@ -20,29 +20,30 @@
 // tanh and exp reuse their output in backward. The backward function receives the output's own node (`out`),
 // so y is out.value: saved for free, without capturing y (which would make the node own itself).
 // record() links a backward function only when x wants a gradient, so these one-input backwards need no check.
-// Everything here is a plain loop over the numbers, in the shape they come in: the output has x's shape.
+// Everything here is a plain loop over the numbers, in the shape they come in: the output has x's shape. The loops
+// run through for_each_index (ops/parallel.h), which shares the numbers among the threads in chunks fixed by n: each
+// number is computed from its own inputs alone, so the result is the same for any thread count. Backward adds
+// through add_to_grad, which writes instead of adding when this is the first gradient x receives.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
 #include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 Tensor relu(const Tensor& x) {
-  Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // same shape as x, all written
   const int64_t n = x.numel();
   const real* px = x.data();
   real* py = y.data();
-  for (int64_t i = 0; i < n; ++i) py[i] = std::max(px[i], real(0));     // y = max(x, 0) (NaN stays NaN)
+  for_each_index(n, [=](int64_t i) { py[i] = std::max(px[i], real(0)); });     // y = max(x, 0) (NaN stays NaN)
 
-  record(y, "relu", {x}, [x, n](TensorNode& out) {
+  record(y, "relu", {x}, [x](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
     const real* px = x.data();
-    real* gx = x.grad();
-    for (int64_t i = 0; i < n; ++i) {
-      if (px[i] > 0) gx[i] += g[i];                                     // ∂max(x, 0)/∂x = [x > 0]
-    }
+    add_to_grad(x, [=](int64_t i) { return px[i] > 0 ? g[i] : real(0); });  // ∂max(x, 0)/∂x = [x > 0]
   });
   return y;
 }
@@ -50,89 +51,84 @@ Tensor relu(const Tensor& x) {
 Tensor gelu(const Tensor& x) {
   constexpr real inv_sqrt2 = real(1) / std::numbers::sqrt2_v<real>;                        // 1/√2
   constexpr real inv_sqrt_2pi = std::numbers::inv_sqrtpi_v<real> / std::numbers::sqrt2_v<real>;  // 1/√(2π)
-  Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // same shape as x, all written
   const int64_t n = x.numel();
   const real* px = x.data();
   real* py = y.data();
-  for (int64_t i = 0; i < n; ++i) {
+  for_each_index(n, [=](int64_t i) {
     real cdf = real(0.5) * (1 + std::erf(px[i] * inv_sqrt2));          // Φ(x)
     py[i] = px[i] * cdf;                                                // y = x · Φ(x)
-  }
+  });
 
-  record(y, "gelu", {x}, [x, n](TensorNode& out) {
+  record(y, "gelu", {x}, [x](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
     const real* px = x.data();
-    real* gx = x.grad();
-    for (int64_t i = 0; i < n; ++i) {
+    add_to_grad(x, [=](int64_t i) {
       real cdf = real(0.5) * (1 + std::erf(px[i] * inv_sqrt2));        // Φ(x)
       real pdf = std::exp(real(-0.5) * px[i] * px[i]) * inv_sqrt_2pi;   // φ(x) = Φ'(x)
-      gx[i] += g[i] * (cdf + px[i] * pdf);                              // ∂(x·Φ(x))/∂x = Φ(x) + x·φ(x)
-    }
+      return g[i] * (cdf + px[i] * pdf);                                // ∂(x·Φ(x))/∂x = Φ(x) + x·φ(x)
+    });
   });
   return y;
 }
 
 Tensor tanh(const Tensor& x) {
-  Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // same shape as x, all written
   const int64_t n = x.numel();
   const real* px = x.data();
   real* py = y.data();
-  for (int64_t i = 0; i < n; ++i) py[i] = std::tanh(px[i]);             // y = tanh(x)
+  for_each_index(n, [=](int64_t i) { py[i] = std::tanh(px[i]); });             // y = tanh(x)
 
-  record(y, "tanh", {x}, [x, n](TensorNode& out) {
+  record(y, "tanh", {x}, [x](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
     const real* py = out.value.data();                                  // y, the forward's output
-    real* gx = x.grad();
-    for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * (1 - py[i] * py[i]);  // ∂tanh(x)/∂x = 1 − tanh²(x) = 1 − y²
+    add_to_grad(x, [=](int64_t i) { return g[i] * (1 - py[i] * py[i]); });  // ∂tanh(x)/∂x = 1 − tanh²(x) = 1 − y²
   });
   return y;
 }
 
 Tensor exp(const Tensor& x) {
-  Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // same shape as x, all written
   const int64_t n = x.numel();
   const real* px = x.data();
   real* py = y.data();
-  for (int64_t i = 0; i < n; ++i) py[i] = std::exp(px[i]);              // y = eˣ
+  for_each_index(n, [=](int64_t i) { py[i] = std::exp(px[i]); });              // y = eˣ
 
-  record(y, "exp", {x}, [x, n](TensorNode& out) {
+  record(y, "exp", {x}, [x](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
     const real* py = out.value.data();                                  // y = eˣ, the forward's output
-    real* gx = x.grad();
-    for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * py[i];              // ∂eˣ/∂x = eˣ = y
+    add_to_grad(x, [=](int64_t i) { return g[i] * py[i]; });                 // ∂eˣ/∂x = eˣ = y
   });
   return y;
 }
 
 Tensor log(const Tensor& x) {
-  Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // same shape as x, all written
   const int64_t n = x.numel();
   const real* px = x.data();
   real* py = y.data();
-  for (int64_t i = 0; i < n; ++i) py[i] = std::log(px[i]);              // y = ln x (−inf at 0, NaN below)
+  for_each_index(n, [=](int64_t i) { py[i] = std::log(px[i]); });              // y = ln x (−inf at 0, NaN below)
 
-  record(y, "log", {x}, [x, n](TensorNode& out) {
+  record(y, "log", {x}, [x](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
     const real* px = x.data();
-    real* gx = x.grad();
-    for (int64_t i = 0; i < n; ++i) gx[i] += g[i] / px[i];              // ∂ln x/∂x = 1/x
+    add_to_grad(x, [=](int64_t i) { return g[i] / px[i]; });                 // ∂ln x/∂x = 1/x
   });
   return y;
 }
 
 Tensor elu_plus_one(const Tensor& x) {
-  Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // same shape as x, all written
   const int64_t n = x.numel();
   const real* px = x.data();
   real* py = y.data();
-  for (int64_t i = 0; i < n; ++i) py[i] = px[i] > 0 ? px[i] + 1 : std::exp(px[i]);  // y = x + 1, or eˣ
+  for_each_index(n, [=](int64_t i) { py[i] = px[i] > 0 ? px[i] + 1 : std::exp(px[i]); });  // y = x + 1, or eˣ
 
-  record(y, "elu_plus_one", {x}, [x, n](TensorNode& out) {
+  record(y, "elu_plus_one", {x}, [x](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
     const real* px = x.data();
     const real* py = out.value.data();                                  // y, which is eˣ where x ≤ 0
-    real* gx = x.grad();
-    for (int64_t i = 0; i < n; ++i) gx[i] += g[i] * (px[i] > 0 ? real(1) : py[i]);  // ∂y/∂x = 1, or eˣ = y
+    add_to_grad(x, [=](int64_t i) { return g[i] * (px[i] > 0 ? real(1) : py[i]); });  // ∂y/∂x = 1, or eˣ = y
   });
   return y;
 }

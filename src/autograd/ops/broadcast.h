@@ -7,8 +7,11 @@
 // for_each_broadcast() calls f(out_offset, a_offset, b_offset) for every output element, in row-major order.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+
+#include "autograd/ops/parallel.h"
 
 #include "tensor/tensor.h"
 
@@ -32,14 +35,51 @@ void for_each_broadcast(const Broadcast& bc, F&& f) {
     for (int64_t i = 0; i < n; ++i) f(i, i, i);
     return;
   }
+  const bool contiguous = bc.stride_a[3] == 1 && bc.stride_b[3] == 1;  // a plain inner loop, which vectorises
   int64_t out = 0;
   for (int64_t i0 = 0; i0 < bc.sizes[0]; ++i0)
     for (int64_t i1 = 0; i1 < bc.sizes[1]; ++i1)
-      for (int64_t i2 = 0; i2 < bc.sizes[2]; ++i2) {
+      for (int64_t i2 = 0; i2 < bc.sizes[2]; ++i2, out += bc.sizes[3]) {
         int64_t a = i0 * bc.stride_a[0] + i1 * bc.stride_a[1] + i2 * bc.stride_a[2];
         int64_t b = i0 * bc.stride_b[0] + i1 * bc.stride_b[1] + i2 * bc.stride_b[2];
-        for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3, ++out) f(out, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+        if (contiguous) {
+          for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3) f(out + i3, a + i3, b + i3);
+        } else {
+          for (int64_t i3 = 0; i3 < bc.sizes[3]; ++i3) f(out + i3, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+        }
       }
+}
+
+// The same calls as for_each_broadcast, with the output's rows (its last axis) shared among the OpenMP threads in
+// chunks fixed by the shape alone (ops/parallel.h). Only for an f whose calls write to different numbers for
+// different o — the output, or the gradient of an input that has the output's shape — never for one that sums into
+// a broadcast input, whose sums would then depend on the threads.
+// As with for_each_index (ops/parallel.h), give it a lambda that captures its pointers by value ([=]).
+template <typename F>
+void for_each_broadcast_parallel(const Broadcast& bc, const F& f) {
+  if (bc.same_shape) {
+    for_each_index(bc.out.numel(), [f](int64_t i) { f(i, i, i); });
+    return;
+  }
+  const int64_t row = bc.sizes[3];                                      // numbers in one row of the last axis
+  const int64_t rows = bc.sizes[0] * bc.sizes[1] * bc.sizes[2];
+  const int64_t rows_per_chunk = std::max<int64_t>(1, elementwise_chunk / std::max<int64_t>(row, 1));
+  const int64_t chunks = (rows + rows_per_chunk - 1) / rows_per_chunk;
+  const bool contiguous = bc.stride_a[3] == 1 && bc.stride_b[3] == 1;  // neither input broadcast along the last axis
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (int64_t c = 0; c < chunks; ++c) {
+    F body = f;                                                         // this thread's copy (see for_each_index)
+    for (int64_t r = c * rows_per_chunk; r < std::min(rows, (c + 1) * rows_per_chunk); ++r) {
+      const int64_t i2 = r % bc.sizes[2], i1 = r / bc.sizes[2] % bc.sizes[1], i0 = r / (bc.sizes[2] * bc.sizes[1]);
+      const int64_t a = i0 * bc.stride_a[0] + i1 * bc.stride_a[1] + i2 * bc.stride_a[2];
+      const int64_t b = i0 * bc.stride_b[0] + i1 * bc.stride_b[1] + i2 * bc.stride_b[2];
+      if (contiguous) {                                                 // the usual case, e.g. x [B, T, d] + b [d]:
+        for (int64_t i3 = 0; i3 < row; ++i3) body(r * row + i3, a + i3, b + i3);  // a loop that vectorises
+      } else {
+        for (int64_t i3 = 0; i3 < row; ++i3) body(r * row + i3, a + i3 * bc.stride_a[3], b + i3 * bc.stride_b[3]);
+      }
+    }
+  }
 }
 
 // The first step of the masked softmax kernels: out = x + mask, the mask broadcast to x's shape (it may have

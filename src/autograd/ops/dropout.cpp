@@ -10,46 +10,85 @@
 //   y_i = x_i · m_i                                     (the same mask: a dropped number passes no gradient)
 //
 // E[y_i] = (1 - p) · x_i / (1 - p) + p · 0 = x_i.
-// The mask m — already scaled, one number per element — is drawn from `gen`, and drawn again in backward from a
-// saved copy of the generator (see below). The draw: the obvious version is
-// `m_i = gen.uniform() < p ? 0 : 1/(1 − p)`, one 64-bit draw per number; here one 64-bit draw serves two numbers,
-// its low and its high 32 bits u, and u < round(p · 2³²) drops: p is honoured to within 2⁻³³, at half the cost.
+//
+// Where the randomness comes from: a counter-based generator. Each dropout call draws ONE 64-bit key k from
+// `gen`; the mask is then a pure function of k and the element's index i:
+//
+//   bits_q = splitmix64(k + (q + 1) · γ)        q = ⌊i / 2⌋, γ = 0x9E3779B97F4A7C15 (SplitMix64's increment)
+//   u_i    = the low 32 bits of bits_q for even i, the high 32 bits for odd i
+//   m_i    = 0 if u_i < round(p · 2³²), else 1/(1 − p)                 (p honoured to within 2⁻³³)
+//
+// bits_0, bits_1, … is exactly the SplitMix64 stream seeded with k (Steele, Lea & Flood 2014, the generator
+// behind Java's SplittableRandom), so the numbers are as good as that generator's; what the counter form buys:
+//   * backward recomputes the mask from k (one saved number) instead of keeping an x-sized mask tensor alive
+//     from forward to backward;
+//   * any element can be computed on its own, so the loops run in parallel (the same mask for any thread count)
+//     and vectorise (a block of 64-bit hashes at a time), and a fused kernel (scaled_dot_attention) computes
+//     exactly the mask dropout() would, row by row, without storing it;
+//   * the generator advances by one draw per call, whatever the size of x, so a run resumed from a checkpoint
+//     (which saves the generator's state) draws the very same keys.
+// The slow, obvious version is `m_i = gen.uniform() < p ? 0 : 1/(1 − p)`, one sequential draw per number, with
+// the mask kept for backward; tests/test_ops_loss_misc.cpp checks the mask against the formulas above, written
+// out element by element.
 // With p = 0 nothing is drawn (the generator does not advance, as in PyTorch) and y = x, but the op is still
 // recorded, so a model with dropout 0 has the same graph as one with dropout 0.1.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
-#include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-// Calls visit(i, m_i) for i = 0 … n−1, the mask values in order: m_i = 0 with probability p, else 1/(1 − p).
-// One 64-bit draw serves two numbers (its low, then its high 32 bits); nothing is drawn when p = 0.
-template <class Visit>
-void for_each_mask_value(int64_t n, real p, Generator& gen, Visit visit) {
-  const real keep_scale = real(1) / (real(1) - p);                      // 1 / (1 - p)
-  if (p == 0) {
-    for (int64_t i = 0; i < n; ++i) visit(i, real(1));
-    return;
-  }
-  const uint64_t threshold = static_cast<uint64_t>(std::llround(static_cast<double>(p) * 0x1.0p32));
-  for (int64_t i = 0; i < n; i += 2) {
-    const uint64_t bits = gen.next_u64();                              // two 32-bit uniform numbers
-    visit(i, (bits & 0xffffffffu) < threshold ? real(0) : keep_scale);  // m_i ∈ {0, 1/(1 - p)}
-    if (i + 1 < n) visit(i + 1, (bits >> 32) < threshold ? real(0) : keep_scale);
-  }
+constexpr uint64_t golden_gamma = 0x9E3779B97F4A7C15ull;               // SplitMix64's increment γ
+
+// SplitMix64's output function: a bijection of 64-bit numbers that mixes every input bit into every output bit.
+inline uint64_t splitmix64(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
 }
+
+uint64_t drop_threshold(real p) {                                       // round(p · 2³²)
+  return static_cast<uint64_t>(std::llround(static_cast<double>(p) * 0x1.0p32));
+}
+
+constexpr int64_t pairs_per_chunk = 64;                                 // 64 hashes → 128 mask values at a time
 
 }  // namespace
 
-void draw_dropout_mask(real* m, int64_t n, real p, Generator& gen) {
-  for_each_mask_value(n, p, gen, [m](int64_t i, real mask_value) { m[i] = mask_value; });
+uint64_t draw_dropout_key(Generator& gen) { return gen.next_u64(); }
+
+void dropout_mask(uint64_t key, int64_t first, int64_t n, real p, real* m) {
+  const real keep_scale = real(1) / (real(1) - p);                      // 1 / (1 - p)
+  if (p == 0) {
+    std::fill(m, m + n, real(1));
+    return;
+  }
+  const uint64_t threshold = drop_threshold(p);
+  // Chunks of whole pairs: element e belongs to pair e / 2. The chunk's hashes are computed first (a loop the
+  // compiler vectorises), then split into their 32-bit halves in element order and compared.
+  int64_t e = first;                                                    // the next element to write
+  const int64_t end = first + n;
+  while (e < end) {
+    const int64_t q0 = e / 2;                                           // first pair of this chunk
+    const int64_t q_end = std::min(q0 + pairs_per_chunk, (end + 1) / 2);
+    uint64_t bits[pairs_per_chunk];
+    uint32_t u[2 * pairs_per_chunk];
+    for (int64_t q = q0; q < q_end; ++q) bits[q - q0] = splitmix64(key + static_cast<uint64_t>(q + 1) * golden_gamma);
+    for (int64_t t = 0; t < q_end - q0; ++t) {
+      u[2 * t] = static_cast<uint32_t>(bits[t]);                        // even element: low half
+      u[2 * t + 1] = static_cast<uint32_t>(bits[t] >> 32);              // odd element: high half
+    }
+    const int64_t stop = std::min(end, 2 * q_end);
+    for (int64_t i = e; i < stop; ++i) m[i - first] = u[i - 2 * q0] < threshold ? real(0) : keep_scale;
+    e = stop;
+  }
 }
 
 Tensor dropout(const Tensor& x, real p, Generator& gen) {
@@ -59,21 +98,34 @@ Tensor dropout(const Tensor& x, real p, Generator& gen) {
                "and scale by 1/0), got " << p;
     throw Error(message.str());
   }
-  // The mask is not stored: backward draws it again from a copy of the generator as it was before forward
-  // drew, which gives the very same numbers (the obvious version keeps an x-sized mask tensor alive from
-  // forward to backward — a tenth of the base model's training memory, over all its dropout layers).
-  const Generator replay = gen;                                         // the state the mask is drawn from
+  const uint64_t key = p > 0 ? draw_dropout_key(gen) : 0;              // p = 0 draws nothing
   const int64_t n = x.numel();
-  Tensor y = Tensor::zeros(x.shape());                                  // same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // same shape as x, every number written
   const real* px = x.data();
   real* py = y.data();
-  for_each_mask_value(n, p, gen, [px, py](int64_t i, real m) { py[i] = px[i] * m; });  // y = x ⊙ m
+  // Chunks of the flat index range in parallel: each chunk's mask depends only on the key and the indices.
+  for_each_chunk(n, [=](int64_t begin, int64_t end) {
+    real m[2 * pairs_per_chunk];
+    for (int64_t i = begin; i < end; i += 2 * pairs_per_chunk) {
+      const int64_t count = std::min(end - i, 2 * pairs_per_chunk);
+      dropout_mask(key, i, count, p, m);
+      for (int64_t t = 0; t < count; ++t) py[i + t] = px[i + t] * m[t];  // y = x ⊙ m
+    }
+  });
 
-  record(y, "dropout", {x}, [x, p, replay](TensorNode& out) {
+  record(y, "dropout", {x}, [x, p, key](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
-    real* gx = x.grad();
-    Generator gen = replay;                                             // the same draws as forward
-    for_each_mask_value(x.numel(), p, gen, [g, gx](int64_t i, real m) { gx[i] += g[i] * m; });  // ∂(x ⊙ m)/∂x = m
+    bool first = false;                                                 // then write ∂x, not add (ops/parallel.h)
+    real* gx = gradient_buffer(x, first);
+    for_each_chunk(x.numel(), [=](int64_t begin, int64_t end) {
+      real m[2 * pairs_per_chunk];
+      for (int64_t i = begin; i < end; i += 2 * pairs_per_chunk) {
+        const int64_t count = std::min(end - i, 2 * pairs_per_chunk);
+        dropout_mask(key, i, count, p, m);                              // the forward's mask, recomputed
+        if (first) for (int64_t t = 0; t < count; ++t) gx[i + t] = g[i + t] * m[t];  // ∂(x ⊙ m)/∂x = m
+        else for (int64_t t = 0; t < count; ++t) gx[i + t] += g[i + t] * m[t];
+      }
+    });
   });
   return y;
 }

@@ -25,12 +25,16 @@
 // The slow, obvious version would build it from ops — sub, mean, mul, add — with a graph node and a [B, T, d]
 // temporary at every step. The fused kernel makes one pass for the statistics, one for y, and its backward
 // recomputes x̂ from x and the saved μ, rstd (d numbers a row) instead of keeping a [B, T, d] copy of x̂.
+// The row sums (μ, σ², mean(ĝ), mean(ĝ ⊙ x̂)) are row_math.h's vectorised sums, in a fixed packet order rather
+// than left to right: the same bits wherever the row sits, equal to the plain loops to rounding.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
+#include "autograd/ops/row_math.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -45,7 +49,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                 gamma.shape().str() + " and beta " + beta.shape().str());
   }
 
-  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
   std::vector<real> mean(static_cast<size_t>(rows));                    // [rows] μ of each row
   std::vector<real> rstd(static_cast<size_t>(rows));                    // [rows] 1/√(σ² + ε) of each row
   const real* pg = gamma.data();                                        // [d]
@@ -56,21 +60,19 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
   for (int64_t r = 0; r < rows; ++r) {
     const real* xr = px + r * d;                                        // [d]
     real* yr = py + r * d;                                              // [d]
-    real mu = 0;
-    for (int64_t j = 0; j < d; ++j) mu += xr[j];
-    mu /= static_cast<real>(d);                                         // μ = (1/d) Σ x_j
-    real variance = 0;
-    for (int64_t j = 0; j < d; ++j) variance += (xr[j] - mu) * (xr[j] - mu);
-    variance /= static_cast<real>(d);                                   // σ² = (1/d) Σ (x_j − μ)², biased
+    const real mu = row_sum(xr, d) / static_cast<real>(d);              // μ = (1/d) Σ x_j
+    for (int64_t j = 0; j < d; ++j) yr[j] = xr[j] - mu;                 // x − μ, in y's storage for now
+    const real variance = row_dot(yr, yr, d) / static_cast<real>(d);    // σ² = (1/d) Σ (x_j − μ)², biased
     const real s = 1 / std::sqrt(variance + eps);                       // rstd
-    for (int64_t j = 0; j < d; ++j) yr[j] = pg[j] * ((xr[j] - mu) * s) + pb[j];  // y = γ ⊙ x̂ + β
+    for (int64_t j = 0; j < d; ++j) yr[j] = pg[j] * (yr[j] * s) + pb[j];  // y = γ ⊙ x̂ + β,  x̂ = (x − μ) · rstd
     mean[static_cast<size_t>(r)] = mu;
     rstd[static_cast<size_t>(r)] = s;
   }
 
   record(y, "layer_norm", {x, gamma, beta},
          [x, gamma, beta, rows, d, mean = std::move(mean), rstd = std::move(rstd)](TensorNode& out) {
-           real* gx = wants_grad(x) ? x.grad() : nullptr;               // [rows, d]
+           bool first_gx = false;                                       // then write ∂x, not add (ops/parallel.h)
+           real* gx = gradient_buffer(x, first_gx);                     // [rows, d]
            real* ggamma = wants_grad(gamma) ? gamma.grad() : nullptr;   // [d]
            real* gbeta = wants_grad(beta) ? beta.grad() : nullptr;      // [d]
            const real* pg = gamma.data();                               // [d]
@@ -84,6 +86,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
 #pragma omp parallel
            {
              std::vector<real> x_hat(static_cast<size_t>(d));           // [d] x̂ of the current row
+             std::vector<real> g_hat(static_cast<size_t>(d));           // [d] ĝ = g ⊙ γ of the current row
 #pragma omp for schedule(static)
              for (int64_t c = 0; c < chunks; ++c) {
                real* pgamma = partial_gamma.data() + c * d;             // [d]
@@ -93,23 +96,20 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                  const real* g = out.grad.data() + r * d;               // ∂loss/∂y of this row, [d]
                  const real mu = mean[static_cast<size_t>(r)];
                  const real s = rstd[static_cast<size_t>(r)];
-                 real mean_g_hat = 0;                                   // mean(ĝ)
-                 real mean_g_hat_x_hat = 0;                             // mean(ĝ ⊙ x̂)
                  for (int64_t j = 0; j < d; ++j) {
                    x_hat[j] = (xr[j] - mu) * s;                         // x̂ = (x − μ) · rstd, as in forward
-                   const real g_hat = g[j] * pg[j];                     // ĝ = g ⊙ γ
-                   mean_g_hat += g_hat;
-                   mean_g_hat_x_hat += g_hat * x_hat[j];
+                   g_hat[j] = g[j] * pg[j];                             // ĝ = g ⊙ γ
                    pgamma[j] += g[j] * x_hat[j];                        // ∂γ = Σ_rows g ⊙ x̂   (y = γ ⊙ x̂ + β)
                    pbeta[j] += g[j];                                    // ∂β = Σ_rows g
                  }
-                 mean_g_hat /= static_cast<real>(d);
-                 mean_g_hat_x_hat /= static_cast<real>(d);
                  if (!gx) continue;
+                 const real mean_g_hat = row_sum(g_hat.data(), d) / static_cast<real>(d);                   // mean(ĝ)
+                 const real mean_g_hat_x_hat = row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);  // mean(ĝ ⊙ x̂)
                  real* gxr = gx + r * d;                                // [d]
                  for (int64_t j = 0; j < d; ++j) {
                    // ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))
-                   gxr[j] += s * (g[j] * pg[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);
+                   const real term = s * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);
+                   gxr[j] = first_gx ? term : gxr[j] + term;
                  }
                }
              }

@@ -1,4 +1,5 @@
-// row_math.cpp — vectorised row max, row sum and e^(x − shift) with a fixed packet order (see row_math.h).
+// row_math.cpp — vectorised row max, row sum, row dot product and e^(x − shift) with a fixed packet order
+// (see row_math.h).
 #include "autograd/ops/row_math.h"
 
 #include <Eigen/Core>
@@ -12,7 +13,7 @@ namespace {
 
 namespace vec = Eigen::internal;
 using Packet = vec::packet_traits<real>::type;                         // 16 floats / 8 doubles with AVX-512
-constexpr int64_t P = vec::unpacket_traits<Packet>::size;
+constexpr int64_t P = vec::packet_traits<real>::size;               // numbers per Packet
 constexpr real minus_infinity = -std::numeric_limits<real>::infinity();
 
 // The last n % P numbers of the row, padded with `fill` to one whole packet (a local aligned buffer, so the
@@ -71,6 +72,16 @@ real row_sum(const real* x, int64_t n) {
   Packet total = vec::pset1<Packet>(0);
   for (int64_t j = 0; j < full; j += P) total = vec::padd(total, vec::ploadu<Packet>(x + j));
   if (full < n) total = vec::padd(total, load_tail(x + full, n - full, real(0)));
+  return vec::predux(total);
+}
+
+real row_dot(const real* x, const real* y, int64_t n) {
+  const int64_t full = n / P * P;
+  Packet total = vec::pset1<Packet>(0);
+  for (int64_t j = 0; j < full; j += P) {
+    total = vec::pmadd(vec::ploadu<Packet>(x + j), vec::ploadu<Packet>(y + j), total);  // += x_j · y_j
+  }
+  if (full < n) total = vec::pmadd(load_tail(x + full, n - full, real(0)), load_tail(y + full, n - full, real(0)), total);
   return vec::predux(total);
 }
 

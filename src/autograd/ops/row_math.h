@@ -1,8 +1,10 @@
-// row_math.h — the vectorised inner loops of softmax, log-softmax, cross-entropy and attention: the max of a
-// row, and e^(x − shift) over a row with its sum.
+// row_math.h — the vectorised inner loops of softmax, log-softmax, cross-entropy, layer norm and attention: the
+// max of a row, e^(x − shift) over a row with its sum, and the sums of a row and of the products of two rows.
 //
 //   row_max(x, n)                 = max_j x_j
 //   exp_shifted(x, shift, n, y)   : y_j = e^(x_j − shift) for j < n, returns Σ_j y_j
+//   row_sum(x, n)                 = Σ_j x_j
+//   row_dot(x, y, n)              = Σ_j x_j · y_j           (layer norm's statistics, softmax's backward)
 //
 // The slow, obvious versions are the loops
 //     real m = x[0]; for (j) m = std::max(m, x[j]);
@@ -37,5 +39,8 @@ real exp_shifted(const real* x, real shift, int64_t n, real* y);
 
 // Σ_j x_j in the same fixed packet order (so a row sums the same wherever it sits).
 real row_sum(const real* x, int64_t n);
+
+// Σ_j x_j · y_j in the same fixed packet order (each packet's products added with one multiply-add).
+real row_dot(const real* x, const real* y, int64_t n);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

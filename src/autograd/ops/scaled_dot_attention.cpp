@@ -22,20 +22,26 @@
 //   split_heads → matmul(Q, K, false, true) → scale → softmax(·, mask) → dropout → matmul(·, V) → merge_heads
 // with six graph nodes and five [B, h, T, T]- or [B, h, T, d_k]-sized temporaries. Here the blocks run in
 // parallel (OpenMP over B·h; each writes only its own columns of its own sentence, so the threads never touch
-// the same number and the result is the same for any thread count); the dropout mask is drawn before, in the
-// order the dropout op would draw it for A [B, h, Tq, Tk], so both versions drop the same weights.
+// the same number and the result is the same for any thread count). The dropout mask D is not stored: it is a
+// function of one key drawn from the generator and of the weight's index in A [B, h, Tq, Tk] (ops/dropout.cpp),
+// computed row by row in forward and again in backward — exactly the mask dropout() would draw for A.
 // tests/test_fused_attention.cpp compares the two, forward and backward.
 //
-// Every product is written as a sum over its inner index in order (i.e. each output number is summed
-// k = 0, 1, 2, …), with the vectorised loop running over the output's columns — the same bits wherever the
-// tensors sit. Q·Kᵀ is done against a transposed copy of the block of K, so that its inner loop is contiguous too.
+// Each block's six products are small_matmul calls (ops/small_matmul.h: register tiles, each output number one
+// chain of multiply-adds over its inner index in order — the same bits wherever the tensors sit). K_hᵀ (forward)
+// and V_hᵀ (backward) are copied transposed into scratch, so that every product runs along contiguous rows; the
+// other head slices are read, and the products written, in place in the tensors when d_k is a whole number of
+// vector packets (d_k = 32 in float: two of 16), and through zero-padded copies otherwise (head_rows,
+// product_into_head). The copies cost O(T · d_k) next to the O(T² · d_k) of the products.
 #include <algorithm>
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
 #include "autograd/ops/row_math.h"
+#include "autograd/ops/small_matmul.h"
 #include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -43,6 +49,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 namespace {
 
 constexpr real minus_infinity = -std::numeric_limits<real>::infinity();
+constexpr int64_t max_row_on_stack = 256;                               // dropout mask values per dropout_mask call
 
 struct AttentionSizes {
   int64_t B = 0, Tq = 0, Tk = 0, d_model = 0, heads = 0, d_k = 0;
@@ -71,6 +78,41 @@ AttentionSizes check_shapes(const Tensor& Q, const Tensor& K, const Tensor& V, i
   return s;
 }
 
+// Head h's [T, d_k] slice of one sentence of a [B, T, d_model] tensor, as small_matmul reads its Y operand: rows of
+// whole packets, `stride` numbers apart. When d_k is a multiple of the packet (d_k = 32 or 64 in float), that is the
+// tensor itself, rows d_model apart; otherwise a copy whose rows are padded with zeros to padded_width(d_k).
+struct HeadRows {
+  const real* data;
+  int64_t stride;
+};
+
+HeadRows head_rows(const real* sentence, int64_t T, int64_t d_model, int64_t column, int64_t d_k,
+                   std::vector<real>& padded) {
+  const int64_t dk_pad = padded_width(d_k);
+  if (dk_pad == d_k) return {sentence + column, d_model};
+  for (int64_t t = 0; t < T; ++t) std::copy_n(sentence + t * d_model + column, d_k, padded.data() + t * dk_pad);
+  return {padded.data(), dk_pad};                                       // padding columns stay 0
+}
+
+// target_h = X · Y (or target_h += X · Y when accumulate) for head h's [T, d_k] slice of one sentence of a
+// [B, T, d_model] tensor: small_matmul straight into the tensor when d_k is a multiple of the packet, else into
+// `scratch` ([T, padded d_k]) and from there into the slice.
+void product_into_head(int64_t T, int64_t d_k, int64_t depth, const real* X, int64_t x_row, int64_t x_col,
+                       HeadRows Y, real* sentence, int64_t d_model, int64_t column, bool accumulate,
+                       std::vector<real>& scratch) {
+  const int64_t dk_pad = padded_width(d_k);
+  if (dk_pad == d_k) {
+    small_matmul(T, d_k, depth, X, x_row, x_col, Y.data, Y.stride, sentence + column, d_model, accumulate);
+    return;
+  }
+  small_matmul(T, dk_pad, depth, X, x_row, x_col, Y.data, Y.stride, scratch.data(), dk_pad);
+  for (int64_t t = 0; t < T; ++t) {
+    real* row = sentence + t * d_model + column;                        // [d_k]
+    const real* product = scratch.data() + t * dk_pad;
+    for (int64_t c = 0; c < d_k; ++c) row[c] = accumulate ? row[c] + product[c] : product[c];
+  }
+}
+
 }  // namespace
 
 Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, int64_t heads, real scale,
@@ -83,128 +125,123 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
   }
   const bool drop = dropout_p > 0;
   if (drop && !gen) throw Error("scaled_dot_attention: dropout p > 0 needs a random generator");
+  const uint64_t key = drop ? draw_dropout_key(*gen) : 0;               // the key dropout(A, p, gen) would draw
+  const int64_t tk_pad = padded_width(Tk), dk_pad = padded_width(d_k);  // scratch row lengths
 
-  Tensor A = Tensor::zeros({B, heads, Tq, Tk});                         // [B, h, Tq, Tk] softmax weights
-  Tensor D;                                                             // [B, h, Tq, Tk] dropout mask
-  if (drop) {
-    D = Tensor::zeros(A.shape());
-    draw_dropout_mask(D.data(), D.numel(), dropout_p, *gen);            // the dropout op's draws, in its order
-  }
-  Tensor out = Tensor::zeros({B, Tq, d_model});                         // [B, Tq, d_model]
+  Tensor A = Tensor::empty({B, heads, Tq, Tk});                         // [B, h, Tq, Tk] softmax weights
+  Tensor out = Tensor::empty({B, Tq, d_model});                         // [B, Tq, d_model], every block writes its columns
   const real* q = Q.data();
   const real* k = K.data();
   const real* v = V.data();
   const real* m = additive_mask.defined() ? additive_mask.data() : nullptr;
   real* a = A.data();
-  const real* dm = drop ? D.data() : nullptr;
   real* o = out.data();
 
 #pragma omp parallel
   {
-    std::vector<real> K_t(static_cast<size_t>(d_k * Tk));               // [d_k, Tk] K_hᵀ of the block
-    std::vector<real> weights(static_cast<size_t>(Tk));                 // [Tk] one row of A'
+    std::vector<real> K_t(static_cast<size_t>(d_k * tk_pad), real(0)); // [d_k, Tk] K_hᵀ, rows padded with 0
+    std::vector<real> V_padded(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] V_h if d_k needs padding
+    std::vector<real> S(static_cast<size_t>(Tq * tk_pad));             // [Tq, Tk] S, then A' in place
+    std::vector<real> O_padded(static_cast<size_t>(Tq * dk_pad));      // [Tq, d_k] O_h if d_k needs padding
 #pragma omp for schedule(static)
     for (int64_t block = 0; block < B * heads; ++block) {
       const int64_t b = block / heads, h = block % heads;
       const int64_t column = h * d_k;                                   // head h's first feature
       for (int64_t j = 0; j < Tk; ++j)
-        for (int64_t c = 0; c < d_k; ++c) K_t[c * Tk + j] = k[(b * Tk + j) * d_model + column + c];
+        for (int64_t c = 0; c < d_k; ++c) K_t[c * tk_pad + j] = k[(b * Tk + j) * d_model + column + c];
+      const real* Q_h = q + b * Tq * d_model + column;                  // [Tq, d_k], rows d_model apart
+      small_matmul(Tq, tk_pad, d_k, Q_h, d_model, 1, K_t.data(), tk_pad, S.data(), tk_pad);  // S = Q_h K_hᵀ
       for (int64_t i = 0; i < Tq; ++i) {
-        real* S = a + (block * Tq + i) * Tk;                            // [Tk] row i of S, then of A
-        const real* q_i = q + (b * Tq + i) * d_model + column;          // [d_k]
-        std::fill(S, S + Tk, real(0));
-        for (int64_t c = 0; c < d_k; ++c) {                             // S_i = Σ_c q_ic · K_hᵀ[c, :]
-          const real q_ic = q_i[c];
-          const real* K_c = K_t.data() + c * Tk;
-          for (int64_t j = 0; j < Tk; ++j) S[j] += q_ic * K_c[j];
-        }
+        real* S_i = S.data() + i * tk_pad;                              // [Tk] row i of S, then of A, then A'
         const real* M_i = m ? m + (b * Tq + i) * Tk : nullptr;          // [Tk]
-        for (int64_t j = 0; j < Tk; ++j) S[j] = S[j] * scale + (M_i ? M_i[j] : real(0));  // s · q kᵀ + M
-        const real max = row_max(S, Tk);                                // softmax, as ops/softmax.cpp
+        for (int64_t j = 0; j < Tk; ++j) S_i[j] = S_i[j] * scale + (M_i ? M_i[j] : real(0));  // s · q kᵀ + M
+        const real max = row_max(S_i, Tk);                              // softmax, as ops/softmax.cpp
         if (max == minus_infinity) {
-          std::fill(S, S + Tk, real(0));                                // every key hidden: zeros
+          std::fill(S_i, S_i + Tk, real(0));                            // every key hidden: zeros
         } else {
-          const real total = exp_shifted(S, max, Tk, S);
-          for (int64_t j = 0; j < Tk; ++j) S[j] /= total;
+          const real total = exp_shifted(S_i, max, Tk, S_i);
+          for (int64_t j = 0; j < Tk; ++j) S_i[j] /= total;
         }
-        const real* D_i = dm ? dm + (block * Tq + i) * Tk : nullptr;
-        for (int64_t j = 0; j < Tk; ++j) weights[j] = D_i ? S[j] * D_i[j] : S[j];  // A' = A ⊙ D
-        real* o_i = o + (b * Tq + i) * d_model + column;                // [d_k] row i of O_h
-        for (int64_t j = 0; j < Tk; ++j) {                              // O_i = Σ_j A'_ij · v_j
-          const real w = weights[j];
-          const real* v_j = v + (b * Tk + j) * d_model + column;
-          for (int64_t c = 0; c < d_k; ++c) o_i[c] += w * v_j[c];
+        const int64_t first = (block * Tq + i) * Tk;                    // A[b, h, i, 0]'s index
+        std::copy(S_i, S_i + Tk, a + first);                            // A, kept for backward
+        if (drop) {                                                     // A' = A ⊙ D
+          real D_i[max_row_on_stack];
+          for (int64_t j0 = 0; j0 < Tk; j0 += max_row_on_stack) {
+            const int64_t count = std::min(Tk - j0, max_row_on_stack);
+            dropout_mask(key, first + j0, count, dropout_p, D_i);
+            for (int64_t j = 0; j < count; ++j) S_i[j0 + j] *= D_i[j];
+          }
         }
       }
+      const HeadRows V_h = head_rows(v + b * Tk * d_model, Tk, d_model, column, d_k, V_padded);  // [Tk, d_k]
+      product_into_head(Tq, d_k, Tk, S.data(), tk_pad, 1, V_h, o + b * Tq * d_model, d_model, column,
+                        /*accumulate=*/false, O_padded);                // O_h = A' V_h
     }
   }
 
   if (weights) *weights = A;                                             // shared numbers, no history
 
-  record(out, "scaled_dot_attention", {Q, K, V}, [Q, K, V, A, D, n, scale](TensorNode& node) {
+  record(out, "scaled_dot_attention", {Q, K, V}, [Q, K, V, A, n, scale, key, dropout_p](TensorNode& node) {
     const int64_t B = n.B, Tq = n.Tq, Tk = n.Tk, d_model = n.d_model, heads = n.heads, d_k = n.d_k;
+    const int64_t tk_pad = padded_width(Tk), dk_pad = padded_width(d_k);
+    const bool drop = dropout_p > 0;
     const real* q = Q.data();
     const real* k = K.data();
     const real* v = V.data();
     const real* a = A.data();
-    const real* dm = D.defined() ? D.data() : nullptr;
     const real* g = node.grad.data();                                   // [B, Tq, d_model]
-    real* gq = wants_grad(Q) ? Q.grad() : nullptr;
-    real* gk = wants_grad(K) ? K.grad() : nullptr;
-    real* gv = wants_grad(V) ? V.grad() : nullptr;
+    // Each block writes its rows and head columns of ∂V, then ∂Q, then ∂K; the first gradient a tensor receives
+    // is written (=) rather than added (ops/parallel.h). Asked for in that same order, so that when Q, K and V are
+    // one tensor ∂V is written first and ∂Q, ∂K are added to it.
+    bool first_v = false, first_q = false, first_k = false;
+    real* gv = gradient_buffer(V, first_v);
+    real* gq = gradient_buffer(Q, first_q);
+    real* gk = gradient_buffer(K, first_k);
 #pragma omp parallel
     {
-      std::vector<real> V_t(static_cast<size_t>(d_k * Tk));             // [d_k, Tk] V_hᵀ of the block
-      std::vector<real> dS(static_cast<size_t>(Tq * Tk));               // [Tq, Tk] s · ∂S of the block
-      std::vector<real> row(static_cast<size_t>(Tk));                   // [Tk] ∂A' of one row
+      std::vector<real> V_t(static_cast<size_t>(d_k * tk_pad), real(0));  // [d_k, Tk] V_hᵀ, rows padded with 0
+      std::vector<real> padded_Q(static_cast<size_t>(Tq * dk_pad), real(0));  // [Tq, d_k] } when d_k needs
+      std::vector<real> padded_K(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] } padding (head_rows)
+      std::vector<real> padded_G(static_cast<size_t>(Tq * dk_pad), real(0));  // [Tq, d_k] }
+      std::vector<real> padded_grad(static_cast<size_t>(std::max(Tq, Tk) * dk_pad));  // product_into_head's scratch
+      std::vector<real> D(static_cast<size_t>(Tq * tk_pad), real(1));     // [Tq, Tk] dropout mask
+      std::vector<real> A_drop(static_cast<size_t>(Tq * tk_pad));         // [Tq, Tk] A' = A ⊙ D
+      std::vector<real> dS(static_cast<size_t>(Tq * tk_pad));             // [Tq, Tk] ∂A', then s · ∂S
 #pragma omp for schedule(static)
       for (int64_t block = 0; block < B * heads; ++block) {
         const int64_t b = block / heads, h = block % heads;
         const int64_t column = h * d_k;
         for (int64_t j = 0; j < Tk; ++j)
-          for (int64_t c = 0; c < d_k; ++c) V_t[c * Tk + j] = v[(b * Tk + j) * d_model + column + c];
+          for (int64_t c = 0; c < d_k; ++c) V_t[c * tk_pad + j] = v[(b * Tk + j) * d_model + column + c];
+        const HeadRows G_h = head_rows(g + b * Tq * d_model, Tq, d_model, column, d_k, padded_G);  // [Tq, d_k] ∂O_h
+        const real* A_b = a + block * Tq * Tk;                          // [Tq, Tk] this block's A
         for (int64_t i = 0; i < Tq; ++i) {
-          const real* A_i = a + (block * Tq + i) * Tk;                  // [Tk]
-          const real* D_i = dm ? dm + (block * Tq + i) * Tk : nullptr;
-          const real* G_i = g + (b * Tq + i) * d_model + column;        // [d_k] ∂O_h row i
-          if (gv) {                                                     // ∂V_h += A'ᵀ G: ∂v_j += A'_ij · G_i
-            for (int64_t j = 0; j < Tk; ++j) {
-              const real w = D_i ? A_i[j] * D_i[j] : A_i[j];
-              real* gv_j = gv + (b * Tk + j) * d_model + column;
-              for (int64_t c = 0; c < d_k; ++c) gv_j[c] += w * G_i[c];
-            }
-          }
-          std::fill(row.begin(), row.end(), real(0));                   // ∂A'_i = Σ_c G_ic · V_hᵀ[c, :]
-          for (int64_t c = 0; c < d_k; ++c) {
-            const real g_ic = G_i[c];
-            const real* V_c = V_t.data() + c * Tk;
-            for (int64_t j = 0; j < Tk; ++j) row[j] += g_ic * V_c[j];
-          }
-          if (D_i) for (int64_t j = 0; j < Tk; ++j) row[j] *= D_i[j];  // ∂A = ∂A' ⊙ D
-          real g_dot_a = 0;                                             // Σ_j ∂A_ij · A_ij
-          for (int64_t j = 0; j < Tk; ++j) g_dot_a += row[j] * A_i[j];
-          real* dS_i = dS.data() + i * Tk;
-          for (int64_t j = 0; j < Tk; ++j) dS_i[j] = A_i[j] * (row[j] - g_dot_a) * scale;  // s · ∂S
+          real* D_i = D.data() + i * tk_pad;
+          if (drop) dropout_mask(key, (block * Tq + i) * Tk, Tk, dropout_p, D_i);  // forward's D, recomputed
+          for (int64_t j = 0; j < Tk; ++j) A_drop[i * tk_pad + j] = A_b[i * Tk + j] * D_i[j];  // A' = A ⊙ D
+        }
+        if (gv) {                                                       // ∂V_h += A'ᵀ G
+          product_into_head(Tk, d_k, Tq, A_drop.data(), 1, tk_pad, G_h, gv + b * Tk * d_model, d_model, column,
+                            !first_v, padded_grad);
+        }
+        small_matmul(Tq, tk_pad, d_k, G_h.data, G_h.stride, 1, V_t.data(), tk_pad, dS.data(), tk_pad);  // ∂A' = G V_hᵀ
+        for (int64_t i = 0; i < Tq; ++i) {
+          const real* A_i = A_b + i * Tk;                               // [Tk]
+          const real* D_i = D.data() + i * tk_pad;
+          real* dS_i = dS.data() + i * tk_pad;
+          for (int64_t j = 0; j < Tk; ++j) dS_i[j] *= D_i[j];           // ∂A = ∂A' ⊙ D
+          const real g_dot_a = row_dot(dS_i, A_i, Tk);                  // Σ_j ∂A_ij · A_ij
+          for (int64_t j = 0; j < Tk; ++j) dS_i[j] = A_i[j] * (dS_i[j] - g_dot_a) * scale;  // s · ∂S
         }
         if (gq) {                                                       // ∂Q_h += s·∂S K_h
-          for (int64_t i = 0; i < Tq; ++i) {
-            real* gq_i = gq + (b * Tq + i) * d_model + column;
-            for (int64_t j = 0; j < Tk; ++j) {
-              const real w = dS[i * Tk + j];
-              const real* k_j = k + (b * Tk + j) * d_model + column;
-              for (int64_t c = 0; c < d_k; ++c) gq_i[c] += w * k_j[c];
-            }
-          }
+          const HeadRows K_h = head_rows(k + b * Tk * d_model, Tk, d_model, column, d_k, padded_K);
+          product_into_head(Tq, d_k, Tk, dS.data(), tk_pad, 1, K_h, gq + b * Tq * d_model, d_model, column,
+                            !first_q, padded_grad);
         }
         if (gk) {                                                       // ∂K_h += (s·∂S)ᵀ Q_h
-          for (int64_t j = 0; j < Tk; ++j) {
-            real* gk_j = gk + (b * Tk + j) * d_model + column;
-            for (int64_t i = 0; i < Tq; ++i) {
-              const real w = dS[i * Tk + j];
-              const real* q_i = q + (b * Tq + i) * d_model + column;
-              for (int64_t c = 0; c < d_k; ++c) gk_j[c] += w * q_i[c];
-            }
-          }
+          const HeadRows Q_h = head_rows(q + b * Tq * d_model, Tq, d_model, column, d_k, padded_Q);
+          product_into_head(Tk, d_k, Tq, dS.data(), 1, tk_pad, Q_h, gk + b * Tk * d_model, d_model, column,
+                            !first_k, padded_grad);
         }
       }
     }

@@ -31,6 +31,7 @@
 
 #include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
 #include "autograd/ops/row_math.h"
 #include "tensor/error.h"
 
@@ -58,7 +59,7 @@ void softmax_row(real* z, int64_t d) {
 Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
   const int64_t d = x.shape()[-1];                                      // the axis softmax runs along
   const int64_t rows = x.shape().rows();                                // every other axis, flattened
-  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
   real* py = y.data();
 
   add_additive_mask(x, additive_mask, py, "softmax");                  // z = x + m, in y's storage
@@ -68,15 +69,18 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
 
   // Only x is recorded as an input: the mask is a constant and never receives a gradient.
   record(y, "softmax", {x}, [x, rows, d](TensorNode& out) {
-    real* gx = x.grad();                                                // [rows, d]
+    bool first = false;                                                 // then write ∂x, not add (ops/parallel.h)
+    real* gx = gradient_buffer(x, first);                               // [rows, d]
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       const real* yr = out.value.data() + r * d;                        // y of this row, [d]
       const real* gr = out.grad.data() + r * d;                         // ∂loss/∂y of this row, [d]
       real* gxr = gx + r * d;                                           // [d]
-      real g_dot_y = 0;                                                 // Σ_j g_j · y_j
-      for (int64_t j = 0; j < d; ++j) g_dot_y += gr[j] * yr[j];
-      for (int64_t i = 0; i < d; ++i) gxr[i] += yr[i] * (gr[i] - g_dot_y);  // ∂x_i = y_i (g_i − Σ_j g_j y_j)
+      const real g_dot_y = row_dot(gr, yr, d);                          // Σ_j g_j · y_j
+      for (int64_t i = 0; i < d; ++i) {
+        const real term = yr[i] * (gr[i] - g_dot_y);                    // ∂x_i = y_i (g_i − Σ_j g_j y_j)
+        gxr[i] = first ? term : gxr[i] + term;
+      }
     }
   });
   return y;
@@ -85,7 +89,7 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
 Tensor log_softmax(const Tensor& x) {
   const int64_t d = x.shape()[-1];
   const int64_t rows = x.shape().rows();
-  Tensor y = Tensor::zeros(x.shape());                                  // [..., d], same shape as x
+  Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
   const real* px = x.data();
   real* py = y.data();
   for (int64_t r = 0; r < rows; ++r) {

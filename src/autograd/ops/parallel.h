@@ -1,0 +1,73 @@
+// parallel.h — running an elementwise loop over many numbers on all threads, with the same result for any count.
+//
+//   for_each_chunk(n, f)   calls f(begin, end) for the consecutive chunks [0, c), [c, 2c), … of [0, n),
+//                          c = elementwise_chunk numbers, the chunks shared among the OpenMP threads
+//   for_each_index(n, f)   calls f(i) for every i < n, chunk by chunk the same way
+//   add_to_grad(x, term)   ∂x_i += term(i) for every i, the same way (a first gradient is written, not added)
+//
+// The chunk boundaries depend on n alone, never on the number of threads, and an elementwise op writes each
+// output number from its own inputs only — so a loop run through for_each_chunk gives the same bits on one
+// thread or on eight. (A loop that sums into one place — a bias gradient, say — must not be split this way: its
+// partial sums would depend on the chunks each thread took; see layer_norm.cpp for the ordered way.)
+// A loop of a single chunk runs on the calling thread: waking the other threads costs a few microseconds, more
+// than a loop over 16 K numbers takes.
+// The slow, obvious version is the single loop `for (i = 0; i < n; ++i) …`, which uses one core.
+#pragma once
+
+#include <cstdint>
+
+#include "autograd/graph.h"
+#include "tensor/tensor.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+inline constexpr int64_t elementwise_chunk = 16384;                     // numbers: 64 KiB of floats
+
+// Give these a lambda that captures its pointers by value ([=]): each chunk runs a private copy of it, whose
+// pointers the compiler can keep in registers and vectorise the loop over (through a captured reference it would
+// have to reload them after every store, and the loop stays scalar).
+template <typename F>
+void for_each_chunk(int64_t n, const F& f) {
+  const int64_t chunks = (n + elementwise_chunk - 1) / elementwise_chunk;
+#pragma omp parallel for schedule(static) if (chunks > 1)
+  for (int64_t c = 0; c < chunks; ++c) {
+    F body = f;                                                         // this chunk's copy
+    const int64_t begin = c * elementwise_chunk;
+    body(begin, begin + elementwise_chunk < n ? begin + elementwise_chunk : n);
+  }
+}
+
+// f(i) for every i < n, the same way: for the one-line elementwise loops.
+template <typename F>
+void for_each_index(int64_t n, const F& f) {
+  for_each_chunk(n, [f](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) f(i);
+  });
+}
+
+// For a backward function with its own loops, the choice add_to_grad makes: x's gradient buffer and whether it
+// is the first to arrive (first = true: a buffer never zero-filled, to be written with =, every number of it);
+// otherwise grad() and first = false (add with +=). nullptr (first = false) when x wants no gradient.
+inline real* gradient_buffer(const Tensor& x, bool& first) {
+  first = false;
+  if (!wants_grad(x)) return nullptr;
+  first = !x.has_grad();
+  return first ? x.grad_for_overwrite() : x.grad();
+}
+
+// ∂x_i += term(i) for every i < x.numel(), chunk by chunk the same way. When this is the first gradient x
+// receives, it is written (=) into a buffer that was never zero-filled instead: 0 + t = t, minus a pass that
+// writes zeros and a pass that reads them back. term captures by value, as above.
+// The slow, obvious version: `real* gx = x.grad(); for (i) gx[i] += term(i);`.
+template <typename Term>
+void add_to_grad(const Tensor& x, const Term& term) {
+  if (x.has_grad()) {
+    real* gx = x.grad();
+    for_each_index(x.numel(), [=](int64_t i) { gx[i] += term(i); });
+  } else {
+    real* gx = x.grad_for_overwrite();
+    for_each_index(x.numel(), [=](int64_t i) { gx[i] = term(i); });
+  }
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,40 @@
+// small_matmul.h — the small matrix products inside a fused kernel: one head of one sentence in attention, whose
+// matrices are [T, d_k] = 32 × 32 in the small benchmark model — too small for Eigen's GEMM to be worth its
+// packing, too many (6 products × B·h blocks × 6 attention layers a step) to leave to a plain loop.
+//
+//   small_matmul(n, width, depth, X, x_row, x_col, Y, y_stride, C, c_stride, accumulate)
+//       C[i, j] = Σ_p X(i, p) · Y[p, j]          i < n, j < width, p < depth
+//       or, with accumulate, C[i, j] += that sum (the sum formed first, then added: one more rounding)
+//
+//   X(i, p) = X[i · x_row + p · x_col]  — any strides, so a transposed operand costs nothing: Xᵀ is (1, row stride)
+//   Y, C    row-major, rows y_stride and c_stride numbers apart; width must be a multiple of small_matmul_packet
+//           (pad the rows of Y with zeros; C's padding columns then come out 0 + whatever Y's padding gives)
+//
+// The slow, obvious version is the triple loop
+//     for (i) for (j) { real c = 0; for (p) c += X(i, p) · Y[p, j]; C[i, j] = c; }
+// Here a tile of 4 rows × 2 packets of C (8 vector registers) stays in registers while p runs, each number of Y
+// loaded once per tile and each X(i, p) broadcast once — instead of loading and storing a row of C for every p,
+// whose store-to-load round trip was what the old attention loops waited on.
+//
+// Every C[i, j] is one chain of multiply-adds in p order, starting from 0 — c ← X(i, p) · Y[p, j] + c, fused
+// (one rounding) where the CPU has FMA, as Eigen's own GEMM — the same whichever tile a number falls in. So the
+// result depends on the numbers alone, not on where the buffers sit nor on how the tiles cut the matrix;
+// tests/test_small_matmul.cpp checks it against the triple loop and against itself row by row.
+#pragma once
+
+#include <cstdint>
+
+#include "tensor/real.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+// Numbers per vector register (16 floats / 8 doubles with AVX-512): the unit `width` is a multiple of.
+int64_t small_matmul_packet();
+
+// round_up(n) to a multiple of small_matmul_packet(): the padded row length for Y and C.
+int64_t padded_width(int64_t n);
+
+void small_matmul(int64_t n, int64_t width, int64_t depth, const real* X, int64_t x_row, int64_t x_col,
+                  const real* Y, int64_t y_stride, real* C, int64_t c_stride, bool accumulate = false);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
