@@ -58,14 +58,6 @@ class EntropyRecorder : public AttentionRecorder {
     int64_t rows = 0;
     double mean() const { return rows ? total / static_cast<double>(rows) : 0; }
   };
-  static std::vector<int64_t> real_lengths(const TokenIds& ids) {  // non-pad entries per row of [B, T]
-    const int64_t B = ids.shape[0], T = ids.shape[1];
-    std::vector<int64_t> lengths(static_cast<size_t>(B), 0);
-    for (int64_t b = 0; b < B; ++b) {
-      for (int64_t t = 0; t < T; ++t) lengths[static_cast<size_t>(b)] += ids.values[static_cast<size_t>(b * T + t)] != pad_id;
-    }
-    return lengths;
-  }
   Sum encoder_, decoder_, cross_;
   std::vector<int64_t> src_lengths_, tgt_lengths_;
 };
