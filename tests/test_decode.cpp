@@ -244,7 +244,8 @@ TEST_CASE("no decoder outputs pad or bos, even from a model that ranks them firs
 }
 
 TEST_CASE("unk is an output like any other: a model that ranks it first after pad and bos says unk") {
-  auto model = model_with_logits(decode_cases().front().config, {{pad_id, 10}, {bos_id, 9}, {unk_id, 8}, {eos_id, -20}});
+  auto model = model_with_logits(decode_cases().front().config,
+                                 {{pad_id, 10}, {bos_id, 9}, {unk_id, 8}, {eos_id, -20}});
   const std::vector<std::vector<int32_t>> sentences{{4, 5}, {6, 7, 8, 9}};
   DecodeConfig config;                                       // limits 1.5 · 2 + 10 = 13 and 1.5 · 4 + 10 = 16
   for (const auto& [way, outputs] : decode_every_way(*model, pad_batch(sentences), config)) {
@@ -322,8 +323,10 @@ TEST_CASE("a windowed decoder's self-attention cache holds only the window's key
         const Tensor full = model->decode(prefix, memory, src, ctx);                        // [2, t + 1, V]
         const int64_t V = full.size(2);
         for (int64_t b = 0; b < 2; ++b)
-          for (int64_t v = 0; v < V; ++v)
-            worst = std::max(worst, double(std::abs(step_logits.data()[b * V + v] - full.data()[(b * (t + 1) + t) * V + v])));
+          for (int64_t v = 0; v < V; ++v) {
+            const real at_t = full.data()[(b * (t + 1) + t) * V + v];                    // position t of the prefix
+            worst = std::max(worst, double(std::abs(step_logits.data()[b * V + v] - at_t)));
+          }
         for (auto& p : prefixes) p.push_back(static_cast<int32_t>(tokens.integer(4, c.tgt_vocab)));
       }
       CHECK(worst < 1e-4);

@@ -23,8 +23,9 @@ TokenIds pad_batch(const std::vector<std::vector<int32_t>>& sequences) {
 std::vector<int64_t> real_lengths(const TokenIds& ids) {
   const int64_t B = ids.shape[0], T = ids.shape[1];
   std::vector<int64_t> lengths(static_cast<size_t>(B), 0);
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t t = 0; t < T; ++t) lengths[static_cast<size_t>(b)] += ids.values[static_cast<size_t>(b * T + t)] != pad_id;
+  for (int64_t b = 0; b < B; ++b) {
+    for (int64_t t = 0; t < T; ++t) lengths[b] += ids.values[static_cast<size_t>(b * T + t)] != pad_id;
+  }
   return lengths;
 }
 
