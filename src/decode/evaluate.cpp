@@ -76,7 +76,7 @@ AttentionEntropy attention_entropy(Seq2Seq& model, const std::vector<Batch>& bat
 }
 
 EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vector<std::string> references,
-                    int64_t beam) {
+                    int64_t beam, const std::function<std::string(size_t)>& name_source) {
   if (sources.size() != references.size()) {
     throw Error("evaluation needs one reference per source sentence: got " + std::to_string(sources.size()) +
                 " sources and " + std::to_string(references.size()) + " references");
@@ -100,6 +100,13 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
     for (size_t i = start; i < std::min(sources.size(), start + 64); ++i) {
       std::vector<int32_t> encoded = src_tokenizer.encode(sources[i]);
       if (encoded.empty()) continue;
+      const int64_t length = static_cast<int64_t>(encoded.size());
+      if (length > position_limit(model.config())) {
+        throw Error((name_source ? name_source(i) : "source sentence " + std::to_string(i + 1)) + " has " +
+                    std::to_string(length) + " tokens, more than model.max_len = " +
+                    std::to_string(model.config().max_len) + ", the positions this model learned; shorten, split or " +
+                    "leave out that sentence (and its reference)");
+      }
       ids.push_back(std::move(encoded));
       which.push_back(i);
     }
