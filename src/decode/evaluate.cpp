@@ -89,6 +89,19 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
   const Tokenizer& src_tokenizer = *run.tokenizers.src;
   const Tokenizer& tgt_tokenizer = *run.tokenizers.tgt;
 
+  // ---- every source must fit the model's positions: checked before any decoding, so the error comes at once ----
+  std::vector<std::vector<int32_t>> encoded(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    encoded[i] = src_tokenizer.encode(sources[i]);
+    const int64_t length = static_cast<int64_t>(encoded[i].size());
+    if (length > position_limit(model.config())) {
+      throw Error((name_source ? name_source(i) : "source sentence " + std::to_string(i + 1)) + " has " +
+                  std::to_string(length) + " tokens, more than model.max_len = " +
+                  std::to_string(model.config().max_len) + ", the positions this model learned; shorten, split or " +
+                  "leave out that sentence (and its reference)");
+    }
+  }
+
   // ---- translate, 64 sentences at a time; an empty source line gets an empty translation ----
   EvalResult result;
   DecodeConfig decode = run.config.decode;
@@ -98,16 +111,8 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
     std::vector<std::vector<int32_t>> ids;
     std::vector<size_t> which;
     for (size_t i = start; i < std::min(sources.size(), start + 64); ++i) {
-      std::vector<int32_t> encoded = src_tokenizer.encode(sources[i]);
-      if (encoded.empty()) continue;
-      const int64_t length = static_cast<int64_t>(encoded.size());
-      if (length > position_limit(model.config())) {
-        throw Error((name_source ? name_source(i) : "source sentence " + std::to_string(i + 1)) + " has " +
-                    std::to_string(length) + " tokens, more than model.max_len = " +
-                    std::to_string(model.config().max_len) + ", the positions this model learned; shorten, split or " +
-                    "leave out that sentence (and its reference)");
-      }
-      ids.push_back(std::move(encoded));
+      if (encoded[i].empty()) continue;
+      ids.push_back(std::move(encoded[i]));
       which.push_back(i);
     }
     if (ids.empty()) continue;
