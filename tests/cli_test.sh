@@ -107,6 +107,26 @@ expect_error "eval without text" "needs either --split" "$attnlab" eval --run ru
 : > empty.src && : > empty.ref
 expect_error "eval of empty files" "no sentences to evaluate" "$attnlab" eval --run run --src empty.src --ref empty.ref
 
+# Learned positions end at model.max_len = 8: eval refuses a longer source by its line; translate cuts it to its
+# first 8 tokens with a warning naming the line, and keeps one output line per input line.
+cat > learned.yaml <<YAML
+data: {train_src: data/train.src, train_tgt: data/train.tgt, max_len: 7}
+tokenizer: {kind: word}
+model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, positional: learned, max_len: 8}
+train: {max_steps: 2, batch_tokens: 300, schedule: constant, lr: 0.003, warmup_steps: 1, threads: 1, log_every: 1}
+YAML
+expect_ok "train with learned positions" "$attnlab" train --config learned.yaml --run learned
+printf 'a b c\na b c d e f g h i j k l\nd e f g h i j k\n' > long.src
+cp long.src long.ref
+expect_error "eval of a source longer than model.max_len" "line 2 of long.src has 12 tokens, more than model.max_len = 8" \
+  "$attnlab" eval --run learned --src long.src --ref long.ref
+expect_ok "translate a source longer than model.max_len" "$attnlab" translate --run learned < long.src
+[ "$(wc -l < out.txt)" -eq 3 ] || { failures=$((failures + 1)); echo "FAIL: long lines: 3 lines in, $(wc -l < out.txt) out"; }
+grep -q "input line 2 has 12 tokens, more than model.max_len = 8" err.txt && [ "$(grep -c "tokens, more than" err.txt)" -eq 1 ] ||
+  { failures=$((failures + 1)); echo "FAIL: translate did not warn once, about line 2"; cat err.txt; }
+expect_ok "translate --text longer than model.max_len" "$attnlab" translate --run learned --text "a b c d e f g h i j"
+grep -q -- "--text has 10 tokens" err.txt || { failures=$((failures + 1)); echo "FAIL: no warning for --text"; cat err.txt; }
+
 # trace: one forward pass, its stages in the order of the code, the next tokens at the end.
 expect_error "trace without a run" "not a run folder" "$attnlab" trace --run nowhere --text "a b"
 expect_error "trace of an empty text" "--text is empty" "$attnlab" trace --run run --text ""

@@ -7,13 +7,19 @@
 //     first choice leads to a worse total; the GNMT length penalty lp = ((5 + |Y|) / 6)^α lets a longer
 //     sentence win once α is large enough; the length limit cuts hypotheses that never end; hypotheses are
 //     followed through reordering; each sentence of a batch is searched independently;
-//   * translate_ids keeps every output within max_len_ratio · source length + max_len_extra.
+//   * translate_ids keeps every output within max_len_ratio · source length + max_len_extra;
+//   * no decoder ever outputs pad or bos, even from a model that ranks them first; unk is an output like any
+//     other (a model that learned unk for words it lacks may say so);
+//   * with learned positions no output is longer than model.max_len (the decoder's table ends there), and a
+//     source longer than the table is an error naming model.max_len;
+//   * a windowed decoder's self-attention cache holds only the window's keys, however long the output.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <map>
 #include <set>
 
+#include "autograd/graph.h"
 #include "decode/beam_search.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
@@ -58,6 +64,43 @@ class TableScorer : public NextTokenScorer {
 };
 
 constexpr int32_t a = 3, b = 4;
+
+// A model whose logits are the same at every output position, set by hand: the last decoder layer's final
+// LayerNorm (post-LN) outputs its bias β = 1 (its gain γ is 0), and row v of the output projection is
+// (logit_v / d_model) · 1, so logit_v = W_v · β. Tokens not in `logits` get logit 0.
+std::unique_ptr<Seq2Seq> model_with_logits(const ModelConfig& c, const std::map<int32_t, real>& logits) {
+  REQUIRE(c.norm == "post");
+  auto model = random_model(c);
+  const std::string last_norm = "decoder.layers." + std::to_string(c.decoder_layers - 1) + ".final_layer_norm.";
+  bool found_norm = false;
+  for (NamedParameter p : model->named_parameters()) {
+    if (p.name == last_norm + "weight") {
+      for (real& v : p.tensor.values()) v = 0;
+      found_norm = true;
+    }
+    if (p.name == last_norm + "bias") for (real& v : p.tensor.values()) v = 1;
+    if (p.name == "output_projection.weight") {
+      std::fill(p.tensor.values().begin(), p.tensor.values().end(), real(0));
+      for (auto [token, logit] : logits)
+        for (int64_t k = 0; k < c.d_model; ++k) p.tensor.data()[token * c.d_model + k] = logit / real(c.d_model);
+    }
+  }
+  REQUIRE(found_norm);
+  return model;
+}
+
+// Every way of decoding: the reference and cached greedy, and translate_ids with beams of 1 and 3.
+std::map<std::string, std::vector<std::vector<int32_t>>> decode_every_way(Seq2Seq& model, const TokenIds& src,
+                                                                          DecodeConfig config) {
+  std::map<std::string, std::vector<std::vector<int32_t>>> outputs;
+  outputs["greedy_decode"] = greedy_decode(model, src, config);
+  outputs["greedy_decode_cached"] = greedy_decode_cached(model, src, config);
+  for (int64_t beam : {1, 3}) {
+    config.beam = beam;
+    outputs["beam " + std::to_string(beam)] = translate_ids(model, src, config);
+  }
+  return outputs;
+}
 
 }  // namespace
 
@@ -187,4 +230,106 @@ TEST_CASE("translate_ids keeps every output within max_len_ratio · source lengt
   DecodeConfig bad;
   bad.beam = 0;
   CHECK_THROWS_AS(translate_ids(*model, pad_batch(sentences), bad), Error);
+}
+
+TEST_CASE("no decoder outputs pad or bos, even from a model that ranks them first") {
+  // pad is the likeliest token, bos the next; eos comes after them, so every sentence ends at once.
+  auto model = model_with_logits(decode_cases().front().config, {{pad_id, 10}, {bos_id, 9}, {eos_id, 8}});
+  const TokenIds src = pad_batch(random_sentences(4, 17));
+  for (const auto& [way, outputs] : decode_every_way(*model, src, DecodeConfig{})) {
+    CAPTURE(way);
+    REQUIRE(outputs.size() == 4);
+    for (const auto& out : outputs) CHECK(out.empty());
+  }
+}
+
+TEST_CASE("unk is an output like any other: a model that ranks it first after pad and bos says unk") {
+  auto model = model_with_logits(decode_cases().front().config,
+                                 {{pad_id, 10}, {bos_id, 9}, {unk_id, 8}, {eos_id, -20}});
+  const std::vector<std::vector<int32_t>> sentences{{4, 5}, {6, 7, 8, 9}};
+  DecodeConfig config;                                       // limits 1.5 · 2 + 10 = 13 and 1.5 · 4 + 10 = 16
+  for (const auto& [way, outputs] : decode_every_way(*model, pad_batch(sentences), config)) {
+    CAPTURE(way);
+    CHECK(outputs[0] == std::vector<int32_t>(13, unk_id));   // eos never wins: cut at the length limit
+    CHECK(outputs[1] == std::vector<int32_t>(16, unk_id));
+  }
+}
+
+TEST_CASE("with learned positions no output is longer than model.max_len, the end of the decoder's table") {
+  ModelConfig c = decode_cases().front().config;
+  c.positional = "learned";
+  c.max_len = 6;
+  // unk is the likeliest output, and eos less likely than any other token, so that even beam search's three
+  // hypotheses all run on to the length limit (more than 2 · beam candidates beat every eos).
+  auto model = model_with_logits(c, {{unk_id, 8}, {eos_id, -8}});
+  // Limits 1.5 · 1 + 10 = 11 and 1.5 · 4 + 10 = 16 tokens, both past the 6 positions bos … y_5 can use.
+  const std::vector<std::vector<int32_t>> sentences{{4}, {6, 7, 8, 9}};
+  for (const auto& [way, outputs] : decode_every_way(*model, pad_batch(sentences), DecodeConfig{})) {
+    CAPTURE(way);
+    CHECK(outputs == std::vector<std::vector<int32_t>>(2, std::vector<int32_t>(6, unk_id)));
+  }
+  // Limits below the table are kept: 0.5 · 4 + 1 = 3 tokens.
+  DecodeConfig short_limit;
+  short_limit.max_len_ratio = 0.5;
+  short_limit.max_len_extra = 1;
+  CHECK(translate_ids(*model, pad_batch({{6, 7, 8, 9}}), short_limit)[0].size() == 3);
+}
+
+TEST_CASE("a source longer than the learned positional table is an error naming model.max_len") {
+  ModelConfig c = decode_cases().front().config;
+  c.positional = "learned";
+  c.max_len = 6;
+  auto model = random_model(c);
+  const std::vector<std::vector<int32_t>> sentences{{4, 5}, {4, 5, 6, 7, 8, 9, 10}};   // 7 tokens > 6
+  for (int64_t beam : {1, 3}) {
+    DecodeConfig config;
+    config.beam = beam;
+    CHECK_THROWS_WITH_AS(translate_ids(*model, pad_batch(sentences), config),
+                         doctest::Contains("7 tokens, more than model.max_len = 6"), Error);
+  }
+  CHECK(translate_ids(*model, pad_batch({{4, 5, 6, 7, 8, 9}}), DecodeConfig{}).size() == 1);   // 6 fit
+}
+
+TEST_CASE("a windowed decoder's self-attention cache holds only the window's keys, however long the output") {
+  // Window [2, 1]: a causal query at position i sees keys i − 2 … i, so 3 keys per row and head are all a step
+  // needs; 60 steps must not keep 60. Every softmax kind that takes a window, each step's logits checked
+  // against decode() of the whole prefix (so the keys the cache drops are ones no query needed).
+  for (const std::string kind : {"scaled_dot", "additive", "simplified", "sagan"}) {
+    SUBCASE(kind.c_str()) {
+      AttentionConfig window;
+      window.kind = kind;
+      window.has_window = true;
+      window.window_left = 2;
+      window.window_right = 1;
+      ModelConfig c = small_config(window, AttentionConfig{});
+      auto model = random_model(c);
+      NoGradGuard no_grad;
+      ForwardContext ctx;
+      const TokenIds src = pad_batch(random_sentences(2, c.src_vocab));
+      const Tensor memory = model->encode(src, ctx);
+      const int64_t steps = 60;
+      DecoderState state = model->start_decoding(memory, src, steps);
+      std::vector<std::vector<int32_t>> prefixes(2, std::vector<int32_t>{bos_id});
+      Generator tokens(5);
+      double worst = 0;
+      for (int64_t t = 0; t < steps; ++t) {
+        const Tensor step_logits = model->decode_step(TokenIds{{2, 1}, {prefixes[0].back(), prefixes[1].back()}},
+                                                      state, ctx);                         // [2, V]
+        for (const AttentionCache& cache : state.self) {
+          CHECK(cache.K.size(2) <= 3);                                                     // [B, h, ≤ 3, d_k]
+          CHECK(cache.V.size(2) <= 3);
+        }
+        const TokenIds prefix = pad_batch(prefixes);                                        // [2, t + 1]
+        const Tensor full = model->decode(prefix, memory, src, ctx);                        // [2, t + 1, V]
+        const int64_t V = full.size(2);
+        for (int64_t b = 0; b < 2; ++b)
+          for (int64_t v = 0; v < V; ++v) {
+            const real at_t = full.data()[(b * (t + 1) + t) * V + v];                    // position t of the prefix
+            worst = std::max(worst, double(std::abs(step_logits.data()[b * V + v] - at_t)));
+          }
+        for (auto& p : prefixes) p.push_back(static_cast<int32_t>(tokens.integer(4, c.tgt_vocab)));
+      }
+      CHECK(worst < 1e-4);
+    }
+  }
 }

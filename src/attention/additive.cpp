@@ -89,7 +89,7 @@ class AdditiveAttention : public Attention {
   // Incremental decoding (cache.cpp): the score of the newest query against each cached key, one at a time.
   AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
     const int64_t d_k = q_proj.weight.size(0) / heads_;
-    return make_kv_cache(batch, heads_, capacity, d_k, d_k);
+    return make_kv_cache(batch, heads_, capacity, d_k, d_k, config_);
   }
   AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
     return make_kv_cache(split_heads(k_proj.forward(memory), heads_),         // [B, h, Tk, d_k]

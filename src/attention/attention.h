@@ -70,6 +70,7 @@ AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t 
 // output reads the keys and values of positions 0 … t, and those of 0 … t−1 do not change when t is appended,
 // so they are kept from step to step instead of recomputed: the KV cache. Per kind, what is kept:
 //   softmax kinds, self-attention   K, V of every position so far                     (appended each step)
+//                                   — with a window [left, right] only the newest left + 1 (a ring buffer)
 //   softmax kinds, cross-attention  K, V of the source                                (projected once)
 //   linear                          S = Σ_j φ(k_j) v_jᵀ and Z = Σ_j φ(k_j)           (the RNN state; cross: once)
 //   external                        per head and slot s: M_s = max_j z_js, l_s = Σ_j e^(z_js − M_s), j ≤ i
@@ -79,11 +80,15 @@ struct AttentionCache {
   bool self = true;                  // self-attention (keys come from the steps) or cross (keys from the source)
   int64_t position = 0;              // the query position of the next step = the steps taken so far
   int64_t batch = 0;                 // B, the rows of every tensor below
-  // Softmax kinds. Buffers with room for `capacity` keys, of which the first `keys` are filled.
+  // Softmax kinds. Buffers with room for `capacity` keys; key j (of the `keys` appended so far) is in slot
+  // j mod capacity. They double when full, up to `most_keys` when that is set: with a window a step reads only
+  // the newest most_keys keys, so a full buffer becomes a ring, each new key overwriting one no query can see.
   Tensor K;                          // [B, h, capacity, d_k]
   Tensor V;                          // [B, h, capacity, d_v]
   int64_t keys = 0, capacity = 0;
-  std::vector<uint8_t> key_is_real;  // [B, capacity]: 0 for a pad token (never attended to)
+  int64_t most_keys = 0;             // 0: keep every key; window [left, right]: left + 1
+  std::vector<uint8_t> key_is_real;  // [B, capacity], by slot: 0 for a pad token (never attended to)
+  int64_t slot(int64_t j) const { return j % capacity; }
   // Linear attention.
   Tensor S;                          // [B, h, d_k, d_k]   Σ_j φ(k_j) v_jᵀ over the real keys so far
   Tensor Z;                          // [B, h, d_k]        Σ_j φ(k_j)
@@ -122,11 +127,13 @@ class Attention : public Module {
 };
 
 // Helpers for the softmax kinds' steps (cache.cpp).
-// An empty self-attention cache: K [B, h, capacity, d_k], V [B, h, capacity, d_v].
-AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v);
+// An empty causal self-attention cache: K [B, h, capacity, d_k], V [B, h, capacity, d_v]; with the config's
+// window it never holds more than window_left + 1 keys.
+AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v,
+                             const AttentionConfig& config);
 // A cross-attention cache holding K [B, h, Tk, d_k] and V [B, h, Tk, d_v] as they are.
 AttentionCache make_kv_cache(const Tensor& K, const Tensor& V, const std::vector<uint8_t>& key_is_real);
-// Appends one key and value per row: K_new [B, h, 1, d_k], V_new [B, h, 1, d_v].
+// Appends one key and value per row: K_new [B, h, 1, d_k], V_new [B, h, 1, d_v] (into a ring's oldest slot).
 void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new, const std::vector<uint8_t>& is_real);
 // The score of one query and one key: row = b · h + head, key points at that key's d_k numbers.
 using StepScore = std::function<real(int64_t row, const real* key)>;

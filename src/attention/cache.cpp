@@ -9,11 +9,13 @@
 //     out_t = Σ_j a_tj v_j                                                       [B, h, 1, d_v]
 // — O(T) position-passes for the whole sentence (each still attends over ≤ T keys, as it must). Cross-
 // attention's keys and values come from the encoder's output, which is fixed: they are projected once.
-// A window [left, right] needs only keys j ≥ t − left; the loop below visits only those (the buffer still
-// holds every key, so memory is O(T); a ring buffer of left + 1 keys would make it O(window)).
+// A window [left, right] needs only keys j ≥ t − left: the loop below visits only those, and the buffers keep
+// only those — left + 1 keys, a ring in which key j goes to slot j mod (left + 1), overwriting key j − left − 1,
+// which no query from t = j on can see. Memory O(window) instead of O(T), however long the output.
 //
-// Buffers: K and V have room for `capacity` keys (the length limit of the sentence), allocated once, so a
-// step writes into them instead of reallocating; if a caller outruns the capacity it doubles.
+// Buffers: K and V have room for `capacity` keys (the length limit of the sentence, or left + 1 if smaller),
+// allocated once, so a step writes into them instead of reallocating; if a caller outruns the capacity it
+// doubles (never past left + 1 with a window: a full window buffer is the ring).
 // The mask rule is the one of AttentionMask::allowed (mask.cpp): a key is visible when it is a real token and
 // lies in the window around the query position; causality holds by construction (later keys are not there yet).
 #include <algorithm>
@@ -42,13 +44,13 @@ Tensor gather_rows(const Tensor& x, const std::vector<int64_t>& rows) {
   return y;
 }
 
-// Rows `rows` of a [B, h, capacity, d] buffer; only the first `keys` keys of each row are copied. When the
-// number of rows stays the same (beam search's usual step) the buffer is reused: the filled keys go through a
-// compact copy [B, h, keys, d] and back, instead of a new buffer of `capacity` keys per row.
-Tensor gather_keys(Tensor buffer, const std::vector<int64_t>& rows, int64_t keys) {
+// Rows `rows` of a [B, h, capacity, d] buffer; only the first `filled` slots of each row are copied. When the
+// number of rows stays the same (beam search's usual step) the buffer is reused: the filled slots go through a
+// compact copy [B, h, filled, d] and back, instead of a new buffer of `capacity` keys per row.
+Tensor gather_keys(Tensor buffer, const std::vector<int64_t>& rows, int64_t filled_slots) {
   const int64_t B = buffer.size(0), h = buffer.size(1), capacity = buffer.size(2), d = buffer.size(3);
-  const int64_t N = static_cast<int64_t>(rows.size()), span = keys * d;      // numbers filled per (row, head)
-  std::vector<real> filled(static_cast<size_t>(B * h * span));               // [B, h, keys, d]
+  const int64_t N = static_cast<int64_t>(rows.size()), span = filled_slots * d;  // numbers per (row, head)
+  std::vector<real> filled(static_cast<size_t>(B * h * span));               // [B, h, filled, d]
   for (int64_t row = 0; row < B * h; ++row)
     std::copy_n(buffer.data() + row * capacity * d, span, filled.data() + row * span);
   Tensor kept = N == B ? buffer : Tensor::zeros({N, h, capacity, d});        // [rows, h, capacity, d]
@@ -80,8 +82,9 @@ void AttentionCache::reorder(const std::vector<int64_t>& rows) {
     batch = static_cast<int64_t>(rows.size());
     return;
   }
-  if (K.defined()) K = gather_keys(K, rows, keys);
-  if (V.defined()) V = gather_keys(V, rows, keys);
+  const int64_t filled_slots = std::min(keys, capacity);                     // a ring's slots are all filled
+  if (K.defined()) K = gather_keys(K, rows, filled_slots);
+  if (V.defined()) V = gather_keys(V, rows, filled_slots);
   S = gather_rows(S, rows);
   Z = gather_rows(Z, rows);
   running_max = gather_rows(running_max, rows);
@@ -106,11 +109,14 @@ Tensor Attention::step(const Tensor&, const std::vector<uint8_t>&, AttentionCach
   throw Error("attention " + name + ": this kind has no incremental decoding (step)");
 }
 
-AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v) {
+AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v,
+                             const AttentionConfig& config) {
   AttentionCache cache;
   cache.self = true;
   cache.batch = batch;
+  cache.most_keys = config.has_window ? config.window_left + 1 : 0;          // a causal query sees i − left … i
   cache.capacity = std::max<int64_t>(capacity, 1);
+  if (cache.most_keys > 0) cache.capacity = std::min(cache.capacity, cache.most_keys);
   cache.K = Tensor::zeros({batch, heads, cache.capacity, d_k});               // [B, h, capacity, d_k]
   cache.V = Tensor::zeros({batch, heads, cache.capacity, d_v});               // [B, h, capacity, d_v]
   cache.key_is_real.assign(static_cast<size_t>(batch * cache.capacity), 0);  // [B, capacity]
@@ -134,8 +140,10 @@ AttentionCache make_kv_cache(const Tensor& K, const Tensor& V, const std::vector
 }
 
 void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new, const std::vector<uint8_t>& is_real) {
-  if (cache.keys == cache.capacity) {                                         // outran the length limit: double
-    const int64_t capacity = 2 * cache.capacity;
+  const bool ring = cache.capacity == cache.most_keys;                        // full window: overwrite the oldest
+  if (cache.keys == cache.capacity && !ring) {                                // outran the length limit: double
+    const int64_t doubled = 2 * cache.capacity;
+    const int64_t capacity = cache.most_keys > 0 ? std::min(doubled, cache.most_keys) : doubled;
     cache.K = regrow(cache.K, cache.keys, capacity);
     cache.V = regrow(cache.V, cache.keys, capacity);
     std::vector<uint8_t> flags(static_cast<size_t>(cache.batch * capacity), 0);
@@ -145,12 +153,14 @@ void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new,
     cache.capacity = capacity;
   }
   const int64_t B = cache.batch, h = cache.K.size(1), d_k = cache.K.size(3), d_v = cache.V.size(3);
-  const int64_t j = cache.keys, capacity = cache.capacity;
+  const int64_t slot = cache.slot(cache.keys), capacity = cache.capacity;    // the new key j = keys: j mod capacity
   for (int64_t row = 0; row < B * h; ++row) {                                 // row = b · h + head
-    std::copy_n(K_new.data() + row * d_k, d_k, cache.K.data() + (row * capacity + j) * d_k);   // K[b, head, j]
-    std::copy_n(V_new.data() + row * d_v, d_v, cache.V.data() + (row * capacity + j) * d_v);   // V[b, head, j]
+    std::copy_n(K_new.data() + row * d_k, d_k, cache.K.data() + (row * capacity + slot) * d_k);   // K[b, head, slot]
+    std::copy_n(V_new.data() + row * d_v, d_v, cache.V.data() + (row * capacity + slot) * d_v);   // V[b, head, slot]
   }
-  for (int64_t b = 0; b < B; ++b) cache.key_is_real[static_cast<size_t>(b * capacity + j)] = is_real[static_cast<size_t>(b)];
+  for (int64_t b = 0; b < B; ++b) {
+    cache.key_is_real[static_cast<size_t>(b * capacity + slot)] = is_real[static_cast<size_t>(b)];
+  }
   ++cache.keys;
 }
 
@@ -173,8 +183,9 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
       // softmax over the visible keys, as softmax() does it: subtract the max, exponentiate, divide by the sum.
       real max = minus_infinity;
       for (int64_t j = first; j < end; ++j) {
-        const bool visible = cache.key_is_real[static_cast<size_t>(kb * capacity + j)] != 0;
-        a[j - first] = visible ? score(row, cache.K.data() + (key_row * capacity + j) * d_k) : minus_infinity;
+        const int64_t slot = cache.slot(j);                                   // where key j is kept
+        const bool visible = cache.key_is_real[static_cast<size_t>(kb * capacity + slot)] != 0;
+        a[j - first] = visible ? score(row, cache.K.data() + (key_row * capacity + slot) * d_k) : minus_infinity;
         max = std::max(max, a[j - first]);
       }
       if (max == minus_infinity) continue;                                    // no key visible: context 0
@@ -186,7 +197,7 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
       real* out = context.data() + row * d_v;                                 // [d_v]
       for (int64_t j = first; j < end; ++j) {
         const real weight = a[j - first] / total;                             // a_ij
-        const real* v = cache.V.data() + (key_row * capacity + j) * d_v;      // v_j [d_v]
+        const real* v = cache.V.data() + (key_row * capacity + cache.slot(j)) * d_v;   // v_j [d_v]
         for (int64_t c = 0; c < d_v; ++c) out[c] += weight * v[c];            // Σ_j a_ij v_j
       }
     }

@@ -72,7 +72,7 @@ class SaganAttention : public Attention {
 
   // Incremental decoding (cache.cpp): one head, keys of d/8 numbers, values of d.
   AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
-    return make_kv_cache(batch, 1, capacity, q_proj.weight.size(0), v_proj.weight.size(0));
+    return make_kv_cache(batch, 1, capacity, q_proj.weight.size(0), v_proj.weight.size(0), config_);
   }
   AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
     return make_kv_cache(split_heads(k_proj.forward(memory), 1),              // [B, 1, Tk, d/8]

@@ -58,7 +58,7 @@ class SimplifiedAttention : public Attention {
   // Incremental decoding (cache.cpp): keys and values are the inputs themselves.
   AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
     const int64_t d_k = out_proj.weight.size(1) / heads_;
-    return make_kv_cache(batch, heads_, capacity, d_k, d_k);
+    return make_kv_cache(batch, heads_, capacity, d_k, d_k, config_);
   }
   AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
     Tensor K = split_heads(memory, heads_);                                  // [B, h, Tk, d_k], V = K

@@ -6,6 +6,7 @@
 //   bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy
 // (tools/compare.sh reads that object). What each number means: src/decode/evaluate.h and README "Evaluation".
 #include <cstdio>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -21,12 +22,14 @@ namespace {
 struct EvalText {
   std::vector<std::string> sources, references;
   std::string description, hypotheses_file;
+  std::function<std::string(size_t)> name_source;   // for error messages: "line 7 of test.en"
 };
 
 // Line-aligned files, every line kept (an empty source line gets an empty translation), so that line i of the
 // hypotheses file translates line i of the source file.
 EvalText read_pair(const std::string& src, const std::string& ref, const std::string& hypotheses_file) {
-  EvalText text{read_lines(src), read_lines(ref), src + " → " + ref, hypotheses_file};
+  EvalText text{read_lines(src), read_lines(ref), src + " → " + ref, hypotheses_file,
+                [src](size_t i) { return "line " + std::to_string(i + 1) + " of " + src; }};
   if (text.sources.size() != text.references.size()) {
     throw Error(src + " has " + std::to_string(text.sources.size()) + " lines but " + ref + " has " +
                 std::to_string(text.references.size()) + "; line i of the references must translate line i of the " +
@@ -47,9 +50,12 @@ EvalText split_text(const RunConfig& config, const std::string& split, const std
                 "_src / data." + split + "_tgt and data." + split + "_tsv are empty; give --src FILE --ref FILE");
   }
   if (tsv.empty() && !src.empty() && !tgt.empty()) return read_pair(src, tgt, hypotheses_file);
-  // A TSV split is read as training reads it (pairs with an empty side are skipped).
+  // A TSV split is read as training reads it (pairs with an empty side are skipped, so pairs are not lines).
   ParallelText text = load_split(data, split);
-  return EvalText{text.src, text.tgt, text.description, hypotheses_file};
+  const std::string description = text.description;
+  return EvalText{text.src, text.tgt, description, hypotheses_file, [description](size_t i) {
+                    return "pair " + std::to_string(i + 1) + " of " + description + " (not counting empty pairs)";
+                  }};
 }
 
 std::string format_or_dash(bool known, double value, const char* format) {
@@ -78,7 +84,7 @@ int eval_command(const EvalCommandOptions& options) {
   if (!options.out.empty()) text.hypotheses_file = options.out;
   const int64_t beam = options.beam.value_or(run.config.decode.beam);
 
-  EvalResult result = evaluate(run, text.sources, text.references, beam);
+  EvalResult result = evaluate(run, text.sources, text.references, beam, text.name_source);
   std::string hypotheses;
   for (const std::string& line : result.hypotheses) hypotheses += line + "\n";
   write_file_atomically(text.hypotheses_file, hypotheses);

@@ -3,10 +3,16 @@
 // Sentences come from --text, or one per line from standard input (with a "> " prompt when it is a terminal);
 // each translation is written to standard output on its own line, in order. Decoding is the run's decode:
 // section (greedy when decode.beam is 1, beam search otherwise); --beam and --alpha override it.
+// A sentence longer than the model can read (learned positions: more than model.max_len tokens) is cut to its
+// first model.max_len tokens, with a warning naming the line on standard error: one long line in a stream must
+// not stop the lines after it, nor shift the output against the input. (`attnlab eval` refuses such a
+// sentence instead, since scores of a cut sentence would mislead.)
 #include <unistd.h>
 
 #include <cstdio>
 #include <iostream>
+
+#include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
 #include "data/corpus.h"
@@ -32,6 +38,13 @@ int translate_command(const TranslateCommandOptions& options) {
     }
     std::vector<int32_t> ids = run.tokenizers.src->encode(clean_like_training(run.config, sentence));
     if (ids.empty()) return std::string();
+    const int64_t limit = position_limit(run.model->config());
+    if (static_cast<int64_t>(ids.size()) > limit) {
+      spdlog::warn("{} has {} tokens, more than model.max_len = {}, the positions this model learned; translating "
+                   "its first {} tokens", options.text.empty() ? "input line " + std::to_string(line_number) : "--text",
+                   ids.size(), limit, limit);
+      ids.resize(static_cast<size_t>(limit));
+    }
     std::vector<std::vector<int32_t>> out = translate_ids(*run.model, pad_batch({ids}), decode);
     return run.tokenizers.tgt->decode(out[0]);
   };

@@ -58,14 +58,6 @@ class EntropyRecorder : public AttentionRecorder {
     int64_t rows = 0;
     double mean() const { return rows ? total / static_cast<double>(rows) : 0; }
   };
-  static std::vector<int64_t> real_lengths(const TokenIds& ids) {  // non-pad entries per row of [B, T]
-    const int64_t B = ids.shape[0], T = ids.shape[1];
-    std::vector<int64_t> lengths(static_cast<size_t>(B), 0);
-    for (int64_t b = 0; b < B; ++b) {
-      for (int64_t t = 0; t < T; ++t) lengths[static_cast<size_t>(b)] += ids.values[static_cast<size_t>(b * T + t)] != pad_id;
-    }
-    return lengths;
-  }
   Sum encoder_, decoder_, cross_;
   std::vector<int64_t> src_lengths_, tgt_lengths_;
 };
@@ -84,7 +76,7 @@ AttentionEntropy attention_entropy(Seq2Seq& model, const std::vector<Batch>& bat
 }
 
 EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vector<std::string> references,
-                    int64_t beam) {
+                    int64_t beam, const std::function<std::string(size_t)>& name_source) {
   if (sources.size() != references.size()) {
     throw Error("evaluation needs one reference per source sentence: got " + std::to_string(sources.size()) +
                 " sources and " + std::to_string(references.size()) + " references");
@@ -97,6 +89,19 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
   const Tokenizer& src_tokenizer = *run.tokenizers.src;
   const Tokenizer& tgt_tokenizer = *run.tokenizers.tgt;
 
+  // ---- every source must fit the model's positions: checked before any decoding, so the error comes at once ----
+  std::vector<std::vector<int32_t>> encoded(sources.size());
+  for (size_t i = 0; i < sources.size(); ++i) {
+    encoded[i] = src_tokenizer.encode(sources[i]);
+    const int64_t length = static_cast<int64_t>(encoded[i].size());
+    if (length > position_limit(model.config())) {
+      throw Error((name_source ? name_source(i) : "source sentence " + std::to_string(i + 1)) + " has " +
+                  std::to_string(length) + " tokens, more than model.max_len = " +
+                  std::to_string(model.config().max_len) + ", the positions this model learned; shorten, split or " +
+                  "leave out that sentence (and its reference)");
+    }
+  }
+
   // ---- translate, 64 sentences at a time; an empty source line gets an empty translation ----
   EvalResult result;
   DecodeConfig decode = run.config.decode;
@@ -106,9 +111,8 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
     std::vector<std::vector<int32_t>> ids;
     std::vector<size_t> which;
     for (size_t i = start; i < std::min(sources.size(), start + 64); ++i) {
-      std::vector<int32_t> encoded = src_tokenizer.encode(sources[i]);
-      if (encoded.empty()) continue;
-      ids.push_back(std::move(encoded));
+      if (encoded[i].empty()) continue;
+      ids.push_back(std::move(encoded[i]));
       which.push_back(i);
     }
     if (ids.empty()) continue;

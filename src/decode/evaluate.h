@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -40,9 +41,11 @@ struct EvalResult {
 };
 
 // Translates every source (with run.config.decode, beam = `beam`) and scores it against its reference.
-// Throws attnlab::Error when the lists differ in length or are empty.
+// Throws attnlab::Error when the lists differ in length or are empty, and when a source has more tokens than the
+// model has positions (learned positions: model.max_len) — scores of a cut source would mislead — naming that
+// source as name_source(i) ("line 7 of test.en"; by default "source sentence 7").
 EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vector<std::string> references,
-                    int64_t beam);
+                    int64_t beam, const std::function<std::string(size_t)>& name_source = {});
 
 // Mean entropy of the attention rows of each kind over a teacher-forced pass of `batches` (see above).
 AttentionEntropy attention_entropy(Seq2Seq& model, const std::vector<Batch>& batches);

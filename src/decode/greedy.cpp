@@ -3,8 +3,10 @@
 #include "decode/greedy.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "autograd/graph.h"
+#include "tensor/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -18,22 +20,45 @@ TokenIds pad_batch(const std::vector<std::vector<int32_t>>& sequences) {
   return batch;
 }
 
-std::vector<int64_t> output_length_limits(const TokenIds& src, const DecodeConfig& config) {
-  const int64_t B = src.shape[0], S = src.shape[1];
-  std::vector<int64_t> limit(static_cast<size_t>(B));
+std::vector<int64_t> real_lengths(const TokenIds& ids) {
+  const int64_t B = ids.shape[0], T = ids.shape[1];
+  std::vector<int64_t> lengths(static_cast<size_t>(B), 0);
   for (int64_t b = 0; b < B; ++b) {
-    int64_t length = 0;
-    for (int64_t s = 0; s < S; ++s) length += src.values[static_cast<size_t>(b * S + s)] != pad_id;
-    limit[b] = std::max<int64_t>(1, static_cast<int64_t>(config.max_len_ratio * double(length)) + config.max_len_extra);
+    for (int64_t t = 0; t < T; ++t) lengths[b] += ids.values[static_cast<size_t>(b * T + t)] != pad_id;
+  }
+  return lengths;
+}
+
+int64_t position_limit(const ModelConfig& model) {
+  return parse_positional(model.positional) == PositionalKind::learned ? model.max_len
+                                                                       : std::numeric_limits<int64_t>::max();
+}
+
+std::vector<int64_t> output_length_limits(const TokenIds& src, const DecodeConfig& config, const ModelConfig& model) {
+  std::vector<int64_t> limit;
+  for (int64_t length : real_lengths(src)) {
+    const int64_t wanted = static_cast<int64_t>(config.max_len_ratio * double(length)) + config.max_len_extra;
+    limit.push_back(std::min(std::max<int64_t>(1, wanted), position_limit(model)));   // ≤ the decoder's positions
   }
   return limit;
+}
+
+bool may_output(int32_t token) { return token != pad_id && token != bos_id; }
+
+int32_t most_likely_output(const real* logits, int64_t V) {
+  int32_t best = -1;
+  for (int32_t v = 0; v < V; ++v) {
+    if (may_output(v) && (best < 0 || logits[v] > logits[best])) best = v;   // strict: the first maximum stays
+  }
+  if (best < 0) throw Error("decoding: a target vocabulary of " + std::to_string(V) + " ids has no token to output");
+  return best;
 }
 
 std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {
   NoGradGuard no_grad;                                   // inference: record no graph
   ForwardContext ctx;                                    // training = false: no dropout
   const int64_t B = src.shape[0];
-  const std::vector<int64_t> limit = output_length_limits(src, config);   // each sentence's own length limit
+  const std::vector<int64_t> limit = output_length_limits(src, config, model.config());   // per sentence
   const int64_t longest_limit = *std::max_element(limit.begin(), limit.end());
 
   Tensor memory = model.encode(src, ctx);                // [B, S, d], computed once
@@ -51,7 +76,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& 
         continue;
       }
       const real* last = logits.data() + (b * (t + 1) + t) * V;   // the newest position's logits
-      int32_t next = static_cast<int32_t>(std::max_element(last, last + V) - last);
+      const int32_t next = most_likely_output(last, V);
       prefix[b].push_back(next);
       if (next == eos_id || static_cast<int64_t>(output[b].size()) + 1 >= limit[b]) {
         finished[b] = true;
@@ -71,7 +96,7 @@ std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const Tok
   NoGradGuard no_grad;                                   // inference: record no graph
   ForwardContext ctx;                                    // training = false: no dropout
   const int64_t B = src.shape[0];
-  const std::vector<int64_t> limit = output_length_limits(src, config);
+  const std::vector<int64_t> limit = output_length_limits(src, config, model.config());
   const int64_t longest_limit = *std::max_element(limit.begin(), limit.end());
 
   Tensor memory = model.encode(src, ctx);                                     // [B, S, d]
@@ -89,7 +114,7 @@ std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const Tok
     std::vector<int32_t> next_tokens;
     for (size_t r = 0; r < sentence.size(); ++r) {
       const real* row = logits.data() + static_cast<int64_t>(r) * V;
-      const int32_t next = static_cast<int32_t>(std::max_element(row, row + V) - row);
+      const int32_t next = most_likely_output(row, V);
       std::vector<int32_t>& out = output[sentence[r]];
       const bool at_limit = static_cast<int64_t>(out.size()) + 1 >= limit[sentence[r]];
       if (next != eos_id) out.push_back(next);

@@ -12,8 +12,10 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-// src [B, S] (pad-padded). Returns, per sentence, the output ids without bos and without eos. Each sentence's
-// output has at most max_len_ratio · (its source length) + max_len_extra tokens (eos included).
+// src [B, S] (pad-padded). Returns, per sentence, the output ids without bos and without eos, never pad or bos
+// (greedy.h). Each sentence's output has at most max_len_ratio · (its source length) + max_len_extra tokens (eos
+// included), and with learned positions at most model.max_len. Throws attnlab::Error when a source has more
+// tokens than the model has positions (learned positions: model.max_len; greedy.h, position_limit).
 std::vector<std::vector<int32_t>> translate_ids(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config);
 
 // Beam search (beam_search.h) of a batch of sentences with the model as the scorer; returns the best finished
