@@ -89,6 +89,7 @@ std::vector<GradcheckCase> activation_checks();
 std::vector<GradcheckCase> softmax_checks();
 std::vector<GradcheckCase> layer_norm_checks();
 std::vector<GradcheckCase> dropout_checks();
+std::vector<GradcheckCase> fused_dropout_checks();
 std::vector<GradcheckCase> embedding_checks();
 std::vector<GradcheckCase> reduction_checks();
 std::vector<GradcheckCase> cross_entropy_checks();

@@ -84,6 +84,9 @@ Tensor dropout(const Tensor& x, real p, Generator& gen);
 // m[t] of elements first + t, t < n, of the tensor it would drop (0 with probability p, else 1/(1-p)).
 uint64_t draw_dropout_key(Generator& gen);
 void dropout_mask(uint64_t key, int64_t first, int64_t n, real p, real* m);
+// Dropout fused with its neighbour (ops/fused_dropout.cpp): the same bits as the two ops, one tensor fewer kept.
+Tensor add_dropout(const Tensor& x, const Tensor& s, real p, Generator& gen);   // x + dropout(s)
+Tensor relu_dropout(const Tensor& h, real p, Generator& gen);                   // dropout(relu(h))
 
 // ---- Embedding lookup (ops/embedding.cpp) ----
 // y[..., :] = weight[id, :], weight [V, d], ids of any shape → ids.shape + [d]. Backward scatter-adds each

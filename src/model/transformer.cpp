@@ -26,13 +26,13 @@ Tensor sublayer(const Tensor& x, const Module& module, const LayerNorm& norm, Su
   if (wiring.pre_norm) {
     Tensor normed = norm.forward(x);                                            // [B, T, d]
     ctx.trace(norm, normed);
-    Tensor update = apply_dropout(f(normed), p, ctx);                           // [B, T, d]
-    Tensor out = wiring.residual ? add(x, update) : update;                     // [B, T, d]
+    Tensor out = wiring.residual ? add_with_dropout(x, f(normed), p, ctx)      // [B, T, d] = x + Dropout(f)
+                                 : apply_dropout(f(normed), p, ctx);
     ctx.trace(module, "residual", out);
     return out;
   }
-  Tensor update = apply_dropout(f(x), p, ctx);                                  // [B, T, d]
-  Tensor sum = wiring.residual ? add(x, update) : update;                       // [B, T, d]
+  Tensor sum = wiring.residual ? add_with_dropout(x, f(x), p, ctx)              // [B, T, d] = x + Dropout(f(x))
+                               : apply_dropout(f(x), p, ctx);
   ctx.trace(module, "residual", sum);
   Tensor normed = norm.forward(sum);                                            // [B, T, d]
   ctx.trace(norm, normed);

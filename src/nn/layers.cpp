@@ -12,6 +12,12 @@ Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx) {
   return dropout(x, static_cast<real>(p), *ctx.generator);
 }
 
+Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx) {
+  if (!ctx.training || p <= 0) return add(x, s);                           // [B, T, d]
+  if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+  return add_dropout(x, s, static_cast<real>(p), *ctx.generator);          // [B, T, d] = x + s ⊙ m, one tensor
+}
+
 LayerNorm::LayerNorm(int64_t d_model, double epsilon) : eps(epsilon) {
   weight = register_parameter("weight", Tensor::full({d_model}, 1));
   bias = register_parameter("bias", Tensor::zeros({d_model}));
@@ -35,9 +41,14 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation act, double p
 
 Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
   Tensor hidden = linear1.forward(x);                                       // [B, T, d_ff]
-  hidden = activation == Activation::relu ? relu(hidden) : gelu(hidden);    // [B, T, d_ff]
-  ctx.trace(*this, "hidden", hidden);
-  hidden = apply_dropout(hidden, dropout, ctx);                             // [B, T, d_ff]
+  if (activation == Activation::relu && ctx.training && dropout > 0 && !ctx.tracer) {
+    if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+    hidden = relu_dropout(hidden, static_cast<real>(dropout), *ctx.generator);  // [B, T, d_ff], one op for two
+  } else {
+    hidden = activation == Activation::relu ? relu(hidden) : gelu(hidden);  // [B, T, d_ff]
+    ctx.trace(*this, "hidden", hidden);
+    hidden = apply_dropout(hidden, dropout, ctx);                           // [B, T, d_ff]
+  }
   Tensor out = linear2.forward(hidden);                                     // [B, T, d_model]
   ctx.trace(linear2, out);
   return out;

@@ -14,6 +14,8 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 // Dropout as used inside modules: active only when ctx.training and p > 0.
 Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx);
+// x + Dropout(s) when training (one fused op, ops/fused_dropout.cpp), x + s otherwise: the residual connection.
+Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx);
 
 class LayerNorm : public Module {
  public:

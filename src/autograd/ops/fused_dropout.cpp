@@ -1,0 +1,98 @@
+// fused_dropout.cpp — dropout fused with the op next to it, so that the tensor between the two is never made.
+//
+// The Transformer drops out in two places that are each followed (or preceded) by a cheap elementwise op:
+//   the residual connection      y = x + Dropout(s)          s = a sublayer's output   (§5.4, "Residual Dropout")
+//   the feed-forward hidden      y = Dropout(ReLU(h))        h = x·W₁ᵀ + b₁            (§3.3)
+// Written as two ops, each keeps its own output alive until backward: Dropout(s) [B, T, d] for the sum, and
+// ReLU(h) [B, T, d_ff] for the dropout — neither needed by any backward. Fused, they are one op and one output:
+//
+//   add_dropout(x, s)                                    backward (g = ∂L/∂y)
+//     y_i = x_i + s_i · m_i                              ∂x_i += g_i        ∂s_i += g_i · m_i
+//   relu_dropout(h)
+//     y_i = max(h_i, 0) · m_i                            ∂h_i += g_i · m_i · [h_i > 0]
+//
+// m is exactly the mask dropout() draws (one key from the generator, the mask a function of the key and the
+// index: ops/dropout.cpp), so a fused op gives the very bits of the two ops it replaces and leaves the generator
+// where they would — a seeded run does not change. tests/test_fused_dropout.cpp checks both, forward and
+// backward, against add(x, dropout(s)) and dropout(relu(h)).
+#include <algorithm>
+#include <sstream>
+
+#include "autograd/ops.h"
+#include "autograd/ops/parallel.h"
+#include "tensor/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+namespace {
+
+constexpr int64_t mask_block = 128;                                    // mask values made at a time
+
+void check_p(const char* op, real p) {
+  if (!(p >= 0 && p < 1)) {                                             // also refuses NaN
+    std::ostringstream message;
+    message << op << ": the drop probability p must be in [0, 1), got " << p;
+    throw Error(message.str());
+  }
+}
+
+// f(i, m_i) for every i < n, chunk by chunk on all threads (ops/parallel.h), with m the dropout mask of `key`.
+template <typename F>
+void for_each_masked(int64_t n, uint64_t key, real p, const F& f) {
+  for_each_chunk(n, [=](int64_t begin, int64_t end) {
+    real m[mask_block];
+    for (int64_t i = begin; i < end; i += mask_block) {
+      const int64_t count = std::min(end - i, mask_block);
+      dropout_mask(key, i, count, p, m);
+      for (int64_t t = 0; t < count; ++t) f(i + t, m[t]);
+    }
+  });
+}
+
+}  // namespace
+
+Tensor add_dropout(const Tensor& x, const Tensor& s, real p, Generator& gen) {
+  check_p("add_dropout", p);
+  if (x.shape() != s.shape()) {
+    throw Error("add_dropout: x " + x.shape().str() + " and s " + s.shape().str() + " must have the same shape");
+  }
+  const uint64_t key = p > 0 ? draw_dropout_key(gen) : 0;              // as dropout(): p = 0 draws nothing
+  Tensor y = Tensor::empty(x.shape());                                  // [..], every number written
+  const real* px = x.data();
+  const real* ps = s.data();
+  real* py = y.data();
+  for_each_masked(x.numel(), key, p, [=](int64_t i, real m) { py[i] = px[i] + ps[i] * m; });  // y = x + s ⊙ m
+
+  record(y, "add_dropout", {x, s}, [x, s, p, key](TensorNode& out) {
+    const real* g = out.grad.data();
+    if (wants_grad(x)) add_to_grad(x, [=](int64_t i) { return g[i]; });  // ∂x += g
+    if (wants_grad(s)) {
+      real* gs = s.grad();                                              // ∂s += g ⊙ m
+      for_each_masked(s.numel(), key, p, [=](int64_t i, real m) { gs[i] += g[i] * m; });
+    }
+  });
+  return y;
+}
+
+Tensor relu_dropout(const Tensor& h, real p, Generator& gen) {
+  check_p("relu_dropout", p);
+  const uint64_t key = p > 0 ? draw_dropout_key(gen) : 0;
+  Tensor y = Tensor::empty(h.shape());                                  // [..], every number written
+  const real* ph = h.data();
+  real* py = y.data();
+  for_each_masked(h.numel(), key, p, [=](int64_t i, real m) {
+    py[i] = std::max(ph[i], real(0)) * m;                               // y = relu(h) ⊙ m
+  });
+
+  record(y, "relu_dropout", {h}, [h, p, key](TensorNode& out) {
+    const real* g = out.grad.data();
+    const real* ph = h.data();
+    real* gh = h.grad();                                                // ∂h += g ⊙ m ⊙ [h > 0]
+    for_each_masked(h.numel(), key, p, [=](int64_t i, real m) {
+      if (ph[i] > 0) gh[i] += g[i] * m;
+    });
+  });
+  return y;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
