@@ -90,10 +90,14 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
   if (transpose_x) x = X.transpose();
   else x = X;
   if (transpose_y) {
-    // Y as stored is [m, k] (a weight W): C[i, j] += x_i · W_j, both rows contiguous.
+    // Y as stored is [m, k] (a weight W): C[i, j] += x_i · W_j, both rows contiguous. The columns j are
+    // independent, so a large weight (the output layer's V rows) is shared among the threads; each C[i, j] is
+    // still one fixed-order sum, whatever the thread count.
+    const real* x_data = x.data();
+#pragma omp parallel for schedule(static) if (m * k >= (int64_t(1) << 18))
     for (int64_t j = 0; j < m; ++j) {
       const real* w = Y.data() + j * k;                                 // W_j [k]
-      for (int64_t i = 0; i < n; ++i) C(i, j) += fixed_order_dot(x.data() + i * k, w, k);
+      for (int64_t i = 0; i < n; ++i) C(i, j) += fixed_order_dot(x_data + i * k, w, k);
     }
     return;
   }
