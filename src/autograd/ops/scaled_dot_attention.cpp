@@ -147,8 +147,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
     for (int64_t block = 0; block < B * heads; ++block) {
       const int64_t b = block / heads, h = block % heads;
       const int64_t column = h * d_k;                                   // head h's first feature
-      for (int64_t j = 0; j < Tk; ++j)
-        for (int64_t c = 0; c < d_k; ++c) K_t[c * tk_pad + j] = k[(b * Tk + j) * d_model + column + c];
+      transpose_block(Tk, d_k, k + b * Tk * d_model + column, d_model, K_t.data(), tk_pad);  // K_hᵀ
       const real* Q_h = q + b * Tq * d_model + column;                  // [Tq, d_k], rows d_model apart
       small_matmul(Tq, tk_pad, d_k, Q_h, d_model, 1, K_t.data(), tk_pad, S.data(), tk_pad);  // S = Q_h K_hᵀ
       for (int64_t i = 0; i < Tq; ++i) {
@@ -211,8 +210,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
       for (int64_t block = 0; block < B * heads; ++block) {
         const int64_t b = block / heads, h = block % heads;
         const int64_t column = h * d_k;
-        for (int64_t j = 0; j < Tk; ++j)
-          for (int64_t c = 0; c < d_k; ++c) V_t[c * tk_pad + j] = v[(b * Tk + j) * d_model + column + c];
+        transpose_block(Tk, d_k, v + b * Tk * d_model + column, d_model, V_t.data(), tk_pad);  // V_hᵀ
         const HeadRows G_h = head_rows(g + b * Tq * d_model, Tq, d_model, column, d_k, padded_G);  // [Tq, d_k] ∂O_h
         const real* A_b = a + block * Tq * Tk;                          // [Tq, Tk] this block's A
         for (int64_t i = 0; i < Tq; ++i) {

@@ -37,4 +37,9 @@ int64_t padded_width(int64_t n);
 void small_matmul(int64_t n, int64_t width, int64_t depth, const real* X, int64_t x_row, int64_t x_col,
                   const real* Y, int64_t y_stride, real* C, int64_t c_stride, bool accumulate = false);
 
+// Y = Xᵀ for a [rows, cols] block, rows x_stride and y_stride numbers apart: Y[c, r] = X[r, c]. Whole
+// P × P squares go through registers (Eigen's ptranspose: P loads, a fixed shuffle network, P stores); the ragged
+// edges, number by number. The slow, obvious version is that last loop for the whole block.
+void transpose_block(int64_t rows, int64_t cols, const real* X, int64_t x_stride, real* Y, int64_t y_stride);
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION
