@@ -4,6 +4,7 @@
 //                          c = elementwise_chunk numbers, the chunks shared among the OpenMP threads
 //   for_each_index(n, f)   calls f(i) for every i < n, chunk by chunk the same way
 //   add_to_grad(x, term)   ∂x_i += term(i) for every i, the same way (a first gradient is written, not added)
+//   pass_output_gradient(x, out)   ∂x += ∂out for an identity derivative, handing the buffer over when it can
 //
 // The chunk boundaries depend on n alone, never on the number of threads, and an elementwise op writes each
 // output number from its own inputs only — so a loop run through for_each_chunk gives the same bits on one
@@ -15,6 +16,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 
 #include "autograd/graph.h"
 #include "tensor/tensor.h"
@@ -68,6 +70,20 @@ void add_to_grad(const Tensor& x, const Term& term) {
     real* gx = x.grad_for_overwrite();
     for_each_index(x.numel(), [=](int64_t i) { gx[i] = term(i); });
   }
+}
+
+// ∂x += g, where g is the whole gradient of the op's output `out` and the op's derivative with respect to x is the
+// identity (add's two inputs, sub's first, add_scalar's). When x has no gradient yet, the buffer g is handed over
+// to x instead of copied: the backward sweep (graph.cpp) releases `out`'s gradient as soon as this backward returns
+// anyway — all but the loss's, which is a single number and so never handed over here. Must be the backward
+// function's last use of out.grad. The slow, obvious version: add_to_grad(x, [=](i) { return g[i]; }).
+inline void pass_output_gradient(const Tensor& x, TensorNode& out) {
+  if (!x.has_grad() && out.grad.size() > 1 && static_cast<int64_t>(out.grad.size()) == x.numel()) {
+    x.node_ptr()->grad = std::move(out.grad);                          // ∂x = g, the very numbers
+    return;
+  }
+  const real* g = out.grad.data();
+  add_to_grad(x, [=](int64_t i) { return g[i]; });
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
