@@ -59,6 +59,7 @@ uint64_t drop_threshold(real p) {                                       // round
 }
 
 constexpr int64_t pairs_per_chunk = 64;                                 // 64 hashes → 128 mask values at a time
+constexpr int64_t mask_span = 1024;                                     // mask values dropout() asks for at once
 
 }  // namespace
 
@@ -105,9 +106,9 @@ Tensor dropout(const Tensor& x, real p, Generator& gen) {
   real* py = y.data();
   // Chunks of the flat index range in parallel: each chunk's mask depends only on the key and the indices.
   for_each_chunk(n, [=](int64_t begin, int64_t end) {
-    real m[2 * pairs_per_chunk];
-    for (int64_t i = begin; i < end; i += 2 * pairs_per_chunk) {
-      const int64_t count = std::min(end - i, 2 * pairs_per_chunk);
+    real m[mask_span];
+    for (int64_t i = begin; i < end; i += mask_span) {
+      const int64_t count = std::min(end - i, mask_span);
       dropout_mask(key, i, count, p, m);
       for (int64_t t = 0; t < count; ++t) py[i + t] = px[i + t] * m[t];  // y = x ⊙ m
     }
@@ -118,9 +119,9 @@ Tensor dropout(const Tensor& x, real p, Generator& gen) {
     bool first = false;                                                 // then write ∂x, not add (ops/parallel.h)
     real* gx = gradient_buffer(x, first);
     for_each_chunk(x.numel(), [=](int64_t begin, int64_t end) {
-      real m[2 * pairs_per_chunk];
-      for (int64_t i = begin; i < end; i += 2 * pairs_per_chunk) {
-        const int64_t count = std::min(end - i, 2 * pairs_per_chunk);
+      real m[mask_span];
+      for (int64_t i = begin; i < end; i += mask_span) {
+        const int64_t count = std::min(end - i, mask_span);
         dropout_mask(key, i, count, p, m);                              // the forward's mask, recomputed
         if (first) for (int64_t t = 0; t < count; ++t) gx[i + t] = g[i + t] * m[t];  // ∂(x ⊙ m)/∂x = m
         else for (int64_t t = 0; t < count; ++t) gx[i + t] += g[i + t] * m[t];

@@ -12,7 +12,7 @@
 //
 // The slow, obvious version is the triple loop
 //     for (i) for (j) { real c = 0; for (p) c += X(i, p) · Y[p, j]; C[i, j] = c; }
-// Here a tile of 4 rows × 2 packets of C (8 vector registers) stays in registers while p runs, each number of Y
+// Here a tile of 8 rows × 2 packets of C (16 vector registers) stays in registers while p runs, each number of Y
 // loaded once per tile and each X(i, p) broadcast once — instead of loading and storing a row of C for every p,
 // whose store-to-load round trip was what the old attention loops waited on.
 //
