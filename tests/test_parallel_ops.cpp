@@ -68,6 +68,21 @@ TEST_CASE("a gradient written first and one added later sum as in the chain rule
   }
 }
 
+TEST_CASE("the bias gradient of a broadcast add is the sum over rows, the same bits on 1 and on 2 threads") {
+  auto bias_gradient = [](int threads) {
+    const int before = omp_get_max_threads();
+    omp_set_num_threads(threads);
+    Generator data(8);
+    Tensor x = Tensor::randn({2, 300, 200}, data, 1, true);             // 600 rows: 10 chunks of 64 rows
+    Tensor b = Tensor::randn({200}, data, 1, true);
+    Tensor W = Tensor::randn({2, 300, 200}, data);
+    sum(mul(sub(x, b), W)).backward();                                  // ∂b = −Σ_rows W
+    omp_set_num_threads(before);
+    return b.grad_values();
+  };
+  CHECK(bias_gradient(1) == bias_gradient(2));
+}
+
 TEST_CASE("the bias gradient of a broadcast add is the sum over rows, as the plain loop gives it") {
   Generator data(6);
   const int64_t rows = 300, d = 50;

@@ -22,7 +22,9 @@ namespace {
 
 // ∂input += the gradient term(o) of each output o it fed, for add and sub (whose terms need only o). An input of
 // the output's shape fed exactly one output per number (its index is o): add_to_grad, in parallel. A broadcast
-// input (`is_a` says which of the two it is) sums the terms of several outputs: the one ordered walk.
+// input (`is_a` says which of the two it is) sums the terms of several outputs: a row added to every position
+// (x [B, T, d] + b [d], a bias) by add_column_sums, in parallel in a fixed order; any other broadcast by the one
+// ordered walk.
 template <typename Term>
 void add_gradient(const Tensor& input, const Broadcast& bc, const Term& term, bool is_a) {
   if (input.shape() == bc.out) {
@@ -30,6 +32,12 @@ void add_gradient(const Tensor& input, const Broadcast& bc, const Term& term, bo
     return;
   }
   real* gi = input.grad();
+  const std::array<int64_t, 4>& stride = is_a ? bc.stride_a : bc.stride_b;
+  const int64_t d = bc.sizes[3];
+  if (input.numel() == d && stride[0] == 0 && stride[1] == 0 && stride[2] == 0) {  // one row, read by every row
+    add_column_sums(bc.out.numel() / d, d, term, gi);                   // ∂b_j = Σ_rows term
+    return;
+  }
   if (is_a) for_each_broadcast(bc, [=](int64_t o, int64_t i, int64_t) { gi[i] += term(o); });
   else for_each_broadcast(bc, [=](int64_t o, int64_t, int64_t j) { gi[j] += term(o); });
 }

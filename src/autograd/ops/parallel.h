@@ -5,18 +5,21 @@
 //   for_each_index(n, f)   calls f(i) for every i < n, chunk by chunk the same way
 //   add_to_grad(x, term)   ∂x_i += term(i) for every i, the same way (a first gradient is written, not added)
 //   pass_output_gradient(x, out)   ∂x += ∂out for an identity derivative, handing the buffer over when it can
+//   add_column_sums(rows, d, term, out)   out[j] += Σ_r term(r·d + j), in fixed chunks summed in order
 //
 // The chunk boundaries depend on n alone, never on the number of threads, and an elementwise op writes each
 // output number from its own inputs only — so a loop run through for_each_chunk gives the same bits on one
 // thread or on eight. (A loop that sums into one place — a bias gradient, say — must not be split this way: its
-// partial sums would depend on the chunks each thread took; see layer_norm.cpp for the ordered way.)
+// partial sums would depend on the chunks each thread took; add_column_sums below is the ordered way.)
 // A loop of a single chunk runs on the calling thread: waking the other threads costs a few microseconds, more
 // than a loop over 16 K numbers takes.
 // The slow, obvious version is the single loop `for (i = 0; i < n; ++i) …`, which uses one core.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "autograd/graph.h"
 #include "tensor/tensor.h"
@@ -45,6 +48,28 @@ void for_each_index(int64_t n, const F& f) {
   for_each_chunk(n, [f](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) f(i);
   });
+}
+
+// out[j] += Σ_r term(r·d + j) over the rows r of a [rows, d] matrix — a bias gradient, the sum of ∂y over every
+// position — in parallel, yet the same bits for any thread count: fixed chunks of `row_chunk` rows each sum, in
+// row order, into a partial row of their own, and the partials are added to out in chunk order (layer_norm's ∂γ and
+// ∂β do the same). The slow, obvious version: for (r) for (j) out[j] += term(r·d + j), on one thread.
+inline constexpr int64_t row_chunk = 64;
+
+template <typename Term>
+void add_column_sums(int64_t rows, int64_t d, const Term& term, real* out) {
+  const int64_t chunks = (rows + row_chunk - 1) / row_chunk;
+  std::vector<real> partial(static_cast<size_t>(chunks * d), real(0));  // [chunks, d]
+  real* p = partial.data();
+#pragma omp parallel for schedule(static) if (chunks > 1 && rows * d > elementwise_chunk)
+  for (int64_t c = 0; c < chunks; ++c) {
+    const Term body = term;                                             // this chunk's copy (see above)
+    real* sums = p + c * d;                                             // [d]
+    for (int64_t r = c * row_chunk; r < std::min(rows, (c + 1) * row_chunk); ++r)
+      for (int64_t j = 0; j < d; ++j) sums[j] += body(r * d + j);
+  }
+  for (int64_t c = 0; c < chunks; ++c)                                  // the chunks' sums, in order
+    for (int64_t j = 0; j < d; ++j) out[j] += p[c * d + j];
 }
 
 // For a backward function with its own loops, the choice add_to_grad makes: x's gradient buffer and whether it
