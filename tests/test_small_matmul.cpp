@@ -62,7 +62,7 @@ TEST_CASE("small_matmul reads a transposed X through its strides: Xᵀ · Y with
 
 TEST_CASE("small_matmul gives every number the same bits whether it is computed in an 8- or 4-row tile or alone") {
   const int64_t P = small_matmul_packet();
-  const int64_t n = 13, depth = 33, width = 3 * P;                      // 8 + 4 + 1 rows (or 4 + 4 + 4 + 1); 2 + 1 packets
+  const int64_t n = 13, depth = 33, width = 3 * P;                      // rows 8 + 4 + 1 (or 4 + 4 + 4 + 1)
   Generator gen(13);
   const std::vector<real> X = random_numbers(n * depth, gen);
   const std::vector<real> Y = random_numbers(depth * width, gen);

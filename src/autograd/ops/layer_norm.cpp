@@ -105,8 +105,9 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                    pbeta[j] += g[j];                                    // ∂γ = Σ_rows g ⊙ x̂, ∂β = Σ_rows g
                  }
                  if (!gx) continue;
-                 const real mean_g_hat = row_sum(g_hat.data(), d) / static_cast<real>(d);                   // mean(ĝ)
-                 const real mean_g_hat_x_hat = row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);  // mean(ĝ ⊙ x̂)
+                 const real mean_g_hat = row_sum(g_hat.data(), d) / static_cast<real>(d);  // mean(ĝ)
+                 const real mean_g_hat_x_hat =                                              // mean(ĝ ⊙ x̂)
+                     row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);
                  real* gxr = gx + r * d;                                // [d]
                  for (int64_t j = 0; j < d; ++j) {
                    // ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))

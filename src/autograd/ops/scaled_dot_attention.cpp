@@ -128,7 +128,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
   const int64_t tk_pad = padded_width(Tk), dk_pad = padded_width(d_k);  // scratch row lengths
 
   Tensor A = Tensor::empty({B, heads, Tq, Tk});                         // [B, h, Tq, Tk] softmax weights
-  Tensor out = Tensor::empty({B, Tq, d_model});                         // [B, Tq, d_model], every block writes its columns
+  Tensor out = Tensor::empty({B, Tq, d_model});                         // [B, Tq, d_model], each block its columns
   const real* q = Q.data();
   const real* k = K.data();
   const real* v = V.data();

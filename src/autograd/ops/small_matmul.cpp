@@ -56,7 +56,9 @@ void column_panel(int64_t n, int64_t depth, const real* X, int64_t x_row, int64_
   for (; i + 4 <= n; i += 4) {
     tile<4, packets>(depth, X + i * x_row, x_row, x_col, Y, y_stride, C + i * c_stride, c_stride, accumulate);
   }
-  for (; i < n; ++i) tile<1, packets>(depth, X + i * x_row, x_row, x_col, Y, y_stride, C + i * c_stride, c_stride, accumulate);
+  for (; i < n; ++i) {
+    tile<1, packets>(depth, X + i * x_row, x_row, x_col, Y, y_stride, C + i * c_stride, c_stride, accumulate);
+  }
 }
 
 }  // namespace
