@@ -60,9 +60,9 @@ TEST_CASE("small_matmul reads a transposed X through its strides: Xᵀ · Y with
   CHECK(strided == copied);                                             // the same numbers, the same order: same bits
 }
 
-TEST_CASE("small_matmul gives every number the same bits whether it is computed in a 4-row tile or alone") {
+TEST_CASE("small_matmul gives every number the same bits whether it is computed in an 8- or 4-row tile or alone") {
   const int64_t P = small_matmul_packet();
-  const int64_t n = 9, depth = 33, width = 3 * P;                       // 2 tiles of 4 rows + 1 row; 2 + 1 packets
+  const int64_t n = 13, depth = 33, width = 3 * P;                      // rows 8 + 4 + 1 (or 4 + 4 + 4 + 1)
   Generator gen(13);
   const std::vector<real> X = random_numbers(n * depth, gen);
   const std::vector<real> Y = random_numbers(depth * width, gen);
@@ -89,4 +89,24 @@ TEST_CASE("small_matmul with accumulate adds the product to C: the same bits as 
   small_matmul(n, width, depth, X.data(), depth, 1, Y.data(), width, product.data(), width);
   small_matmul(n, width, depth, X.data(), depth, 1, Y.data(), width, accumulated.data(), width, /*accumulate=*/true);
   for (size_t e = 0; e < C0.size(); ++e) REQUIRE(accumulated[e] == C0[e] + product[e]);
+}
+
+TEST_CASE("transpose_block gives Y[c, r] = X[r, c] for blocks with and without ragged edges, inside larger rows") {
+  const int64_t P = small_matmul_packet();
+  Generator gen(34);
+  for (int64_t rows : {int64_t(1), P - 1, P, 2 * P, 2 * P + 3}) {
+    for (int64_t cols : {int64_t(1), P, P + 5, 2 * P}) {
+      CAPTURE(rows);
+      CAPTURE(cols);
+      const int64_t x_stride = cols + 7, y_stride = rows + 2;           // rows longer than the block
+      const std::vector<real> X = random_numbers(rows * x_stride, gen);
+      std::vector<real> Y(static_cast<size_t>(cols * y_stride), real(-1));
+      transpose_block(rows, cols, X.data(), x_stride, Y.data(), y_stride);
+      for (int64_t c = 0; c < cols; ++c)
+        for (int64_t r = 0; r < y_stride; ++r) {
+          if (r < rows) REQUIRE(Y[c * y_stride + r] == X[r * x_stride + c]);
+          else REQUIRE(Y[c * y_stride + r] == real(-1));                // beyond the block: untouched
+        }
+    }
+  }
 }

@@ -23,7 +23,7 @@
 //   * backward recomputes the mask from k (one saved number) instead of keeping an x-sized mask tensor alive
 //     from forward to backward;
 //   * any element can be computed on its own, so the loops run in parallel (the same mask for any thread count)
-//     and vectorise (a block of 64-bit hashes at a time), and a fused kernel (scaled_dot_attention) computes
+//     and vectorise (eight 64-bit hashes at a time with AVX-512), and a fused kernel (scaled_dot_attention) computes
 //     exactly the mask dropout() would, row by row, without storing it;
 //   * the generator advances by one draw per call, whatever the size of x, so a run resumed from a checkpoint
 //     (which saves the generator's state) draws the very same keys.
@@ -54,11 +54,20 @@ inline uint64_t splitmix64(uint64_t z) {
   return z ^ (z >> 31);
 }
 
-uint64_t drop_threshold(real p) {                                       // round(p · 2³²)
-  return static_cast<uint64_t>(std::llround(static_cast<double>(p) * 0x1.0p32));
+// round(p · 2³²), the 32-bit numbers below which an element is dropped. (At most 2³² − 1: only a p within 2⁻³³ of
+// 1, which float cannot hold, would round up to 2³², and drops with probability 1 − 2⁻³² instead.)
+uint32_t drop_threshold(real p) {
+  const double threshold = std::round(static_cast<double>(p) * 0x1.0p32);
+  return threshold >= 0x1.0p32 ? UINT32_MAX : static_cast<uint32_t>(threshold);
 }
 
-constexpr int64_t pairs_per_chunk = 64;                                 // 64 hashes → 128 mask values at a time
+// The 32-bit number u_i of element i: its half of pair i / 2's hash.
+inline uint32_t uniform_bits(uint64_t key, int64_t i) {
+  const uint64_t bits = splitmix64(key + static_cast<uint64_t>(i / 2 + 1) * golden_gamma);
+  return static_cast<uint32_t>(i % 2 == 0 ? bits : bits >> 32);        // even i: low half, odd i: high half
+}
+
+constexpr int64_t mask_span = 1024;                                     // mask values dropout() asks for at once
 
 }  // namespace
 
@@ -70,25 +79,25 @@ void dropout_mask(uint64_t key, int64_t first, int64_t n, real p, real* m) {
     std::fill(m, m + n, real(1));
     return;
   }
-  const uint64_t threshold = drop_threshold(p);
-  // Chunks of whole pairs: element e belongs to pair e / 2. The chunk's hashes are computed first (a loop the
-  // compiler vectorises), then split into their 32-bit halves in element order and compared.
-  int64_t e = first;                                                    // the next element to write
+  const uint32_t threshold = drop_threshold(p);
+  auto value = [=](uint32_t u) { return u < threshold ? real(0) : keep_scale; };  // m_i ∈ {0, 1/(1 - p)}
+  int64_t i = first;                                                    // the next element to write
   const int64_t end = first + n;
-  while (e < end) {
-    const int64_t q0 = e / 2;                                           // first pair of this chunk
-    const int64_t q_end = std::min(q0 + pairs_per_chunk, (end + 1) / 2);
-    uint64_t bits[pairs_per_chunk];
-    uint32_t u[2 * pairs_per_chunk];
-    for (int64_t q = q0; q < q_end; ++q) bits[q - q0] = splitmix64(key + static_cast<uint64_t>(q + 1) * golden_gamma);
-    for (int64_t t = 0; t < q_end - q0; ++t) {
-      u[2 * t] = static_cast<uint32_t>(bits[t]);                        // even element: low half
-      u[2 * t + 1] = static_cast<uint32_t>(bits[t] >> 32);              // odd element: high half
-    }
-    const int64_t stop = std::min(end, 2 * q_end);
-    for (int64_t i = e; i < stop; ++i) m[i - first] = u[i - 2 * q0] < threshold ? real(0) : keep_scale;
-    e = stop;
+  if (i < end && i % 2 == 1) {                                          // a pair's odd half first
+    m[0] = value(uniform_bits(key, i));
+    ++i;
   }
+  // Whole pairs: one hash, two elements — the loop the compiler vectorises.
+  const int64_t pairs = (end - i) / 2;
+  real* out = m + (i - first);
+  const uint64_t q0 = static_cast<uint64_t>(i / 2);
+  for (int64_t t = 0; t < pairs; ++t) {
+    const uint64_t bits = splitmix64(key + (q0 + static_cast<uint64_t>(t) + 1) * golden_gamma);
+    out[2 * t] = value(static_cast<uint32_t>(bits));                   // even element: low half
+    out[2 * t + 1] = value(static_cast<uint32_t>(bits >> 32));         // odd element: high half
+  }
+  i += 2 * pairs;
+  if (i < end) m[i - first] = value(uniform_bits(key, i));             // an even element whose pair ends past n
 }
 
 Tensor dropout(const Tensor& x, real p, Generator& gen) {
@@ -105,9 +114,9 @@ Tensor dropout(const Tensor& x, real p, Generator& gen) {
   real* py = y.data();
   // Chunks of the flat index range in parallel: each chunk's mask depends only on the key and the indices.
   for_each_chunk(n, [=](int64_t begin, int64_t end) {
-    real m[2 * pairs_per_chunk];
-    for (int64_t i = begin; i < end; i += 2 * pairs_per_chunk) {
-      const int64_t count = std::min(end - i, 2 * pairs_per_chunk);
+    real m[mask_span];
+    for (int64_t i = begin; i < end; i += mask_span) {
+      const int64_t count = std::min(end - i, mask_span);
       dropout_mask(key, i, count, p, m);
       for (int64_t t = 0; t < count; ++t) py[i + t] = px[i + t] * m[t];  // y = x ⊙ m
     }
@@ -118,9 +127,9 @@ Tensor dropout(const Tensor& x, real p, Generator& gen) {
     bool first = false;                                                 // then write ∂x, not add (ops/parallel.h)
     real* gx = gradient_buffer(x, first);
     for_each_chunk(x.numel(), [=](int64_t begin, int64_t end) {
-      real m[2 * pairs_per_chunk];
-      for (int64_t i = begin; i < end; i += 2 * pairs_per_chunk) {
-        const int64_t count = std::min(end - i, 2 * pairs_per_chunk);
+      real m[mask_span];
+      for (int64_t i = begin; i < end; i += mask_span) {
+        const int64_t count = std::min(end - i, mask_span);
         dropout_mask(key, i, count, p, m);                              // the forward's mask, recomputed
         if (first) for (int64_t t = 0; t < count; ++t) gx[i + t] = g[i + t] * m[t];  // ∂(x ⊙ m)/∂x = m
         else for (int64_t t = 0; t < count; ++t) gx[i + t] += g[i + t] * m[t];

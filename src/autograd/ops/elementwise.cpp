@@ -22,7 +22,9 @@ namespace {
 
 // ∂input += the gradient term(o) of each output o it fed, for add and sub (whose terms need only o). An input of
 // the output's shape fed exactly one output per number (its index is o): add_to_grad, in parallel. A broadcast
-// input (`is_a` says which of the two it is) sums the terms of several outputs: the one ordered walk.
+// input (`is_a` says which of the two it is) sums the terms of several outputs: a row added to every position
+// (x [B, T, d] + b [d], a bias) by add_column_sums, in parallel in a fixed order; any other broadcast by the one
+// ordered walk.
 template <typename Term>
 void add_gradient(const Tensor& input, const Broadcast& bc, const Term& term, bool is_a) {
   if (input.shape() == bc.out) {
@@ -30,6 +32,12 @@ void add_gradient(const Tensor& input, const Broadcast& bc, const Term& term, bo
     return;
   }
   real* gi = input.grad();
+  const std::array<int64_t, 4>& stride = is_a ? bc.stride_a : bc.stride_b;
+  const int64_t d = bc.sizes[3];
+  if (input.numel() == d && stride[0] == 0 && stride[1] == 0 && stride[2] == 0) {  // one row, read by every row
+    add_column_sums(bc.out.numel() / d, d, term, gi);                   // ∂b_j = Σ_rows term
+    return;
+  }
   if (is_a) for_each_broadcast(bc, [=](int64_t o, int64_t i, int64_t) { gi[i] += term(o); });
   else for_each_broadcast(bc, [=](int64_t o, int64_t, int64_t j) { gi[j] += term(o); });
 }
@@ -46,8 +54,12 @@ Tensor add(const Tensor& a, const Tensor& b) {
 
   record(y, "add", {a, b}, [a, b, bc](TensorNode& out) {
     const real* g = out.grad.data();
-    if (wants_grad(a)) add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);   // ∂(a+b)/∂a = 1
+    // b first: a of the output's shape may then take the output's gradient buffer itself (pass_output_gradient).
     if (wants_grad(b)) add_gradient(b, bc, [=](int64_t o) { return g[o]; }, false);  // ∂(a+b)/∂b = 1
+    if (wants_grad(a)) {                                                               // ∂(a+b)/∂a = 1
+      if (a.shape() == bc.out) pass_output_gradient(a, out);
+      else add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);
+    }
   });
   return y;
 }
@@ -62,8 +74,11 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 
   record(y, "sub", {a, b}, [a, b, bc](TensorNode& out) {
     const real* g = out.grad.data();
-    if (wants_grad(a)) add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);   // ∂(a-b)/∂a = 1
     if (wants_grad(b)) add_gradient(b, bc, [=](int64_t o) { return -g[o]; }, false); // ∂(a-b)/∂b = -1
+    if (wants_grad(a)) {                                                               // ∂(a-b)/∂a = 1
+      if (a.shape() == bc.out) pass_output_gradient(a, out);                          // (b first: see add)
+      else add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);
+    }
   });
   return y;
 }
@@ -114,8 +129,7 @@ Tensor add_scalar(const Tensor& x, real constant) {
   real* py = y.data();
   for_each_index(x.numel(), [=](int64_t i) { py[i] = px[i] + constant; });  // y = x + c
   record(y, "add_scalar", {x}, [x](TensorNode& out) {
-    const real* g = out.grad.data();
-    add_to_grad(x, [=](int64_t i) { return g[i]; });                   // ∂(x+c)/∂x = 1
+    pass_output_gradient(x, out);                                       // ∂(x+c)/∂x = 1
   });
   return y;
 }

@@ -99,12 +99,15 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                  for (int64_t j = 0; j < d; ++j) {
                    x_hat[j] = (xr[j] - mu) * s;                         // x̂ = (x − μ) · rstd, as in forward
                    g_hat[j] = g[j] * pg[j];                             // ĝ = g ⊙ γ
-                   pgamma[j] += g[j] * x_hat[j];                        // ∂γ = Σ_rows g ⊙ x̂   (y = γ ⊙ x̂ + β)
-                   pbeta[j] += g[j];                                    // ∂β = Σ_rows g
+                 }
+                 for (int64_t j = 0; j < d; ++j) {                      // (a loop of its own: few enough pointers
+                   pgamma[j] += g[j] * x_hat[j];                        // for the compiler to vectorise it)
+                   pbeta[j] += g[j];                                    // ∂γ = Σ_rows g ⊙ x̂, ∂β = Σ_rows g
                  }
                  if (!gx) continue;
-                 const real mean_g_hat = row_sum(g_hat.data(), d) / static_cast<real>(d);                   // mean(ĝ)
-                 const real mean_g_hat_x_hat = row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);  // mean(ĝ ⊙ x̂)
+                 const real mean_g_hat = row_sum(g_hat.data(), d) / static_cast<real>(d);  // mean(ĝ)
+                 const real mean_g_hat_x_hat =                                              // mean(ĝ ⊙ x̂)
+                     row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);
                  real* gxr = gx + r * d;                                // [d]
                  for (int64_t j = 0; j < d; ++j) {
                    // ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))

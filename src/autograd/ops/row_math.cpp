@@ -81,7 +81,9 @@ real row_dot(const real* x, const real* y, int64_t n) {
   for (int64_t j = 0; j < full; j += P) {
     total = vec::pmadd(vec::ploadu<Packet>(x + j), vec::ploadu<Packet>(y + j), total);  // += x_j · y_j
   }
-  if (full < n) total = vec::pmadd(load_tail(x + full, n - full, real(0)), load_tail(y + full, n - full, real(0)), total);
+  if (full < n) {                                                       // the padded tail: 0 · 0 adds nothing
+    total = vec::pmadd(load_tail(x + full, n - full, real(0)), load_tail(y + full, n - full, real(0)), total);
+  }
   return vec::predux(total);
 }
 

@@ -49,7 +49,6 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 namespace {
 
 constexpr real minus_infinity = -std::numeric_limits<real>::infinity();
-constexpr int64_t max_row_on_stack = 256;                               // dropout mask values per dropout_mask call
 
 struct AttentionSizes {
   int64_t B = 0, Tq = 0, Tk = 0, d_model = 0, heads = 0, d_k = 0;
@@ -129,7 +128,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
   const int64_t tk_pad = padded_width(Tk), dk_pad = padded_width(d_k);  // scratch row lengths
 
   Tensor A = Tensor::empty({B, heads, Tq, Tk});                         // [B, h, Tq, Tk] softmax weights
-  Tensor out = Tensor::empty({B, Tq, d_model});                         // [B, Tq, d_model], every block writes its columns
+  Tensor out = Tensor::empty({B, Tq, d_model});                         // [B, Tq, d_model], each block its columns
   const real* q = Q.data();
   const real* k = K.data();
   const real* v = V.data();
@@ -143,12 +142,13 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
     std::vector<real> V_padded(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] V_h if d_k needs padding
     std::vector<real> S(static_cast<size_t>(Tq * tk_pad));             // [Tq, Tk] S, then A' in place
     std::vector<real> O_padded(static_cast<size_t>(Tq * dk_pad));      // [Tq, d_k] O_h if d_k needs padding
+    std::vector<real> D(static_cast<size_t>(drop ? Tq * Tk : 0));       // [Tq, Tk] the block's dropout mask
 #pragma omp for schedule(static)
     for (int64_t block = 0; block < B * heads; ++block) {
       const int64_t b = block / heads, h = block % heads;
       const int64_t column = h * d_k;                                   // head h's first feature
-      for (int64_t j = 0; j < Tk; ++j)
-        for (int64_t c = 0; c < d_k; ++c) K_t[c * tk_pad + j] = k[(b * Tk + j) * d_model + column + c];
+      transpose_block(Tk, d_k, k + b * Tk * d_model + column, d_model, K_t.data(), tk_pad);  // K_hᵀ
+      if (drop) dropout_mask(key, block * Tq * Tk, Tq * Tk, dropout_p, D.data());  // D of A[b, h], all at once
       const real* Q_h = q + b * Tq * d_model + column;                  // [Tq, d_k], rows d_model apart
       small_matmul(Tq, tk_pad, d_k, Q_h, d_model, 1, K_t.data(), tk_pad, S.data(), tk_pad);  // S = Q_h K_hᵀ
       for (int64_t i = 0; i < Tq; ++i) {
@@ -162,15 +162,10 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
           const real total = exp_shifted(S_i, max, Tk, S_i);
           for (int64_t j = 0; j < Tk; ++j) S_i[j] /= total;
         }
-        const int64_t first = (block * Tq + i) * Tk;                    // A[b, h, i, 0]'s index
-        std::copy(S_i, S_i + Tk, a + first);                            // A, kept for backward
+        std::copy(S_i, S_i + Tk, a + (block * Tq + i) * Tk);            // A, kept for backward
         if (drop) {                                                     // A' = A ⊙ D
-          real D_i[max_row_on_stack];
-          for (int64_t j0 = 0; j0 < Tk; j0 += max_row_on_stack) {
-            const int64_t count = std::min(Tk - j0, max_row_on_stack);
-            dropout_mask(key, first + j0, count, dropout_p, D_i);
-            for (int64_t j = 0; j < count; ++j) S_i[j0 + j] *= D_i[j];
-          }
+          const real* D_i = D.data() + i * Tk;
+          for (int64_t j = 0; j < Tk; ++j) S_i[j] *= D_i[j];
         }
       }
       const HeadRows V_h = head_rows(v + b * Tk * d_model, Tk, d_model, column, d_k, V_padded);  // [Tk, d_k]
@@ -204,20 +199,19 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
       std::vector<real> padded_K(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] } padding (head_rows)
       std::vector<real> padded_G(static_cast<size_t>(Tq * dk_pad), real(0));  // [Tq, d_k] }
       std::vector<real> padded_grad(static_cast<size_t>(std::max(Tq, Tk) * dk_pad));  // product_into_head's scratch
-      std::vector<real> D(static_cast<size_t>(Tq * tk_pad), real(1));     // [Tq, Tk] dropout mask
+      std::vector<real> D(static_cast<size_t>(Tq * Tk), real(1));         // [Tq, Tk] dropout mask (1 without)
       std::vector<real> A_drop(static_cast<size_t>(Tq * tk_pad));         // [Tq, Tk] A' = A ⊙ D
       std::vector<real> dS(static_cast<size_t>(Tq * tk_pad));             // [Tq, Tk] ∂A', then s · ∂S
 #pragma omp for schedule(static)
       for (int64_t block = 0; block < B * heads; ++block) {
         const int64_t b = block / heads, h = block % heads;
         const int64_t column = h * d_k;
-        for (int64_t j = 0; j < Tk; ++j)
-          for (int64_t c = 0; c < d_k; ++c) V_t[c * tk_pad + j] = v[(b * Tk + j) * d_model + column + c];
+        transpose_block(Tk, d_k, v + b * Tk * d_model + column, d_model, V_t.data(), tk_pad);  // V_hᵀ
         const HeadRows G_h = head_rows(g + b * Tq * d_model, Tq, d_model, column, d_k, padded_G);  // [Tq, d_k] ∂O_h
         const real* A_b = a + block * Tq * Tk;                          // [Tq, Tk] this block's A
+        if (drop) dropout_mask(key, block * Tq * Tk, Tq * Tk, dropout_p, D.data());  // forward's D, recomputed
         for (int64_t i = 0; i < Tq; ++i) {
-          real* D_i = D.data() + i * tk_pad;
-          if (drop) dropout_mask(key, (block * Tq + i) * Tk, Tk, dropout_p, D_i);  // forward's D, recomputed
+          const real* D_i = D.data() + i * Tk;
           for (int64_t j = 0; j < Tk; ++j) A_drop[i * tk_pad + j] = A_b[i * Tk + j] * D_i[j];  // A' = A ⊙ D
         }
         if (gv) {                                                       // ∂V_h += A'ᵀ G
@@ -227,7 +221,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
         small_matmul(Tq, tk_pad, d_k, G_h.data, G_h.stride, 1, V_t.data(), tk_pad, dS.data(), tk_pad);  // ∂A' = G V_hᵀ
         for (int64_t i = 0; i < Tq; ++i) {
           const real* A_i = A_b + i * Tk;                               // [Tk]
-          const real* D_i = D.data() + i * tk_pad;
+          const real* D_i = D.data() + i * Tk;
           real* dS_i = dS.data() + i * tk_pad;
           for (int64_t j = 0; j < Tk; ++j) dS_i[j] *= D_i[j];           // ∂A = ∂A' ⊙ D
           const real g_dot_a = row_dot(dS_i, A_i, Tk);                  // Σ_j ∂A_ij · A_ij

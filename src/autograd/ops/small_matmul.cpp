@@ -11,6 +11,13 @@ namespace vec = Eigen::internal;
 using Packet = vec::packet_traits<real>::type;                         // 16 floats / 8 doubles with AVX-512
 constexpr int64_t P = vec::packet_traits<real>::size;               // numbers per Packet
 
+// P packets, the unit Eigen's ptranspose transposes. (GCC notes that the vector type's alignment attribute does not
+// carry into the template argument — harmless here, as inside Eigen's own kernels, where the note is not shown.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wignored-attributes"
+using Square = vec::PacketBlock<Packet, static_cast<int>(P)>;
+#pragma GCC diagnostic pop
+
 // One tile: C[0 … rows−1, 0 … packets·P − 1] = Σ_p X(r, p) · Y[p, :], the tile's numbers in registers.
 template <int rows, int packets>
 void tile(int64_t depth, const real* X, int64_t x_row, int64_t x_col, const real* Y, int64_t y_stride, real* C,
@@ -33,15 +40,25 @@ void tile(int64_t depth, const real* X, int64_t x_row, int64_t x_col, const real
     }
 }
 
-// The rows [i, n) of C for the columns [j, j + packets·P): tiles of 4 rows, then single rows.
+// Rows per tile: 8 × 2 packets of C is 16 vector registers, which fit the 32 of AVX-512 with room for Y's two
+// packets and the broadcast X(r, p) (measured on a 32 × 32 × 32 product: 1.5 × the speed of 4-row tiles, whose
+// loads of Y outnumber their multiply-adds); 16-register instruction sets get 4-row tiles.
+constexpr int tile_rows = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 8 : 4;
+
+// The rows [i, n) of C for the columns [j, j + packets·P): tiles of tile_rows rows, then of 4, then single rows.
 template <int packets>
 void column_panel(int64_t n, int64_t depth, const real* X, int64_t x_row, int64_t x_col, const real* Y,
                   int64_t y_stride, real* C, int64_t c_stride, bool accumulate) {
   int64_t i = 0;
+  for (; i + tile_rows <= n; i += tile_rows) {
+    tile<tile_rows, packets>(depth, X + i * x_row, x_row, x_col, Y, y_stride, C + i * c_stride, c_stride, accumulate);
+  }
   for (; i + 4 <= n; i += 4) {
     tile<4, packets>(depth, X + i * x_row, x_row, x_col, Y, y_stride, C + i * c_stride, c_stride, accumulate);
   }
-  for (; i < n; ++i) tile<1, packets>(depth, X + i * x_row, x_row, x_col, Y, y_stride, C + i * c_stride, c_stride, accumulate);
+  for (; i < n; ++i) {
+    tile<1, packets>(depth, X + i * x_row, x_row, x_col, Y, y_stride, C + i * c_stride, c_stride, accumulate);
+  }
 }
 
 }  // namespace
@@ -57,6 +74,22 @@ void small_matmul(int64_t n, int64_t width, int64_t depth, const real* X, int64_
     column_panel<2>(n, depth, X, x_row, x_col, Y + j, y_stride, C + j, c_stride, accumulate);
   }
   for (; j < width; j += P) column_panel<1>(n, depth, X, x_row, x_col, Y + j, y_stride, C + j, c_stride, accumulate);
+}
+
+void transpose_block(int64_t rows, int64_t cols, const real* X, int64_t x_stride, real* Y, int64_t y_stride) {
+  const int64_t full_rows = rows / P * P, full_cols = cols / P * P;
+  for (int64_t r0 = 0; r0 < full_rows; r0 += P) {
+    for (int64_t c0 = 0; c0 < full_cols; c0 += P) {                     // one P × P square
+      Square square;
+      for (int64_t k = 0; k < P; ++k) square.packet[k] = vec::ploadu<Packet>(X + (r0 + k) * x_stride + c0);
+      vec::ptranspose(square);                                          // packet k now holds column c0 + k
+      for (int64_t k = 0; k < P; ++k) vec::pstoreu(Y + (c0 + k) * y_stride + r0, square.packet[k]);
+    }
+  }
+  for (int64_t r = 0; r < rows; ++r) {                                  // the edges: columns past full_cols, and
+    const int64_t first_col = r < full_rows ? full_cols : 0;            // every column of the rows past full_rows
+    for (int64_t c = first_col; c < cols; ++c) Y[c * y_stride + r] = X[r * x_stride + c];
+  }
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

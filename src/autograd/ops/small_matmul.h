@@ -12,7 +12,7 @@
 //
 // The slow, obvious version is the triple loop
 //     for (i) for (j) { real c = 0; for (p) c += X(i, p) · Y[p, j]; C[i, j] = c; }
-// Here a tile of 4 rows × 2 packets of C (8 vector registers) stays in registers while p runs, each number of Y
+// Here a tile of 8 rows × 2 packets of C (16 vector registers) stays in registers while p runs, each number of Y
 // loaded once per tile and each X(i, p) broadcast once — instead of loading and storing a row of C for every p,
 // whose store-to-load round trip was what the old attention loops waited on.
 //
@@ -36,5 +36,10 @@ int64_t padded_width(int64_t n);
 
 void small_matmul(int64_t n, int64_t width, int64_t depth, const real* X, int64_t x_row, int64_t x_col,
                   const real* Y, int64_t y_stride, real* C, int64_t c_stride, bool accumulate = false);
+
+// Y = Xᵀ for a [rows, cols] block, rows x_stride and y_stride numbers apart: Y[c, r] = X[r, c]. Whole
+// P × P squares go through registers (Eigen's ptranspose: P loads, a fixed shuffle network, P stores); the ragged
+// edges, number by number. The slow, obvious version is that last loop for the whole block.
+void transpose_block(int64_t rows, int64_t cols, const real* X, int64_t x_stride, real* Y, int64_t y_stride);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
