@@ -32,6 +32,11 @@ done
 table="$work/out/compare.md"
 [ -s "$table" ] || fail "no compare.md"
 grep -q '^# Comparison: 4 steps each' "$table" || fail "the table's title does not state the budget"
+# The table says how it was made: the command as typed (so it can be made again) and the machine.
+grep -qF "Made by \`$source_dir/tools/compare.sh $work/small.yaml $work/small-no-positional.yaml --steps 4" "$table" ||
+  fail "the table does not give the command that made it: $(grep 'Made by' "$table")"
+cores=$(nproc)
+grep -q "Made by .* on .*, $cores cores (attnlab " "$table" || fail "the table does not name the machine: $(grep 'Made by' "$table")"
 for name in small small-no-positional; do
   row=$(grep "^| $name |" "$table") || fail "no row for $name in compare.md"
   IFS='|' read -r _ run test_em bleu chrf valid_em steps wall tps params enc dec cross _ <<< "$row"

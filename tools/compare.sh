@@ -7,15 +7,17 @@
 # .yaml) for M minutes (default 3; or exactly N optimizer steps with --steps, the fair budget on a busy machine),
 # evaluates it on the test split with `attnlab eval --run RUN --split test --json`, and writes
 #   DIR/compare.md    a Markdown table: test exact match, BLEU, chrF, validation exact match, wall time,
-#                     tokens/s, parameter count, mean attention entropy of encoder / decoder / cross-attention
+#                     tokens/s, parameter count, mean attention entropy of encoder / decoder / cross-attention;
+#                     above it the command that made it and the machine (CPU model and cores, from lscpu)
 #   DIR/curves.svg    the validation curves (exact match and loss against the step) of every run, overlaid
 # Every --set is passed to every training run. An existing DIR/runs/NAME is trained again from scratch.
 # Needs jq (Debian: apt-get install jq). Default DIR: runs/compare-DATE. Default attnlab: build/release/attnlab.
 set -euo pipefail
 
-usage() { sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "compare.sh: $*" >&2; exit 2; }
 
+command_line="$0 $*"   # as typed, for the table's "made by" line
 configs=()
 sets=()
 minutes=3
@@ -85,6 +87,11 @@ for config in "${configs[@]}"; do
 done
 
 # ---- The table
+machine() {  # "AMD EPYC, 2 cores": the CPU model and the number of cores the trainings could use
+  local model
+  model=$(LC_ALL=C lscpu 2>/dev/null | sed -n 's/^Model name:[[:space:]]*//p' | head -n 1)
+  echo "${model:-unknown CPU}, $(nproc) cores"
+}
 number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "â€“"
   local value
   value=$( [ -s "$2" ] && jq -r "$1 // empty" "$2" 2>/dev/null || true)
@@ -93,9 +100,11 @@ number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "â
 {
   echo "# Comparison: $budget_text"
   echo
-  echo "Trained with \`$attnlab train\`, evaluated on the test split (greedy unless the config's decode.beam says"
+  echo "Made by \`$command_line\` on $(machine) ($("$attnlab" --version), $(date +%Y-%m-%d))."
+  echo "Trained with \`attnlab train\`, evaluated on the test split (greedy unless the config's decode.beam says"
   echo "otherwise). Validation exact match is the last validation of the run (on train.valid_samples sentences)."
-  echo "Entropy: mean entropy of the attention rows in nats, lower = sharper."
+  echo "Entropy: mean entropy of the attention rows in nats, lower = sharper. Wall time and tokens/s depend on the"
+  echo "machine and on whatever else ran on it; the other columns do not (with train.threads=1 they repeat exactly)."
   echo
   echo "| run | test exact match | BLEU | chrF | valid exact match | steps | wall time (s) | tokens/s | parameters | entropy encoder | entropy decoder | entropy cross |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|"
