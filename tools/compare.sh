@@ -11,14 +11,15 @@
 #                     first step at which it reached 90%), wall time, tokens/s, parameter count, mean attention
 #                     entropy of encoder / decoder / cross-attention; above it the command that made it and the
 #                     machine (CPU model and cores, from lscpu)
-#   DIR/curves.svg    the validation curves (exact match and loss against the step) of every run, overlaid
+#   DIR/curves.svg    the validation curves (exact match, and loss on a log scale, against the step) of every
+#                     run, overlaid
 # Every --set is passed to every training run. An existing DIR/runs/NAME is trained again from scratch.
 # --tabulate trains nothing: it writes compare.md and curves.svg again from the runs and evaluations already in
 # DIR (made by an earlier call with the same configs), with that call's "made by" line.
 # Needs jq (Debian: apt-get install jq). Default DIR: runs/compare-DATE. Default attnlab: build/release/attnlab.
 set -euo pipefail
 
-usage() { sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "compare.sh: $*" >&2; exit 2; }
 
 command_line="$0 $*"   # as typed, for the table's "made by" line
@@ -155,7 +156,8 @@ number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "â
   echo "Validation curves: [curves.svg](curves.svg)."
 } > "$out/compare.md"
 
-# ---- The curves: one polyline per run, validation exact match (left) and validation loss (right) by step
+# ---- The curves: one polyline per run, validation exact match (left) and validation loss (right, log scale: the
+# losses run from ~4 down to ~0.05, and the differences that remain are in the last factor of ten) by step
 for config in "${configs[@]}"; do
   name=$(basename "$config" .yaml)
   jq -r --arg name "$name" 'select(.type == "valid") | "\($name) \(.step) \(.exact_match // 0) \(.loss)"' \
@@ -164,16 +166,21 @@ done | awk -v title="Validation curves, $budget_text" '
   { run[NR] = $1; step[NR] = $2; em[NR] = $3; loss[NR] = $4
     if (!($1 in order)) { order[$1] = ++runs; names[runs] = $1 }
     if ($2 > max_step) max_step = $2
-    if ($4 > max_loss) max_loss = $4 }
+    if ($4 > max_loss) max_loss = $4
+    if ($4 > 0 && (min_loss == "" || $4 < min_loss)) min_loss = $4 }
   function x(s, left) { return left + 50 + (max_step > 0 ? s / max_step : 0) * 330 }
   function y(v, top)  { return 290 - v * 240 }
+  function loss_fraction(l) {  # where loss l sits between min_loss (0) and max_loss (1) on a log scale
+    if (l <= min_loss || max_loss <= min_loss) return 0
+    return (log(l) - log(min_loss)) / (log(max_loss) - log(min_loss))
+  }
   function panel(left, label, top_value, k,   t, v) {
     printf "<rect x=\"%d\" y=\"50\" width=\"330\" height=\"240\" fill=\"none\" stroke=\"#999\"/>\n", left + 50
     printf "<text x=\"%d\" y=\"40\" font-size=\"13\">%s</text>\n", left + 50, label
     for (t = 0; t <= 4; t++) {
       v = t / 4
       printf "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" text-anchor=\"end\">%s</text>\n", left + 45, y(v) + 3, \
-             (k == "em" ? sprintf("%d%%", v * 100) : sprintf("%.2f", v * top_value))
+             (k == "em" ? sprintf("%d%%", v * 100) : sprintf("%.3g", exp(log(min_loss) + v * (log(max_loss) - log(min_loss)))))
       printf "<text x=\"%.1f\" y=\"305\" font-size=\"10\" text-anchor=\"middle\">%d</text>\n", x(v * max_step, left), v * max_step
     }
     printf "<text x=\"%d\" y=\"322\" font-size=\"11\" text-anchor=\"middle\">step</text>\n", left + 215
@@ -186,13 +193,14 @@ done | awk -v title="Validation curves, $budget_text" '
     printf "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
     printf "<text x=\"400\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n", title
     panel(0, "exact match (validation)", 1, "em")
-    panel(400, "loss (validation)", max_loss, "loss")
+    if (min_loss == "") min_loss = max_loss = 1
+    panel(400, "loss (validation, log scale)", max_loss, "loss")
     for (r = 1; r <= runs; r++) {
       c = color[(r - 1) % 12 + 1]
       for (side = 0; side <= 1; side++) {
         points = ""
         for (i = 1; i <= NR; i++) if (run[i] == names[r]) {
-          v = side == 0 ? em[i] : (max_loss > 0 ? loss[i] / max_loss : 0)
+          v = side == 0 ? em[i] : loss_fraction(loss[i])
           points = points sprintf("%.1f,%.1f ", x(step[i], side * 400), y(v))
         }
         printf "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"%s\"/>\n", c, points
