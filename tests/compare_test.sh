@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # compare_test.sh — tools/compare.sh trains two configs on one budget and tabulates them: the table has a row per
-# config with its steps, validation exact match and parameter count, the SVG a curve per config and panel, and
-# bad arguments are refused with a message. Skips (77) without jq.
+# config with its steps, validation exact match and parameter count, the SVG a curve per config and panel,
+# --tabulate writes the same table again without training, and bad arguments are refused with a message. Skips
+# (77) without jq.
 #   tests/compare_test.sh ATTNLAB SOURCE_DIR WORK_DIR
 set -euo pipefail
 attnlab="$1"; source_dir="$2"; work="$3"
@@ -32,9 +33,14 @@ done
 table="$work/out/compare.md"
 [ -s "$table" ] || fail "no compare.md"
 grep -q '^# Comparison: 4 steps each' "$table" || fail "the table's title does not state the budget"
+# The table says how it was made: the command as typed (so it can be made again) and the machine.
+grep -qF "Made by \`$source_dir/tools/compare.sh $work/small.yaml $work/small-no-positional.yaml --steps 4" "$table" ||
+  fail "the table does not give the command that made it: $(grep 'Made by' "$table")"
+cores=$(nproc)
+grep -q "Made by .* on .*, $cores cores (attnlab " "$table" || fail "the table does not name the machine: $(grep 'Made by' "$table")"
 for name in small small-no-positional; do
   row=$(grep "^| $name |" "$table") || fail "no row for $name in compare.md"
-  IFS='|' read -r _ run test_em bleu chrf valid_em steps wall tps params enc dec cross _ <<< "$row"
+  IFS='|' read -r _ run test_em bleu chrf valid_em to90 steps wall tps params enc dec cross _ <<< "$row"
   [ "$(echo $steps)" = 4 ] || fail "$name: steps column is '$steps', expected 4"
   [[ "$(echo $valid_em)" =~ ^[0-9.]+%$ ]] || fail "$name: validation exact match '$valid_em' is not a percentage"
   [[ "$(echo $params)" =~ ^[1-9][0-9]*$ ]] || fail "$name: parameter count '$params' is not a number"
@@ -48,6 +54,10 @@ for name in small small-no-positional; do
   done
   [ "$(jq -s 'map(select(.type == "valid")) | length' "$work/out/runs/$name/metrics.jsonl")" = 2 ] ||
     fail "$name: expected validations at steps 2 and 4"
+  # "steps to 90%": the first validation step with exact match ≥ 90%, or – when there is none.
+  expected_to90=$(jq -s 'map(select(.type == "valid" and .exact_match >= 0.9)) | first | .step // "–"' -r \
+                    "$work/out/runs/$name/metrics.jsonl")
+  [ "$(echo $to90)" = "$expected_to90" ] || fail "$name: steps to 90% is '$to90', the metrics say '$expected_to90'"
 done
 # Positions are parameter-free (sinusoidal), so both models have the same parameter count.
 [ "$(grep -c "^| small" "$table")" = 2 ] || fail "expected exactly two rows"
@@ -57,6 +67,18 @@ svg="$work/out/curves.svg"
 grep -q '>small-no-positional</text>' "$svg" || fail "curves.svg has no legend entry for small-no-positional"
 /usr/bin/python3 -c 'import sys, xml.dom.minidom; xml.dom.minidom.parse(sys.argv[1])' "$svg" 2>/dev/null ||
   [ ! -x /usr/bin/python3 ] || fail "curves.svg is not well-formed XML"
+
+# --tabulate trains nothing and writes the same table again from the runs (a trained run would have new files).
+cp "$table" "$work/compare.first.md"
+checkpoints_before=$(ls "$work/out/runs/small/checkpoints")
+"$source_dir/tools/compare.sh" "$work/small.yaml" "$work/small-no-positional.yaml" --out "$work/out" --tabulate \
+  > /dev/null 2> "$work/stderr.txt" || { cat "$work/stderr.txt"; fail "compare.sh --tabulate exited non-zero"; }
+cmp -s "$table" "$work/compare.first.md" || fail "--tabulate wrote a different table: $(diff "$work/compare.first.md" "$table")"
+[ "$(ls "$work/out/runs/small/checkpoints")" = "$checkpoints_before" ] || fail "--tabulate changed the runs"
+if "$source_dir/tools/compare.sh" "$work/small.yaml" --out "$work/nothing-here" --tabulate 2> "$work/err.txt"; then
+  fail "--tabulate of a folder compare.sh did not make was accepted"
+fi
+grep -q "was not made by compare.sh" "$work/err.txt" || fail "--tabulate of an empty folder: $(cat "$work/err.txt")"
 
 # Mistakes end with one message and a non-zero exit.
 if "$source_dir/tools/compare.sh" "$work/missing.yaml" --attnlab "$attnlab" --out "$work/x" 2> "$work/err.txt"; then
