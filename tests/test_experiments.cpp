@@ -58,7 +58,8 @@ TEST_CASE("there are ablation configs: positions, scaling, heads, norm, residual
   }
 }
 
-TEST_CASE("every configs/experiments/*.yaml loads, opens with its expectation, is listed, and trains two steps") {
+TEST_CASE("every configs/experiments/*.yaml loads, opens with its expectation and what was measured, is listed, "
+          "and trains two steps") {
   const std::string readme = testing::read_bytes(experiments / "README.md");
   const fs::path work = testing::fresh_directory("test-experiments", "two-steps");
   const std::string corpus = write_tiny_corpus(work);
@@ -68,6 +69,7 @@ TEST_CASE("every configs/experiments/*.yaml loads, opens with its expectation, i
     const std::string text = testing::read_bytes(config);
     CHECK(text.rfind("# experiments/" + name + ".yaml — ", 0) == 0);   // the opening comment names the file
     CHECK(text.find("Expected") != std::string::npos);                  // … and says what to expect
+    CHECK(text.find("Measured") != std::string::npos);                  // … and what happened
     CHECK(readme.find("(" + name + ".yaml)") != std::string::npos);     // a link in the README's table
 
     RunConfig loaded = load_config(config.string());                     // as written, toy-en-fr paths and all

@@ -6,7 +6,8 @@
 #
 # For each CONFIG (e.g. configs/experiments/*.yaml) it trains a run DIR/runs/NAME (NAME = the file's name without
 # .yaml) for M minutes (default 3; or exactly N optimizer steps with --steps, the fair budget on a busy machine),
-# evaluates it on the test split with `attnlab eval --run RUN --split test --json`, and writes
+# evaluates its best checkpoint (lowest validation loss) on the test split with
+# `attnlab eval --run RUN --split test --json`, and writes
 #   DIR/compare.md    a Markdown table: test exact match, BLEU, chrF, validation exact match (the last, and the
 #                     first step at which it reached 90%), wall time, tokens/s, parameter count, mean attention
 #                     entropy of encoder / decoder / cross-attention; above it the command that made it and the
@@ -121,8 +122,9 @@ number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "â
   echo "# Comparison: $budget_text"
   echo
   sed -n 2p "$out/made-by.txt"
-  echo "Trained with \`attnlab train\`, evaluated on the test split (greedy unless the config's decode.beam says"
-  echo "otherwise). Validation exact match is the last validation of the run (on train.valid_samples sentences);"
+  echo "Trained with \`attnlab train\`, evaluated on the test split with the run's best checkpoint (lowest validation"
+  echo "loss; greedy unless the config's decode.beam says otherwise). \"steps\" is the last step trained. Validation"
+  echo "exact match is the last validation of the run (on train.valid_samples sentences);"
   echo "\"steps to 90%\" is the first validation step at which it reached 90% (â€“ if it never did)."
   echo "Entropy: mean entropy of the attention rows in nats, lower = sharper. Wall time and tokens/s depend on the"
   echo "machine and on whatever else ran on it; the other columns do not (with train.threads=1 they repeat exactly)."

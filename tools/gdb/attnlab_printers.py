@@ -3,9 +3,9 @@
 # Without them, `print t` on an attnlab::Tensor shows a std::shared_ptr to a TensorNode, and getting at the
 # numbers means walking std::vector internals by hand. With them:
 #     (gdb) print Q
-#     $3 = Tensor [1, 4, 7, 32], float64, op permute = {-0.4897, 0.4994, -1.384, 0.1525, … 884 more}
+#     $1 = Tensor [1, 7, 128], float32, op add = {-0.4656, -0.5402, -1.537, -0.7953, … 884 more}
 #     (gdb) print Q.node_._M_ptr->shape
-#     $4 = Shape [1, 4, 7, 32]
+#     $2 = Shape [1, 7, 128]
 # The first `attnlab-max-values` numbers (default 12, in row-major order) are shown; `set attnlab-max-values 40`
 # shows more; `print t.node_._M_ptr->value` shows the whole std::vector, `print t.node_._M_ptr->grad` the gradient.
 #
