@@ -190,12 +190,14 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
   }
   const real epsilon = label_smoothing;
   const bool h_grad = grad_enabled() && wants_grad(h), w_grad = grad_enabled() && wants_grad(weight);
-  std::vector<real> dh(h_grad ? static_cast<size_t>(rows * d) : 0, real(0));   // [rows, d] ∂loss/∂h at g = 1
-  std::vector<real> dw(w_grad ? static_cast<size_t>(V * d) : 0, real(0));      // [V, d]   ∂loss/∂W at g = 1
+  // Tensors, not plain vectors, so that their memory comes from and goes back to the pool (tensor/storage.h):
+  // a warm training step asks the system for none.
+  Tensor dh = h_grad ? Tensor::zeros({rows, d}) : Tensor();             // [rows, d] ∂loss/∂h at g = 1
+  Tensor dw = w_grad ? Tensor::zeros({V, d}) : Tensor();                // [V, d]    ∂loss/∂W at g = 1
   std::vector<real> row_loss(static_cast<size_t>(rows), real(0));       // [rows]: loss_i, 0 where ignored
 
   const int64_t chunk = std::max<int64_t>(16, (int64_t(1) << 20) / std::max<int64_t>(V, 1));  // ~1M logits
-  std::vector<real> z(static_cast<size_t>(std::min(chunk, rows) * V));  // [chunk, V] scratch logits
+  Tensor z = Tensor::empty({std::max<int64_t>(1, std::min(chunk, rows)), V});  // [chunk, V] scratch logits
   for (int64_t first = 0; first < rows; first += chunk) {
     const int64_t n = std::min(chunk, rows - first);
     MatrixMap Z(z.data(), n, V);                                        // z_c [n, V]
@@ -222,7 +224,8 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
       row[t] -= (1 - epsilon) * over_n;                                 // q_t = ε/V + (1 − ε)
     }
     if (h_grad) {                                                       // ∂h_c = ∂z_c · W   [n, d]
-      add_product(MatrixMap(dh.data() + first * d, n, d), ConstMatrixMap(z.data(), n, V), false, ConstMatrixMap(weight.data(), V, d), false);
+      add_product(MatrixMap(dh.data() + first * d, n, d), ConstMatrixMap(z.data(), n, V), false,
+                  ConstMatrixMap(weight.data(), V, d), false);
     }
     if (w_grad) add_product(MatrixMap(dw.data(), V, d), ConstMatrixMap(z.data(), n, V), true, H, false);  // ∂W += ∂z_cᵀ · h_c   [V, d]
   }
@@ -232,15 +235,17 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
   y.data()[0] = kept > 0 ? total / static_cast<real>(kept) : real(0);
 
   record(y, "linear_cross_entropy", {h, weight},
-         [h, weight, dh = std::move(dh), dw = std::move(dw)](TensorNode& out) {
+         [h, weight, dh, dw](TensorNode& out) {
            const real g = out.grad[0];                                  // ∂L/∂loss
-           if (!dh.empty() && wants_grad(h)) {
+           if (dh.defined() && wants_grad(h)) {
              real* gh = h.grad();
-             for (size_t i = 0; i < dh.size(); ++i) gh[i] += g * dh[i];  // ∂h += g · ∂h_saved
+             const real* saved = dh.data();
+             for (int64_t i = 0; i < dh.numel(); ++i) gh[i] += g * saved[i];  // ∂h += g · ∂h_saved
            }
-           if (!dw.empty() && wants_grad(weight)) {
+           if (dw.defined() && wants_grad(weight)) {
              real* gw = weight.grad();
-             for (size_t i = 0; i < dw.size(); ++i) gw[i] += g * dw[i];  // ∂W += g · ∂W_saved
+             const real* saved = dw.data();
+             for (int64_t i = 0; i < dw.numel(); ++i) gw[i] += g * saved[i];  // ∂W += g · ∂W_saved
            }
          });
   return y;
