@@ -169,6 +169,52 @@ TEST_CASE("AdamW is Adam followed by the decoupled decay p ← p − lr·λ·p, 
   CHECK(std::abs(plain.tensor.values()[2] - decayed.tensor.values()[2]) > 0.01);
 }
 
+TEST_CASE("Adam(W) on a large parameter, in chunks on every thread, gives each number the one-pass formula's bits") {
+  // 40,003 numbers: two full 16 K chunks and an uneven tail, so the chunked loop's boundaries are crossed.
+  const int64_t n = 40003;
+  Generator random(5);
+  std::vector<real> start(n), g1(n), g2(n);
+  for (int64_t j = 0; j < n; ++j) {
+    start[j] = static_cast<real>(random.normal());
+    g1[j] = static_cast<real>(random.normal());
+    g2[j] = static_cast<real>(0.01 * random.normal());
+  }
+  for (const bool decoupled : {false, true}) {
+    CAPTURE(decoupled);
+    OptimizerOptions options = adam();
+    if (decoupled) {
+      options.kind = OptimizerKind::adamw;
+      options.weight_decay = 0.1;
+    }
+    NamedParameter p = parameter("w", start);
+    Optimizer optimizer({p}, options);
+    // The reference: the formula number by number, in the optimizer's order of operations and precision.
+    std::vector<real> want = start, m(n, 0), v(n, 0);
+    const double lr = 0.01;
+    int t = 0;
+    for (const std::vector<real>* g : {&g1, &g2}) {
+      set_grad(p, *g);
+      optimizer.step(lr);
+      ++t;
+      const real beta1 = static_cast<real>(options.beta1), beta2 = static_cast<real>(options.beta2);
+      const real eps = static_cast<real>(options.eps), rate = static_cast<real>(lr);
+      const real m_hat_scale = static_cast<real>(1 / (1 - std::pow(options.beta1, double(t))));
+      const real v_hat_scale = static_cast<real>(1 / (1 - std::pow(options.beta2, double(t))));
+      const real decay = static_cast<real>(lr * options.weight_decay);
+      for (int64_t j = 0; j < n; ++j) {
+        const real gj = (*g)[j];
+        m[j] = beta1 * m[j] + (1 - beta1) * gj;
+        v[j] = beta2 * v[j] + (1 - beta2) * (gj * gj);
+        if (decay != 0) want[j] -= decay * want[j];
+        want[j] -= rate * (m[j] * m_hat_scale) / (std::sqrt(v[j] * v_hat_scale) + eps);
+      }
+    }
+    int64_t differ = 0;
+    for (int64_t j = 0; j < n; ++j) differ += p.tensor.values()[j] != want[j];
+    CHECK(differ == 0);
+  }
+}
+
 TEST_CASE("Adam with weight_decay > 0 is refused at construction, pointing to adamw") {
   OptimizerOptions options = adam();
   options.weight_decay = 0.01;

@@ -18,7 +18,21 @@ TEST_CASE("a reused buffer is filled like a fresh one") {
   CHECK(second.numel() == 2900);
 }
 
-TEST_CASE("training steps 3 to 5 of a Transformer take every pooled-size tensor buffer from the pool, none fresh") {
+TEST_CASE("trim_storage gives every pooled buffer back, and the next buffer is fresh") {
+  { Tensor first = Tensor::full({5000}, 1); }                          // dies: its buffer goes to the pool
+  CHECK(storage_counts().pooled_bytes > 0);
+  trim_storage();
+  CHECK(storage_counts().pooled_bytes == 0);
+  const StorageCounts before = storage_counts();
+  Tensor second = Tensor::full({5000}, 2);                              // the pool is empty: a fresh buffer
+  CHECK(storage_counts().fresh == before.fresh + 1);
+  CHECK(storage_counts().reused == before.reused);
+  for (real v : second.values()) REQUIRE(v == 2);
+}
+
+// Trains steps 1 and 2 (warming the pool), then 3 to 5, and checks that 3 to 5 allocated no pooled-size buffer.
+// fused_loss: the trainer's Seq2Seq::loss (output layer and loss in one op), or forward + cross_entropy.
+static void check_warm_steps_allocate_nothing(bool fused_loss) {
   ModelConfig config;
   config.src_vocab = config.tgt_vocab = 40;
   config.d_model = 32;
@@ -40,7 +54,8 @@ TEST_CASE("training steps 3 to 5 of a Transformer take every pooled-size tensor 
   auto step = [&] {
     model.zero_grad();
     ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
-    Tensor loss = cross_entropy(model.forward(src, tgt_in, ctx), targets, real(0.1), pad_id);
+    Tensor loss = fused_loss ? model.loss(src, tgt_in, targets, real(0.1), ctx)             // [1]
+                             : cross_entropy(model.forward(src, tgt_in, ctx), targets, real(0.1), pad_id);
     loss.backward();
     optimizer.step(1e-3);
   };
@@ -51,4 +66,9 @@ TEST_CASE("training steps 3 to 5 of a Transformer take every pooled-size tensor 
   const StorageCounts after = storage_counts();
   CHECK(after.fresh == warm.fresh);                                     // nothing new from the system
   CHECK(after.reused > warm.reused);                                    // and the pool was really used
+}
+
+TEST_CASE("training steps 3 to 5 of a Transformer take every pooled-size tensor buffer from the pool, none fresh") {
+  SUBCASE("the trainer's Seq2Seq::loss: output layer and loss fused") { check_warm_steps_allocate_nothing(true); }
+  SUBCASE("forward to [B, T, V] logits, then cross_entropy") { check_warm_steps_allocate_nothing(false); }
 }

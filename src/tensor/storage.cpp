@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <malloc.h>  // malloc_trim (glibc)
 #include <map>
 #include <mutex>
 
@@ -107,6 +108,19 @@ void release_storage(std::vector<real>& numbers) {
     }
   }
   numbers = std::vector<real>();
+}
+
+void trim_storage() {
+  std::map<int64_t, std::vector<std::vector<real>>> dropped;          // freed outside the lock
+  Pool& p = pool();
+  {
+    std::lock_guard<std::mutex> lock(p.mutex);
+    dropped.swap(p.free);
+    p.counts.pooled_bytes = 0;
+    p.peak_live_bytes = p.live_bytes;   // the pool may again keep up to the next phase's own peak
+  }
+  dropped.clear();
+  malloc_trim(0);  // large buffers are mmap'd and go back at once; this returns what malloc kept in its heap
 }
 
 StorageCounts storage_counts() {

@@ -14,6 +14,10 @@
 //                      a wasted pass over the memory (5 % of a small model's step). Only for such outputs:
 //                      anything that accumulates (+=) into its buffer needs acquire(n, 0).
 //   release(numbers)   hands the buffer back (called by ~TensorNode for its value and grad)
+//   trim()             gives every pooled buffer back to the system, when a phase of work with other shapes
+//                      follows (decoding after training): otherwise the pool would keep the training step's
+//                      buffers while decoding asks for new sizes on top of them, and the process's peak memory
+//                      would grow after training has ended
 //
 // Size classes: a buffer of n numbers is given capacity c(n), n rounded up to the next of 8 steps per power of
 // two (…, 1024, 1152, 1280, …, 1920, 2048, 2304, …), so a slightly different shape next batch still finds a
@@ -36,6 +40,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 std::vector<real> acquire_storage(int64_t n, real fill);
 std::vector<real> acquire_storage_uninitialized(int64_t n);  // every number must then be written before it is read
 void release_storage(std::vector<real>& numbers);  // leaves `numbers` empty
+void trim_storage();  // frees every pooled buffer and forgets the peak: the next phase starts from what is live
 
 struct StorageCounts {
   int64_t fresh = 0;         // acquire_storage calls that allocated (pooled sizes only)

@@ -11,6 +11,7 @@
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "tensor/error.h"
+#include "tensor/storage.h"
 #include "train/clip.h"
 #include "train/optimizer.h"
 #include "train/schedule.h"
@@ -180,6 +181,7 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
     optimizer_s.push_back(seconds_between(backward_done, end));
   }
   result.training_peak_rss_mb = peak_rss_mb();         // the "peak RSS during training"
+  trim_storage();                                      // decoding's buffers come from what training used
   result.step_seconds = median(step_s);
   result.forward_seconds = median(forward_s);
   result.backward_seconds = median(backward_s);

@@ -16,6 +16,7 @@
 #include "data/batching.h"
 #include "data/corpus.h"
 #include "tensor/error.h"
+#include "tensor/storage.h"
 #include "train/checkpoint.h"
 #include "train/clip.h"
 #include "train/config_io.h"
@@ -225,6 +226,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
       last_saved_step = step;
     }
   }
+
+  trim_storage();  // the step's pooled buffers go back to the system: what follows (evaluation, decoding) differs
 
   // Whatever ended the loop, the work so far is saved.
   if (last_saved_step != step) summary.checkpoint = checkpoints.save_step(model, optimizer, checkpoint_state());
