@@ -103,6 +103,19 @@ TEST_CASE("Ctrl-C finishes the step, saves a checkpoint, and the run resumes fro
   CHECK(resumed.losses.size() == 24);
 }
 
+TEST_CASE("resuming a run that already reached max_steps trains nothing and names its last checkpoint") {
+  const std::string dir = fresh_dir("resume-finished");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  TrainSummary done = train({config, dir + "/run", {}, false}, quiet);
+  REQUIRE(done.outcome == TrainOutcome::finished);
+  TrainSummary again = train({"", dir + "/run", {}, true}, quiet);
+  CHECK(again.outcome == TrainOutcome::finished);
+  CHECK(again.step == 30);
+  CHECK(again.losses.empty());
+  CHECK(again.checkpoint == done.checkpoint);  // `attnlab train` prints it: "finished at step 30 …; checkpoint …"
+}
+
 TEST_CASE("a NaN or infinite loss stops the run with a message naming the step, keeping the last checkpoint") {
   const std::string dir = fresh_dir("nan");
   // A learning rate of 1e38 sends the weights to the edge of float32 in one step; the next loss overflows.

@@ -111,9 +111,11 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   // ---- where we are: a fresh start, or the latest checkpoint ----
   int64_t step = 0, epoch = 0, batch_in_epoch = 0;
   double best_valid_loss = std::numeric_limits<double>::infinity();
+  std::string resumed_from;  // the checkpoint a resumed run starts from: its last one until it writes another
   if (request.resume) {
     std::optional<std::string> latest = checkpoints.latest();
     if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
+    resumed_from = *latest;
     CheckpointState state = load_checkpoint(*latest, model, &optimizer);
     step = state.step;
     dropout_generator.set_state(state.generator_state);
@@ -137,6 +139,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
 
   std::ofstream metrics(request.run_dir + "/metrics.jsonl", std::ios::app);
   TrainSummary summary;
+  summary.checkpoint = resumed_from;
   const auto started = std::chrono::steady_clock::now();
   int64_t tokens_seen = 0, last_saved_step = request.resume ? step : -1;
 
