@@ -8,14 +8,20 @@
 # runs/toy-en-fr-DATE, translate a few test sentences (source, reference, output side by side), then translate
 # the whole test split and report the share of sentences translated exactly right, and finally write the
 # attention pictures of one sentence and the run report (HTML pages in the run folder).
+# Just before training it looks at how busy the CPU is (one second of /proc/stat): the training's threads meet at
+# the end of every parallel loop, so a thread that has to wait for a core held by another program stalls the
+# others — many times slower than fewer threads. It trains on the cores that are free, at least one, and says so;
+# --set train.threads=N chooses for it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 overrides=()
+threads_chosen=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --set) [ $# -ge 2 ] || { echo "demo.sh: --set needs KEY=VALUE" >&2; exit 2; }; overrides+=(--set "$2"); shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --set) [ $# -ge 2 ] || { echo "demo.sh: --set needs KEY=VALUE" >&2; exit 2; }; overrides+=(--set "$2")
+           case "$2" in train.threads=*) threads_chosen=1 ;; esac; shift 2 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -28,6 +34,33 @@ attnlab=build/release/attnlab
 echo
 echo "== 1. The engine: every op's backward against finite differences (attnlab gradcheck) =="
 $attnlab gradcheck | tail -n 1
+
+# CPU time in use by anything, over one second, in hundredths of a core: /proc/stat's first line counts the
+# jiffies every core spent in each state since boot (user nice system idle iowait irq softirq steal …).
+busy_hundredths() {
+  local _ user nice system idle iowait irq softirq steal total1 idle1
+  read -r _ user nice system idle iowait irq softirq steal _ < /proc/stat
+  total1=$((user + nice + system + idle + iowait + irq + softirq + steal)); idle1=$((idle + iowait))
+  sleep 1
+  read -r _ user nice system idle iowait irq softirq steal _ < /proc/stat
+  local total=$((user + nice + system + idle + iowait + irq + softirq + steal - total1))
+  local idle_delta=$((idle + iowait - idle1))
+  [ "$total" -gt 0 ] || { echo 0; return; }
+  echo $(( 100 * (total - idle_delta) * $(nproc) / total ))
+}
+if [ -z "$threads_chosen" ] && [ -r /proc/stat ]; then
+  cores=$(nproc)
+  busy=$(busy_hundredths)
+  threads=$(( cores - (busy + 50) / 100 ))        # a core counts as taken from half a core's use on
+  [ "$threads" -ge 1 ] || threads=1
+  if [ "$threads" -lt "$cores" ]; then
+    echo
+    echo "== The CPU is busy: other programs use about $((busy / 100)).$(printf '%02d' $((busy % 100))) of its $cores cores,"
+    echo "   so training runs on $threads thread(s) — a thread waiting for a busy core would stall the others."
+    echo "   (--set train.threads=N chooses yourself; README \"Training\" has the measurement.)"
+    overrides+=(--set "train.threads=$threads")
+  fi
+fi
 
 run="runs/toy-en-fr-$(date +%Y%m%d-%H%M%S)"
 echo
