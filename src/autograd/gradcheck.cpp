@@ -66,7 +66,9 @@ GradcheckResult run_gradcheck(const GradcheckCase& check, const GradcheckOptions
       double abs_error = std::abs(analytic - numeric);
       double magnitude = std::max(std::abs(analytic), std::abs(numeric));
       result.max_abs_error = std::max(result.max_abs_error, abs_error);
-      result.max_rel_error = std::max(result.max_rel_error, abs_error / std::max(magnitude, 1e-12));
+      // Relative error only where the gradient is larger than the absolute tolerance: for a gradient that is
+      // 0 up to rounding (1e-13 against 1e-11, say) the ratio means nothing, and the absolute error judges it.
+      if (magnitude >= options.atol) result.max_rel_error = std::max(result.max_rel_error, abs_error / magnitude);
       worst_excess = std::max(worst_excess, abs_error - (options.atol + options.rtol * magnitude));
       if (!std::isfinite(analytic) || !std::isfinite(numeric)) {
         worst_excess = INFINITY;

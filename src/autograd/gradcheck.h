@@ -60,7 +60,7 @@ struct GradcheckResult {
   std::string op, what;
   std::string shapes;           // "[2, 3] [3]" — the inputs' shapes
   double max_abs_error = 0;
-  double max_rel_error = 0;     // |a - n| / max(|a|, |n|, 1e-12), over the numbers where it is largest
+  double max_rel_error = 0;     // |a - n| / max(|a|, |n|), largest over the numbers with max(|a|, |n|) ≥ atol
   bool passed = false;
   std::string problem;          // empty, or why it failed (e.g. "input 0 received no gradient")
   std::vector<InputComparison> inputs;

@@ -55,8 +55,9 @@ int gradcheck_command(const GradcheckCommandOptions& options) {
     std::printf("Every check of %s:\n\n", options.op.c_str());
   }
   std::printf("Gradient check in float64: analytic (backward) vs central differences, h = %.0e,\n"
-              "passing when |analytic - numeric| <= %.0e + %.0e * max(|analytic|, |numeric|).\n\n",
-              settings.step, settings.atol, settings.rtol);
+              "passing when |analytic - numeric| <= %.0e + %.0e * max(|analytic|, |numeric|)\n"
+              "(max rel err: over the numbers where max(|analytic|, |numeric|) >= %.0e).\n\n",
+              settings.step, settings.atol, settings.rtol, settings.atol);
   std::printf("%-22s %-34s %-28s %12s %12s  %s\n", "op", "case", "input shapes", "max abs err", "max rel err",
               "result");
   int passed = 0, failed = 0;
