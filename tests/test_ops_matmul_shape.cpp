@@ -312,74 +312,56 @@ TEST_CASE("matmul is deterministic: the same product gives the same bits whereve
   }
 }
 
+// 16 copies of one product op(A)·op(B) ([n, k] · [k, m]) stacked in a batch, so that each copy sits at a different
+// offset within a 64-byte line: every copy must give exactly the first copy's bits, forward and backward, and the
+// first must agree with the definition Σ_p op(A)[r, p] · op(B)[p, col] to float rounding (summing in another
+// order rounds differently, so not to the bit).
+static void check_copies_agree_and_match_definition(Generator& gen, int64_t n, int64_t k, int64_t m,
+                                                    bool transpose_a, bool transpose_b) {
+  INFO("n ", n, ", k ", k, ", m ", m, ", transpose_a ", transpose_a, ", transpose_b ", transpose_b);
+  const int64_t copies = 16;
+  Tensor a_one = transpose_a ? Tensor::randn({1, k, n}, gen) : Tensor::randn({1, n, k}, gen);
+  Tensor b_one = transpose_b ? Tensor::randn({1, m, k}, gen) : Tensor::randn({1, k, m}, gen);
+  std::vector<Tensor> as(copies, a_one), bs(copies, b_one);
+  Tensor a = concat(as, 0).detach().set_requires_grad(true);          // [16, n, k] or [16, k, n]
+  Tensor b = concat(bs, 0).detach().set_requires_grad(true);          // [16, k, m] or [16, m, k]
+  Tensor c = matmul(a, b, transpose_a, transpose_b);                   // [16, n, m]
+  sum(mul(c, c)).backward();
+  for (int64_t i = 1; i < copies; ++i) {
+    for (int64_t j = 0; j < n * m; ++j) REQUIRE(c.data()[i * n * m + j] == c.data()[j]);
+    for (int64_t j = 0; j < n * k; ++j) REQUIRE(a.grad()[i * n * k + j] == a.grad()[j]);
+    for (int64_t j = 0; j < k * m; ++j) REQUIRE(b.grad()[i * k * m + j] == b.grad()[j]);
+  }
+  for (int64_t r = 0; r < n; ++r) {
+    for (int64_t col = 0; col < m; ++col) {
+      double expected = 0;
+      for (int64_t p = 0; p < k; ++p) {
+        const double x = a_one.data()[transpose_a ? p * n + r : r * k + p];
+        const double y = b_one.data()[transpose_b ? col * k + p : p * m + col];
+        expected += x * y;
+      }
+      REQUIRE(std::abs(double(c.data()[r * m + col]) - expected) < 1e-4 * (1 + std::abs(expected)));
+    }
+  }
+}
+
 TEST_CASE("large products (Eigen's GEMM, no scratch copies) give the same bits at every offset, and match the "
           "scratch route") {
-  // Products with every size ≥ 16 are added straight into the output; one of 16 copies at different offsets
-  // within a 64-byte line must give exactly the bits of the first, forward and backward, for each transpose.
+  // Products with every size ≥ 16 are added straight into the output.
   Generator gen(5);
-  const int64_t n = 33, k = 40, m = 19, copies = 16;
   for (bool transpose_b : {false, true}) {
-    Tensor a_one = Tensor::randn({1, n, k}, gen);
-    Tensor b_one = transpose_b ? Tensor::randn({1, m, k}, gen) : Tensor::randn({1, k, m}, gen);
-    std::vector<Tensor> as(copies, a_one), bs(copies, b_one);
-    Tensor a = concat(as, 0).detach().set_requires_grad(true);          // [16, n, k]
-    Tensor b = concat(bs, 0).detach().set_requires_grad(true);
-    Tensor c = matmul(a, b, false, transpose_b);                         // [16, n, m]
-    sum(mul(c, c)).backward();
-    for (int64_t i = 1; i < copies; ++i) {
-      for (int64_t j = 0; j < n * m; ++j) REQUIRE(c.data()[i * n * m + j] == c.data()[j]);
-      for (int64_t j = 0; j < n * k; ++j) REQUIRE(a.grad()[i * n * k + j] == a.grad()[j]);
-      for (int64_t j = 0; j < k * m; ++j) REQUIRE(b.grad()[i * k * m + j] == b.grad()[j]);
-    }
-    // The same product computed as the sum of rank-one slices along k would round differently; what must hold is
-    // agreement with the definition to float rounding:
-    for (int64_t r = 0; r < n; ++r) {
-      for (int64_t col = 0; col < m; ++col) {
-        double expected = 0;
-        for (int64_t p = 0; p < k; ++p) {
-          expected += double(a_one.data()[r * k + p]) *
-                      double(transpose_b ? b_one.data()[col * k + p] : b_one.data()[p * m + col]);
-        }
-        REQUIRE(std::abs(double(c.data()[r * m + col]) - expected) < 1e-4 * (1 + std::abs(expected)));
-      }
-    }
+    check_copies_agree_and_match_definition(gen, 33, 40, 19, /*transpose_a=*/false, transpose_b);
   }
 }
 
 TEST_CASE("thin products (a few rows, as in decoding) match the definition for every transpose, and their bits "
           "do not depend on the offset") {
-  // Fewer than 16 rows times a large matrix take matmul's own loop (no copy of the big operand). Each of 16
-  // copies sits at a different offset within a 64-byte line; all must give the first copy's bits, forward and
-  // backward, and agree with Σ_p op(A)[i, p] · op(B)[p, j] to float rounding.
+  // Fewer than 16 rows times a large matrix take matmul's own loop (no copy of the big operand).
   Generator gen(7);
-  const int64_t k = 45, m = 38, copies = 16;
   for (int64_t n : {1, 4, 15}) {
     for (bool transpose_a : {false, true}) {
       for (bool transpose_b : {false, true}) {
-        INFO("n ", n, ", transpose_a ", transpose_a, ", transpose_b ", transpose_b);
-        Tensor a_one = transpose_a ? Tensor::randn({1, k, n}, gen) : Tensor::randn({1, n, k}, gen);
-        Tensor b_one = transpose_b ? Tensor::randn({1, m, k}, gen) : Tensor::randn({1, k, m}, gen);
-        std::vector<Tensor> as(copies, a_one), bs(copies, b_one);
-        Tensor a = concat(as, 0).detach().set_requires_grad(true);      // [16, n, k] or [16, k, n]
-        Tensor b = concat(bs, 0).detach().set_requires_grad(true);      // [16, k, m] or [16, m, k]
-        Tensor c = matmul(a, b, transpose_a, transpose_b);               // [16, n, m]
-        sum(mul(c, c)).backward();
-        for (int64_t i = 1; i < copies; ++i) {
-          for (int64_t j = 0; j < n * m; ++j) REQUIRE(c.data()[i * n * m + j] == c.data()[j]);
-          for (int64_t j = 0; j < n * k; ++j) REQUIRE(a.grad()[i * n * k + j] == a.grad()[j]);
-          for (int64_t j = 0; j < k * m; ++j) REQUIRE(b.grad()[i * k * m + j] == b.grad()[j]);
-        }
-        for (int64_t r = 0; r < n; ++r) {
-          for (int64_t col = 0; col < m; ++col) {
-            double expected = 0;
-            for (int64_t p = 0; p < k; ++p) {
-              const double x = a_one.data()[transpose_a ? p * n + r : r * k + p];
-              const double y = b_one.data()[transpose_b ? col * k + p : p * m + col];
-              expected += x * y;
-            }
-            REQUIRE(std::abs(double(c.data()[r * m + col]) - expected) < 1e-4 * (1 + std::abs(expected)));
-          }
-        }
+        check_copies_agree_and_match_definition(gen, n, 45, 38, transpose_a, transpose_b);
       }
     }
   }
