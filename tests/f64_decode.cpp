@@ -3,7 +3,7 @@
 //
 //   * for every attention kind as decoder self-attention (and scaled_dot with a window), every kind allowed as
 //     cross-attention, and pre-LN with learned positions: the logits of decode_step at position t equal the
-//     logits of decode() over the whole prefix 0 … t at its last position, for every t, to 1e-9;
+//     logits of decoder_logits() over the whole prefix 0 … t at its last position, for every t, to 1e-9;
 //   * the same after reordering the cache's rows (as beam search does);
 //   * beam search of a batch of sentences finds, for each, what it finds for that sentence alone.
 #include <doctest/doctest.h>
@@ -58,7 +58,7 @@ TEST_CASE("cached decoder steps give the full prefix's logits, for every attenti
           for (int64_t j = 0; j <= t; ++j) prefix.values.push_back(tgt_in.values[b * T + j]);
           newest.values.push_back(tgt_in.values[b * T + t]);
         }
-        Tensor full = model->decode(prefix, memory, src, ctx);             // [4, t + 1, V]
+        Tensor full = model->decoder_logits(prefix, memory, src, ctx);             // [4, t + 1, V]
         Tensor step = model->decode_step(newest, state, ctx);              // [4, V]
         CAPTURE(t);
         // Padded rows (row 2 from t = 5) compute something nobody reads; compare the real ones.
@@ -93,7 +93,7 @@ TEST_CASE("a reordered decoder cache continues the rows it was reordered from") 
       TokenIds reordered_src{{3, src.shape[1]}, {}};
       for (int64_t row : {2, 0, 0})
         for (int64_t s = 0; s < src.shape[1]; ++s) reordered_src.values.push_back(src.values[row * src.shape[1] + s]);
-      Tensor full = model->decode(prefixes, model->encode(reordered_src, ctx), reordered_src, ctx);  // [3, 4, V]
+      Tensor full = model->decoder_logits(prefixes, model->encode(reordered_src, ctx), reordered_src, ctx);  // [3, 4, V]
       CHECK(largest_difference(step, full, 3) < 1e-9);
     }
   }

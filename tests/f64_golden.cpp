@@ -26,7 +26,7 @@
 
 #include "autograd/ops.h"
 #include "model/transformer.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/safetensors.h"
 
 using namespace attnlab;

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "autograd/gradcheck.h"
+#include "model/checks.h"
 #include "autograd/ops.h"
 
 using namespace attnlab;

@@ -7,7 +7,8 @@
 #include <string>
 
 #include "autograd/gradcheck.h"
-#include "tensor/error.h"
+#include "model/checks.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

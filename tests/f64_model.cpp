@@ -24,10 +24,11 @@
 #include <vector>
 
 #include "autograd/gradcheck.h"
+#include "model/checks.h"
 #include "autograd/ops.h"
 #include "model/transformer.h"
 #include "nn/embedding.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

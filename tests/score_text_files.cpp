@@ -8,7 +8,7 @@
 #include "data/corpus.h"
 #include "decode/bleu.h"
 #include "decode/chrf.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -2,7 +2,7 @@
 #include <doctest/doctest.h>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/bench.h"
 #include "train/config_io.h"
 #include "train/length_sweep.h"

@@ -14,7 +14,7 @@
 #include <set>
 #include <sstream>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/config_io.h"
 
 using namespace attnlab;

@@ -19,7 +19,7 @@
 
 #include "data/synthetic.h"
 #include "data/toy_en_fr.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "test_support.h"
 
 using namespace attnlab;

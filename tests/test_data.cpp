@@ -18,7 +18,7 @@
 #include "data/corpus.h"
 #include "data/tokenizer.h"
 #include "model/config.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/random.h"
 
 using namespace attnlab;

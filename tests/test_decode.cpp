@@ -24,7 +24,7 @@
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "decode_test_support.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 using namespace attnlab::decode_testing;
@@ -293,7 +293,7 @@ TEST_CASE("a source longer than the learned positional table is an error naming 
 TEST_CASE("a windowed decoder's self-attention cache holds only the window's keys, however long the output") {
   // Window [2, 1]: a causal query at position i sees keys i − 2 … i, so 3 keys per row and head are all a step
   // needs; 60 steps must not keep 60. Every softmax kind that takes a window, each step's logits checked
-  // against decode() of the whole prefix (so the keys the cache drops are ones no query needed).
+  // against decoder_logits() of the whole prefix (so the keys the cache drops are ones no query needed).
   for (const std::string kind : {"scaled_dot", "additive", "simplified", "sagan"}) {
     SUBCASE(kind.c_str()) {
       AttentionConfig window;
@@ -320,7 +320,7 @@ TEST_CASE("a windowed decoder's self-attention cache holds only the window's key
           CHECK(cache.V.size(2) <= 3);
         }
         const TokenIds prefix = pad_batch(prefixes);                                        // [2, t + 1]
-        const Tensor full = model->decode(prefix, memory, src, ctx);                        // [2, t + 1, V]
+        const Tensor full = model->decoder_logits(prefix, memory, src, ctx);                        // [2, t + 1, V]
         const int64_t V = full.size(2);
         for (int64_t b = 0; b < 2; ++b)
           for (int64_t v = 0; v < V; ++v) {

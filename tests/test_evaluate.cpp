@@ -8,7 +8,7 @@
 #include "data/batching.h"
 #include "data/tokenizer.h"
 #include "decode/bleu.h"
-#include "decode/evaluate.h"
+#include "train/evaluate.h"
 #include "decode/translate.h"
 #include "decode/greedy.h"
 #include "train/validation.h"
@@ -93,9 +93,9 @@ TEST_CASE("validation BLEU scores the detokenised greedy translations against ea
     own[pair.index] = tokenizer->decode(translate_ids(model, pad_batch({pair.src}), decode)[0]);
   }
   REQUIRE(some_sentence_has_words(own, 4));
-  CHECK(validate(model, batches, pairs, 4, decode, tokenizer.get(), &own).bleu == doctest::Approx(100));
+  CHECK(run_validation(model, batches, pairs, 4, decode, tokenizer.get(), &own).bleu == doctest::Approx(100));
   // The same references in the wrong places score less; without a tokenizer there is no BLEU.
   std::vector<std::string> shifted{own[1], own[2], own[3], own[0]};
-  CHECK(validate(model, batches, pairs, 4, decode, tokenizer.get(), &shifted).bleu < 100);
-  CHECK(validate(model, batches, pairs, 4, decode).bleu == 0);
+  CHECK(run_validation(model, batches, pairs, 4, decode, tokenizer.get(), &shifted).bleu < 100);
+  CHECK(run_validation(model, batches, pairs, 4, decode).bleu == 0);
 }

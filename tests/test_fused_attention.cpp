@@ -11,6 +11,7 @@
 
 #include "attention/attention.h"
 #include "autograd/ops.h"
+#include "kernels/kernels.h"
 
 using namespace attnlab;
 

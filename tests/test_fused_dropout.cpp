@@ -3,7 +3,8 @@
 #include <doctest/doctest.h>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "kernels/kernels.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -3,8 +3,9 @@
 #include <doctest/doctest.h>
 
 #include "autograd/ops.h"
+#include "kernels/kernels.h"
 #include "model/transformer.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -15,7 +15,7 @@
 #include "inspect/attention_page.h"
 #include "inspect/report.h"
 #include "inspect/svg.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "test_support.h"
 
 using namespace attnlab;

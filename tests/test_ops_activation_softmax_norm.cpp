@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

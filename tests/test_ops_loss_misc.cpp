@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -7,7 +7,8 @@
 #include <string>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "kernels/kernels.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -17,7 +17,7 @@
 #include <sstream>
 
 #include "model/transformer.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/clip.h"

@@ -1,4 +1,4 @@
-// test_parallel_ops.cpp — the elementwise ops run in parallel chunks (src/autograd/ops/parallel.h) and write the
+// test_parallel_ops.cpp — the elementwise ops run in parallel chunks (src/tensor/parallel.h) and write the
 // first gradient a tensor receives instead of adding it to zeros: neither changes what they compute. The
 // results are the same bits on 1 and on 2 threads, and equal to the plain loops; gradients that meet in one tensor
 // (x + x, a residual stream used twice) add up as the chain rule says.

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "autograd/ops/row_math.h"
+#include "tensor/row_math.h"
 
 using namespace attnlab;
 

@@ -16,7 +16,7 @@
 #include <limits>
 #include <sstream>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "test_support.h"
 #include "tensor/safetensors.h"
 

@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "autograd/ops/small_matmul.h"
+#include "kernels/small_matmul.h"
 #include "tensor/random.h"
 
 using namespace attnlab;

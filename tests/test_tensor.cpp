@@ -1,7 +1,7 @@
 // test_tensor.cpp — facts about tensors, shapes and the random generator.
 #include <doctest/doctest.h>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/tensor.h"
 
 using namespace attnlab;

@@ -11,7 +11,7 @@
 
 #include "autograd/graph.h"
 #include "inspect/trace.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 using namespace attnlab;
 
@@ -144,14 +144,18 @@ TEST_CASE("each stage has the shape its line prints, and the shapes of the paper
     }
 }
 
-TEST_CASE("the logits line is the model's forward output, and tracing changes no number of it") {
+TEST_CASE("the logits line is the reference path's forward output, and tracing changes no number of it") {
   for (const std::string norm : {"post", "pre"}) {
     for (const std::string& kind : kinds) {
       INFO("norm ", norm, ", attention ", kind);
       Generator init(5);
       Seq2Seq model(config_for(kind, norm), init);
       const SentenceTrace trace = trace_sentence(model, source, target);
+      CHECK(model.kernels() == Kernels::fused);                   // the trace put the model's own path back
 
+      // A trace runs the reference path, the paper's chain op by op (model.kernels: reference): its lines are
+      // tensors that path computed, and its logits are that path's, bit for bit.
+      model.use_kernels(Kernels::reference);
       NoGradGuard no_graph;
       ForwardContext plain;                                       // no tracer
       TokenIds src{Shape{1, 5}, source}, tgt_in{Shape{1, 5}, trace.decoder_input};

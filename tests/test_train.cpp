@@ -8,7 +8,7 @@
 #include <fstream>
 
 #include "decode/greedy.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "test_support.h"
 #include "train/run.h"
 #include "train/trainer.h"

@@ -9,7 +9,7 @@
 #include <cstdio>
 #include <vector>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/safetensors.h"
 
 using namespace attnlab;

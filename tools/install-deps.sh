@@ -6,7 +6,7 @@
 set -euo pipefail
 
 packages=(
-  g++ cmake ninja-build pkg-config          # compiler and build
+  g++ cmake ninja-build pkg-config ccache   # compiler and build (ccache: faster rebuilds)
   libeigen3-dev                             # matrices (tensor maps, GEMM)
   libspdlog-dev                             # logging
   libyaml-cpp-dev                           # configs

@@ -153,6 +153,8 @@ std::unique_ptr<Attention> make_attention(const AttentionConfig& config, Attenti
 //   split_heads: [B, T, h·d_k] → [B, h, T, d_k]     merge_heads: [B, h, T, d_k] → [B, T, h·d_k]
 Tensor split_heads(const Tensor& x, int64_t heads);
 Tensor merge_heads(const Tensor& x);
+// The score scale of the softmax kinds, 1/√d_k (§3.2.1): the one place it is computed.
+real score_scale(int64_t d_k);
 
 // The constructors behind make_attention, one per file.
 std::unique_ptr<Attention> make_scaled_dot_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,

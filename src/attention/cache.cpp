@@ -23,7 +23,7 @@
 #include <limits>
 
 #include "attention/attention.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -45,7 +45,7 @@
 #include "attention/attention.h"
 #include "autograd/ops.h"
 #include "nn/layers.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

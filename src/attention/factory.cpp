@@ -1,6 +1,6 @@
 // factory.cpp — from a config's kind name to an attention module, with the checks a user needs.
 #include "attention/attention.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/suggest.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

@@ -4,9 +4,12 @@
 // [h, d_k] and moving h in front of time lets one batched matmul do every head at once:
 //     [B, T, d_model] --reshape--> [B, T, h, d_k] --permute(0,2,1,3)--> [B, h, T, d_k]
 // merge_heads is the inverse, and concatenates the heads' outputs along the features.
+// score_scale is the 1/√d_k every softmax kind divides its scores by (scaled_dot.cpp says why).
+#include <cmath>
+
 #include "attention/attention.h"
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -19,6 +22,8 @@ Tensor split_heads(const Tensor& x, int64_t heads) {
   Tensor per_head = reshape(x, {B, T, heads, d_model / heads});               // [B, T, h, d_k]
   return permute(per_head, {0, 2, 1, 3});                                     // [B, h, T, d_k]
 }
+
+real score_scale(int64_t d_k) { return static_cast<real>(1.0 / std::sqrt(static_cast<double>(d_k))); }
 
 Tensor merge_heads(const Tensor& x) {
   const int64_t B = x.size(0), h = x.size(1), T = x.size(2), d_k = x.size(3);

@@ -56,7 +56,7 @@ class SaganAttention : public Attention {
     Tensor V = split_heads(v_proj.forward(memory), 1);                        // [B, 1, Tk, d]
     ctx.trace(*this, "v", V);
     Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, 1, Tq, Tk] = Q Kᵀ
-    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
+    if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));
     Tensor additive_mask = mask.additive(config_);                            // [B, 1, Tq, Tk], 0 or −∞
     ctx.trace(*this, "scores", scores, additive_mask);                        // as the softmax sees them
     Tensor weights = softmax(scores, additive_mask);                          // [B, 1, Tq, Tk], rows sum to 1
@@ -84,7 +84,7 @@ class SaganAttention : public Attention {
       append_key(cache, split_heads(k_proj.forward(x), 1), split_heads(v_proj.forward(x), 1), x_is_real);
     }
     const int64_t d_q = Q.size(3);
-    const real factor = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(d_q))) : real(1);
+    const real factor = config_.scale ? score_scale(d_q) : real(1);
     Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
       return dot_product(Q.data() + row * d_q, k, d_q) * factor;              // q_t · k_j / √(d/8)
     });                                                                       // [B, 1, 1, d]

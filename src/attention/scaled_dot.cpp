@@ -14,8 +14,9 @@
 
 #include "attention/attention.h"
 #include "autograd/ops.h"
+#include "kernels/kernels.h"
 #include "nn/layers.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -32,52 +33,54 @@ class ScaledDotAttention : public Attention {
         heads_(heads),
         dropout_(dropout) {}
 
-  // Without a window the computation, op by op, is
-  //   Q = split_heads(q_proj(x)), K = split_heads(k_proj(memory)), V = split_heads(v_proj(memory))   [B, h, T, d_k]
-  //   weights = softmax(Q Kᵀ · 1/√d_k, mask)                                                      [B, h, Tq, Tk]
-  //   out = out_proj(merge_heads(dropout(weights) · V))                                           [B, Tq, d_model]
-  // and it runs as one fused op over the projections (src/autograd/ops/scaled_dot_attention.cpp: no head
-  // split/merge copies, one graph node instead of six); tests/test_fused_attention.cpp checks the fused op against
-  // exactly that chain of ops, forward and backward.
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
     Tensor q = q_proj.forward(x);                                            // [B, Tq, d_model]
     Tensor k = k_proj.forward(memory);                                       // [B, Tk, d_model]
     Tensor v = v_proj.forward(memory);                                       // [B, Tk, d_model]
-    if (ctx.tracer) trace_heads(q, k, v, mask, ctx);                         // `attnlab trace` only
+    Tensor context = fused() ? fused_heads(q, k, v, mask, ctx)               // [B, Tq, d_model], heads merged
+                             : heads(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask, ctx);
+    Tensor out = out_proj.forward(context);                                  // [B, Tq, d_model]
+    ctx.trace(out_proj, out);
+    return out;
+  }
+
+  // The paper's chain, op by op (the reference path, model.kernels: reference):
+  //   head_h = dropout(softmax(Q_h K_hᵀ / √d_k + mask)) V_h      for every head at once, Q, K, V [B, h, T, d_k]
+  Tensor heads(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask, ForwardContext& ctx) {
+    ctx.trace(*this, "q", Q);                                                // [B, h, Tq, d_k]
+    ctx.trace(*this, "k", K);                                                // [B, h, Tk, d_k]
+    ctx.trace(*this, "v", V);                                                // [B, h, Tk, d_k]
+    const Tensor hidden = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
+    Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
+    if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));      // [B, h, Tq, Tk] / √d_k
+    ctx.trace(*this, "scores", scores, hidden);                              // as the softmax sees them
+    Tensor weights = softmax(scores, hidden);                                // [B, h, Tq, Tk], rows sum to 1
+    ctx.trace(*this, "weights", weights);
+    if (ctx.recorder) ctx.recorder->record(name, weights);
+    Tensor context = matmul(apply_dropout(weights, dropout_, ctx), V);       // [B, h, Tq, d_k]
+    ctx.trace(*this, "context", context);
+    return merge_heads(context);                                             // [B, Tq, d_model]
+  }
+
+  // The same as one fused op over the unsplit projections (kernels/scaled_dot_attention.cpp: no head split/merge
+  // copies, one graph node instead of six), or, with a window, the banded kernels that never make the [Tq, Tk]
+  // matrix (kernels/banded_attention.cpp). tests/test_two_paths.cpp checks both against heads().
+  Tensor fused_heads(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
+                     ForwardContext& ctx) {
     if (config_.has_window) {
-      return out_proj.forward(merge_heads(windowed(split_heads(q, heads_), split_heads(k, heads_),
-                                                   split_heads(v, heads_), mask, ctx)));  // [B, Tq, d_model]
+      return merge_heads(windowed(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask,
+                                  ctx));                                     // [B, Tq, d_model]
     }
-    const real s = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(x.size(2) / heads_))) : real(1);
+    const real s = config_.scale ? score_scale(x_width(q) / heads_) : real(1);
     const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
     if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
     const bool want_weights = ctx.recorder || ctx.tracer;
     Tensor weights;                                                          // [B, h, Tq, Tk], rows sum to 1
     Tensor context = scaled_dot_attention(q, k, v, heads_, s, mask.additive(config_), p, ctx.generator,
                                           want_weights ? &weights : nullptr);  // [B, Tq, d_model]
-    if (ctx.tracer) {
-      ctx.trace(*this, "weights", weights);
-      ctx.trace(*this, "context", split_heads(context, heads_));             // [B, h, Tq, d_k], as the paper has it
-    }
+    ctx.trace(*this, "weights", weights);
     if (ctx.recorder) ctx.recorder->record(name, weights);
-    Tensor out = out_proj.forward(context);                                  // [B, Tq, d_model]
-    ctx.trace(out_proj, out);
-    return out;
-  }
-
-  // For `attnlab trace`: the per-head Q, K, V and the masked scores the fused op computes inside, recomputed op
-  // by op for display. The forward's result never depends on these (the trace tests check it bit for bit).
-  void trace_heads(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
-                   ForwardContext& ctx) {
-    Tensor Q = split_heads(q, heads_);                                       // [B, h, Tq, d_k]
-    Tensor K = split_heads(k, heads_);                                       // [B, h, Tk, d_k]
-    ctx.trace(*this, "q", Q);
-    ctx.trace(*this, "k", K);
-    ctx.trace(*this, "v", split_heads(v, heads_));                           // [B, h, Tk, d_k]
-    if (config_.has_window) return;
-    Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
-    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
-    ctx.trace(*this, "scores", scores, mask.additive(config_));              // as the softmax sees them
+    return context;
   }
 
   // Incremental decoding (cache.cpp): the same steps for the one newest query, its keys kept in the cache.
@@ -96,7 +99,7 @@ class ScaledDotAttention : public Attention {
                  split_heads(v_proj.forward(x), heads_), x_is_real);
     }
     const int64_t d_k = Q.size(3);
-    const real factor = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(d_k))) : real(1);
+    const real factor = config_.scale ? score_scale(d_k) : real(1);
     Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
       return dot_product(Q.data() + row * d_k, k, d_k) * factor;             // q_t · k_j / √d_k
     });                                                                      // [B, h, 1, d_k]
@@ -117,10 +120,13 @@ class ScaledDotAttention : public Attention {
     const int64_t left = std::min(config_.window_left, std::max<int64_t>(Tq - 1, 0));
     const int64_t right = std::min(mask.causal ? int64_t{0} : config_.window_right, Tk - 1);
     Tensor scores = band_scores(Q, K, left, right);                          // [B, h, Tq, W]
-    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
+    if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));
     Tensor weights = softmax(scores, mask.band_additive(config_, left, left + right + 1));   // [B, h, Tq, W]
     if (ctx.recorder) ctx.recorder->record(name, full_map(weights, left, Tk));
-    weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, Tq, W]
+    if (ctx.training && dropout_ > 0) {                                      // what dropout() drops of the full map
+      if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+      weights = band_dropout(weights, left, Tk, static_cast<real>(dropout_), *ctx.generator);  // [B, h, Tq, W]
+    }
     return band_mix(weights, V, left);                                       // [B, h, Tq, d_k]
   }
 
@@ -136,6 +142,8 @@ class ScaledDotAttention : public Attention {
       }
     return full;
   }
+
+  static int64_t x_width(const Tensor& q) { return q.size(2); }            // d_model of [B, T, d_model]
 
   AttentionConfig config_;
   int64_t heads_;

@@ -41,7 +41,7 @@ class SimplifiedAttention : public Attention {
     Tensor V = K;                                                            // [B, h, Tk, d_k], the same numbers
     ctx.trace(*this, "v", V);
     Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
-    if (config_.scale) scores = scale(scores, static_cast<real>(1.0 / std::sqrt(double(Q.size(3)))));
+    if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));
     Tensor additive_mask = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
     ctx.trace(*this, "scores", scores, additive_mask);                       // as the softmax sees them
     Tensor weights = softmax(scores, additive_mask);                         // [B, h, Tq, Tk], rows sum to 1
@@ -68,7 +68,7 @@ class SimplifiedAttention : public Attention {
     Tensor Q = split_heads(x, heads_);                                       // [B, h, 1, d_k]
     if (cache.self) append_key(cache, Q, Q, x_is_real);                      // k_t = v_t = x_t
     const int64_t d_k = Q.size(3);
-    const real factor = config_.scale ? static_cast<real>(1.0 / std::sqrt(double(d_k))) : real(1);
+    const real factor = config_.scale ? score_scale(d_k) : real(1);
     Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
       return dot_product(Q.data() + row * d_k, k, d_k) * factor;             // x_t · x_j / √d_k
     });                                                                      // [B, h, 1, d_k]

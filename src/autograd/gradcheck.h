@@ -78,10 +78,9 @@ void explain_op(std::vector<GradcheckCase>& cases, const std::string& op, const 
 // the numeric gradient and their difference. The numbers are those run_gradcheck(check, options) compares.
 std::string explain_gradcheck(const GradcheckCase& check, const GradcheckOptions& options = {});
 
-// Every op's cases, in the order of ops.h. Defined in checks/all_checks.cpp from the per-file lists below.
-std::vector<GradcheckCase> all_gradcheck_cases();
-
-// One list per op file (src/autograd/checks/<file>.cpp).
+// One list per op file of chapter 2 (src/autograd/checks/<file>.cpp). The kernels, layers, attention kinds and
+// the model have their own lists next to them (kernels/checks.h, nn/checks.h, attention/checks.h, model/checks.h),
+// and model/checks.h has the list of all of them.
 std::vector<GradcheckCase> elementwise_checks();
 std::vector<GradcheckCase> matmul_checks();
 std::vector<GradcheckCase> shape_checks();
@@ -89,15 +88,9 @@ std::vector<GradcheckCase> activation_checks();
 std::vector<GradcheckCase> softmax_checks();
 std::vector<GradcheckCase> layer_norm_checks();
 std::vector<GradcheckCase> dropout_checks();
-std::vector<GradcheckCase> fused_dropout_checks();
 std::vector<GradcheckCase> embedding_checks();
 std::vector<GradcheckCase> reduction_checks();
 std::vector<GradcheckCase> cross_entropy_checks();
-std::vector<GradcheckCase> scaled_dot_attention_checks();  // checks/scaled_dot_attention.cpp: the fused op
-// Whole layers and attention modules, their parameters differentiated too (names "layer.*", "attention.*").
-std::vector<GradcheckCase> layer_checks();                      // checks/layers.cpp: nn modules, model layers
-std::vector<GradcheckCase> softmax_attention_checks();          // checks/attention_softmax.cpp
-std::vector<GradcheckCase> external_linear_attention_checks();  // checks/attention_external_linear.cpp
-std::vector<GradcheckCase> banded_attention_checks();           // checks/banded_attention.cpp
+std::vector<GradcheckCase> attention_op_checks();    // prefix_softmax, divide
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -11,7 +11,7 @@
 
 #include "autograd/gradcheck.h"
 #include "autograd/graph.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

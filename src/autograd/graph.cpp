@@ -4,7 +4,7 @@
 #include <memory>
 #include <unordered_set>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/storage.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

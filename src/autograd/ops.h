@@ -42,9 +42,6 @@ inline Tensor operator*(real factor, const Tensor& x) { return scale(x, factor);
 // Leading (batch) axes of A and B must be equal, or B may be a plain matrix shared by every batch entry
 // (x [B, T, d_in] · Wᵀ [d_in, d_out] is a Linear layer). Backward: ∂A = ∂C · Bᵀ, ∂B = Aᵀ · ∂C (transposed to match).
 Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a = false, bool transpose_b = false);
-// y = x · Wᵀ + b as one op (nn.Linear; matmul then add gives the same numbers to rounding, with one tensor
-// more). x [..., in], W [out, in], b [out] or undefined (no bias) → y [..., out].
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
 // ---- Shape ops (ops/shape.cpp) ----
 Tensor reshape(const Tensor& x, const Shape& shape);                  // same numbers, new shape (numel must agree)
@@ -84,9 +81,6 @@ Tensor dropout(const Tensor& x, real p, Generator& gen);
 // m[t] of elements first + t, t < n, of the tensor it would drop (0 with probability p, else 1/(1-p)).
 uint64_t draw_dropout_key(Generator& gen);
 void dropout_mask(uint64_t key, int64_t first, int64_t n, real p, real* m);
-// Dropout fused with its neighbour (ops/fused_dropout.cpp): the same bits as the two ops, one tensor fewer kept.
-Tensor add_dropout(const Tensor& x, const Tensor& s, real p, Generator& gen);   // x + dropout(s)
-Tensor relu_dropout(const Tensor& h, real p, Generator& gen);                   // dropout(relu(h))
 
 // ---- Embedding lookup (ops/embedding.cpp) ----
 // y[..., :] = weight[id, :], weight [V, d], ids of any shape → ids.shape + [d]. Backward scatter-adds each
@@ -109,10 +103,6 @@ Tensor divide_by_sum(const Tensor& x, int axis, real eps = 0);
 //   loss_i = (1 - ε) · (-log p_i[target_i]) + (ε / V) · Σ_c (-log p_i[c])
 // averaged over the positions whose target is not ignore_id (typically the pad id). If every position is
 // ignored the loss is 0. Returns [1]. Backward: ∂loss/∂logit_c = (p_c - q_c) / N, q the smoothed target.
-// The output layer and the loss in one op, never holding the [..., V] logits: the same loss and gradients as
-// cross_entropy(matmul(h, W, false, true), …) to float rounding. h [..., d], W [V, d] → [1]
-Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
-                            int32_t ignore_id);
 Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_smoothing = 0,
                      int32_t ignore_id = -1);
 
@@ -126,25 +116,5 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
 Tensor prefix_softmax(const Tensor& x, int axis, const Tensor& additive_mask = Tensor());
 // a / b, elementwise with broadcasting (add()'s rules). No guard against b = 0: add an ε first where needed.
 Tensor divide(const Tensor& a, const Tensor& b);
-
-// ---- Fused multi-head scaled dot-product attention (ops/scaled_dot_attention.cpp) ----
-// Q [B, Tq, d_model], K, V [B, Tk, d_model] (the projections, heads not yet split) → [B, Tq, d_model], heads merged:
-//   out_h = dropout(softmax(scale · Q_h K_hᵀ + additive_mask), p) V_h     for each head h (d_k = d_model / heads)
-// additive_mask [B, 1, Tq, Tk] (0 or −∞; optional); p = 0 draws nothing (gen may then be null).
-// The same numbers (to rounding) and the same dropped weights as split_heads → matmul → scale → softmax →
-// dropout → matmul → merge_heads, in one graph node; the mask receives no gradient. If `weights` is given it
-// receives the softmax weights [B, h, Tq, Tk] (before dropout), for an attention recorder: numbers, no graph.
-Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, int64_t heads, real scale,
-                            const Tensor& additive_mask, real dropout_p, Generator* gen, Tensor* weights = nullptr);
-
-// ---- Banded attention (ops/banded_attention.cpp): the two products of attention inside a window only ----
-// Query i sees keys j = i − left + w, w = 0 … W − 1 (W = left + right + 1); scores and weights are stored as a band
-// [..., Tq, W] instead of the full [..., Tq, Tk]: O(n·W) instead of O(n²). Leading axes of both inputs must agree.
-//   band_scores(Q, K, left, right)  Q [..., Tq, d], K [..., Tk, d] → S [..., Tq, W],  S[i, w] = q_i · k_{i−left+w}
-//   band_mix(A, V, left)            A [..., Tq, W], V [..., Tk, d] → O [..., Tq, d],  O_i = Σ_w A[i, w] · v_{i−left+w}
-// A column whose key i − left + w is outside [0, Tk) gets score 0 and no gradient: hide it with softmax's mask.
-// So softmax(band_scores(Q, K) / √d_k + band mask), then band_mix, is windowed scaled-dot attention.
-Tensor band_scores(const Tensor& q, const Tensor& k, int64_t left, int64_t right);
-Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -7,7 +7,7 @@
 
 #include "cli/commands.h"
 #include "inspect/attention_maps.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/run.h"
 
 namespace attnlab {

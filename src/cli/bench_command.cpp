@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/bench.h"
 #include "train/config_io.h"
 #include "train/length_sweep.h"

@@ -11,8 +11,8 @@
 
 #include "cli/commands.h"
 #include "data/corpus.h"
-#include "decode/evaluate.h"
-#include "tensor/error.h"
+#include "train/evaluate.h"
+#include "util/error.h"
 #include "train/run.h"
 #include "util/files.h"
 
@@ -78,6 +78,7 @@ int eval_command(const EvalCommandOptions& options) {
                 (options.src.empty() ? "src" : "ref") + " too (source and reference files go together)");
   }
   LoadedRun run = load_run(options.run, options.checkpoint);
+  if (!options.kernels.empty()) run.model->use_kernels(parse_kernels(options.kernels));  // --kernels
   EvalText text = use_split ? split_text(run.config, options.split, options.run)
                             : read_pair(options.src, options.ref, options.src + ".hyp");
   if (text.sources.empty()) throw Error(text.description + ": no sentences to evaluate");

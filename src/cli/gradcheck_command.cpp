@@ -7,8 +7,9 @@
 #include <string>
 
 #include "autograd/gradcheck.h"
+#include "model/checks.h"
 #include "cli/commands.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/suggest.h"
 
 namespace attnlab {

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"attnlab — a Transformer encoder–decoder trainer on a from-scratch autograd engine, "
@@ -80,6 +80,9 @@ int main(int argc, char** argv) {
       "translations go to standard output, one per line.");
   translate_app->add_option("--run", translate.run, "The run folder")->required();
   translate_app->add_option("--text", translate.text, "One sentence to translate (otherwise read stdin)");
+  translate_app->add_option("--kernels", translate.kernels,
+                 "fused (the fast kernels) or reference (the paper's chain of plain ops, for stepping through)")
+      ->check(CLI::IsMember({"fused", "reference"}));
   translate_app->add_option("--checkpoint", translate.checkpoint,
                             "best (default), latest, or the path of a checkpoint file");
   translate_app->add_option("--beam", translate.beam,
@@ -104,6 +107,9 @@ int main(int argc, char** argv) {
   eval_app->add_option("--ref", eval.ref, "Reference translations, line-aligned with --src");
   CLI::Option* eval_beam_option =
       eval_app->add_option("--beam", eval_beam, "Beam size (1 = greedy; default: the run's decode.beam)");
+  eval_app->add_option("--kernels", eval.kernels,
+                 "fused (the fast kernels) or reference (the paper's chain of plain ops, for stepping through)")
+      ->check(CLI::IsMember({"fused", "reference"}));
   eval_app->add_option("--checkpoint", eval.checkpoint, "best (default), latest, or the path of a checkpoint file");
   eval_app->add_flag("--json", eval.json, "Print one JSON object instead of a table");
   eval_app->add_option("--out", eval.out,

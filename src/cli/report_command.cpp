@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "data/corpus.h"
 #include "inspect/report.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/run.h"
 #include "util/files.h"
 

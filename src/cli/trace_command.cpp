@@ -10,7 +10,7 @@
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "inspect/trace.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/run.h"
 #include "util/utf8.h"
 

@@ -11,7 +11,7 @@
 #include <spdlog/spdlog.h>
 
 #include "cli/commands.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/trainer.h"
 
 namespace attnlab {

@@ -18,7 +18,7 @@
 #include "data/corpus.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/run.h"
 #include "util/utf8.h"
 
@@ -26,6 +26,7 @@ namespace attnlab {
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
+  if (!options.kernels.empty()) run.model->use_kernels(parse_kernels(options.kernels));  // --kernels
   DecodeConfig decode = run.config.decode;              // the run's decode: section, unless overridden
   if (options.beam > 0) decode.beam = options.beam;
   if (options.alpha >= 0) decode.length_penalty = options.alpha;

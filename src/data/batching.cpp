@@ -17,7 +17,7 @@
 #include <numeric>
 
 #include "model/config.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/random.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

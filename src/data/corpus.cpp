@@ -14,7 +14,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

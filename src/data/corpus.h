@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "train/config.h"
+#include "data/config.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

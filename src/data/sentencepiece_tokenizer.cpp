@@ -29,7 +29,7 @@
 
 #include "data/tokenizer_kinds.h"
 #include "model/config.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

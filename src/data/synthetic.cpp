@@ -10,7 +10,7 @@
 #include <set>
 
 #include "data/toy_en_fr.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/suggest.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

@@ -14,7 +14,7 @@
 #include "data/tokenizer_kinds.h"
 #include "util/files.h"
 #include "model/config.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/suggest.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

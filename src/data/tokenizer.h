@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "train/config.h"
+#include "data/config.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -5,9 +5,9 @@
 // from one choice of words, so the French is right by construction, and every English sentence has exactly one
 // French translation under the grammar. It holds the phenomena attention has to learn — agreement of articles,
 // adjectives and verbs, adjectives that move after the noun, ne … pas around the verb, elision (l', n', j', d'),
-// contraction (du, des, au, aux), relative clauses with qui — over a few hundred words. The lexicon and the
-// rules, each a small function named for its phenomenon, are in toy_en_fr.cpp; data/toy-en-fr/README.md
-// describes them with examples.
+// contraction (du, des, au, aux), relative clauses with qui — over a few hundred words. The rules, each a small
+// function named for its phenomenon, are in toy_en_fr.cpp; the lexicon, as tables, is in toy_en_fr_lexicon.cpp;
+// data/toy-en-fr/README.md describes them with examples.
 //
 // Text format: lowercase ("i" included), words and the final "." separated by single spaces. An elided French
 // word is a token of its own that keeps its apostrophe — "l' arbre", "je n' aime pas", "j' ai" — as the Moses

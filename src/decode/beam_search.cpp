@@ -7,7 +7,7 @@
 #include <limits>
 
 #include "model/config.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

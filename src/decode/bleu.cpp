@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/utf8.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

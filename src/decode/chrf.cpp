@@ -6,7 +6,7 @@
 #include <unordered_map>
 
 #include "decode/bleu.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/utf8.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

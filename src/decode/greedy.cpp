@@ -6,7 +6,7 @@
 #include <limits>
 
 #include "autograd/graph.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -67,7 +67,7 @@ std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& 
   std::vector<bool> finished(static_cast<size_t>(B), false);
   for (int64_t t = 0; t < longest_limit; ++t) {
     TokenIds tgt_in = pad_batch(prefix);                 // [B, t + 1]
-    Tensor logits = model.decode(tgt_in, memory, src, ctx);  // [B, t + 1, V]: all of it recomputed
+    Tensor logits = model.decoder_logits(tgt_in, memory, src, ctx);  // [B, t + 1, V]: all of it recomputed
     const int64_t V = logits.size(2);
     bool all_done = true;
     for (int64_t b = 0; b < B; ++b) {

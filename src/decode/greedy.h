@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "model/transformer.h"
-#include "train/config.h"
+#include "decode/config.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

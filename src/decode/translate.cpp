@@ -7,7 +7,7 @@
 
 #include "autograd/graph.h"
 #include "decode/greedy.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -8,7 +8,7 @@
 
 #include "decode/beam_search.h"
 #include "model/transformer.h"
-#include "train/config.h"
+#include "decode/config.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

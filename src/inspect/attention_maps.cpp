@@ -13,7 +13,7 @@
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "inspect/attention_page.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
 

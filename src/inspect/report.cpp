@@ -7,7 +7,7 @@
 
 #include "inspect/attention_page.h"
 #include "inspect/svg.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

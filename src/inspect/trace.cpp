@@ -7,7 +7,7 @@
 #include <numeric>
 
 #include "autograd/graph.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -60,13 +60,21 @@ SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source,
   const TokenIds src = one_sentence(trace.source);                             // [1, S]
   const TokenIds tgt_in = one_sentence(trace.decoder_input);                   // [1, T], bos + target
 
+  // A trace shows the paper's chain, op by op: the reference path computes every stage it prints (Q, K, V per
+  // head, the scores, the weights), so nothing is recomputed for display. The model's own path is put back after.
+  struct ReferencePath {
+    Seq2Seq& model;
+    Kernels saved = model.kernels();
+    ~ReferencePath() { model.use_kernels(saved); }
+  } reference{model};
+  model.use_kernels(Kernels::reference);
   TraceRecorder recorder;
   ForwardContext ctx;
   ctx.tracer = &recorder;
   Tensor memory = model.encode(src, ctx);                                      // [1, S, d]
   trace.encoder = std::move(recorder.stages);
   recorder.stages.clear();
-  trace.logits = model.decode(tgt_in, memory, src, ctx);                       // [1, T, V]
+  trace.logits = model.decoder_logits(tgt_in, memory, src, ctx);              // [1, T, V]
   trace.decoder = std::move(recorder.stages);
   return trace;
 }

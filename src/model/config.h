@@ -7,14 +7,9 @@
 #include <string>
 
 #include "attention/attention.h"
+#include "tensor/token_ids.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
-
-// Fixed special token ids, the same for every tokenizer attnlab makes.
-constexpr int32_t pad_id = 0;  // padding: ignored by the loss and masked out of attention
-constexpr int32_t bos_id = 1;  // beginning of sentence: the decoder's first input
-constexpr int32_t eos_id = 2;  // end of sentence: the decoder's last target
-constexpr int32_t unk_id = 3;  // a token the vocabulary does not have
 
 struct ModelConfig {
   int64_t src_vocab = 0;            // source vocabulary size (ids 0 … src_vocab−1)
@@ -32,6 +27,9 @@ struct ModelConfig {
   bool residual = true;             // x + Sublayer(x); false drops the "x +" in every sublayer (an ablation)
   std::string positional = "sinusoidal";  // sinusoidal | learned | none
   int64_t max_len = 256;            // positions of the learned table
+  // How the modules compute: "fused" runs the kernels chapter's fused ops (src/kernels/), "reference" the chain
+  // of plain ops each kernel stands for, written in the module under its equation. Same numbers to rounding.
+  std::string kernels = "fused";    // fused | reference
   AttentionConfig encoder_attention;  // model.attention.encoder
   AttentionConfig decoder_attention;  // model.attention.decoder (causal self-attention)
   AttentionConfig cross_attention;    // model.attention.cross

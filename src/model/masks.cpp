@@ -2,7 +2,7 @@
 #include "model/masks.h"
 
 #include "model/config.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -4,7 +4,8 @@
 #include <cmath>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "kernels/kernels.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -26,12 +27,12 @@ Tensor sublayer(const Tensor& x, const Module& module, const LayerNorm& norm, Su
   if (wiring.pre_norm) {
     Tensor normed = norm.forward(x);                                            // [B, T, d]
     ctx.trace(norm, normed);
-    Tensor out = wiring.residual ? add_with_dropout(x, f(normed), p, ctx)      // [B, T, d] = x + Dropout(f)
+    Tensor out = wiring.residual ? add_with_dropout(x, f(normed), p, ctx, module.kernels())  // x + Dropout(f)
                                  : apply_dropout(f(normed), p, ctx);
     ctx.trace(module, "residual", out);
     return out;
   }
-  Tensor sum = wiring.residual ? add_with_dropout(x, f(x), p, ctx)              // [B, T, d] = x + Dropout(f(x))
+  Tensor sum = wiring.residual ? add_with_dropout(x, f(x), p, ctx, module.kernels())  // [B, T, d] = x + Dropout(f(x))
                                : apply_dropout(f(x), p, ctx);
   ctx.trace(module, "residual", sum);
   Tensor normed = norm.forward(sum);                                            // [B, T, d]
@@ -110,7 +111,7 @@ void DecoderState::reorder(const std::vector<int64_t>& rows) {
 
 // ---------------------------------------------------------------- the whole model
 
-void validate(const ModelConfig& c) {
+void check_model_config(const ModelConfig& c) {
   auto positive = [](int64_t value, const char* key) {
     if (value <= 0) throw Error(std::string(key) + " must be a positive whole number, got " + std::to_string(value));
   };
@@ -132,6 +133,7 @@ void validate(const ModelConfig& c) {
   if (c.norm != "post" && c.norm != "pre") throw Error("model.norm: '" + c.norm + "' is not one of post, pre");
   parse_activation(c.activation);
   parse_positional(c.positional);
+  parse_kernels(c.kernels);
   if (c.share_embeddings && c.src_vocab != c.tgt_vocab) {
     throw Error("model.share_embeddings needs one vocabulary for both sides, but the source has " +
                 std::to_string(c.src_vocab) + " tokens and the target " + std::to_string(c.tgt_vocab));
@@ -139,7 +141,7 @@ void validate(const ModelConfig& c) {
 }
 
 Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
-  validate(c);
+  check_model_config(c);
   const PositionalKind positional = parse_positional(c.positional);
 
   if (c.share_embeddings) {
@@ -173,6 +175,7 @@ Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
     output_weight_ = register_parameter("output_projection.weight",
                                         Tensor::uniform({c.tgt_vocab, c.d_model}, init, -bound, bound));
   }
+  use_kernels(parse_kernels(c.kernels));       // model.kernels: every module computes by the same path
 }
 
 Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& positions, const TokenIds& ids,
@@ -213,7 +216,7 @@ Tensor Seq2Seq::decoder_output(const TokenIds& tgt_in, const Tensor& memory, con
   return y;
 }
 
-Tensor Seq2Seq::decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx) {
+Tensor Seq2Seq::decoder_logits(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx) {
   Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
   Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
   ctx.trace(*this, "logits", logits);
@@ -224,7 +227,11 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
                      ForwardContext& ctx) {
   Tensor memory = encode(src, ctx);                                           // [B, S, d]
   Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
-  // = cross_entropy(decode(…), targets, …) without ever holding the [B, T, V] logits (ops/cross_entropy.cpp).
+  if (!fused()) {
+    Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
+    return cross_entropy(logits, targets, label_smoothing, pad_id);          // [1], pad positions ignored
+  }
+  // The same loss and gradients without ever holding the [B, T, V] logits (kernels/linear_cross_entropy.cpp).
   return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id);   // [1]
 }
 
@@ -265,7 +272,7 @@ Tensor Seq2Seq::decode_step(const TokenIds& tokens, DecoderState& state, Forward
 
 Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {
   Tensor memory = encode(src, ctx);                                           // [B, S, d]
-  return decode(tgt_in, memory, src, ctx);                                    // [B, T, V]
+  return decoder_logits(tgt_in, memory, src, ctx);                                   // [B, T, V]
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -90,8 +90,8 @@ class Seq2Seq : public Module {
   // src [B, S] → memory [B, S, d_model]
   Tensor encode(const TokenIds& src, ForwardContext& ctx);
   // tgt_in [B, T] (bos + target), memory from encode(src) → logits [B, T, tgt_vocab]
-  Tensor decode(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
-  // The decoder stack's output before the output layer, [B, T, d_model] (decode() = this · Wᵀ).
+  Tensor decoder_logits(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
+  // The decoder stack's output before the output layer, [B, T, d_model] (decoder_logits() = this · Wᵀ).
   Tensor decoder_output(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
   // The training loss, label-smoothed cross-entropy of targets [B, T] (pad ignored), [1]: the same number and
   // gradients as cross_entropy(forward(src, tgt_in), targets, …), computed without the [B, T, V] logits.
@@ -102,7 +102,7 @@ class Seq2Seq : public Module {
   // Incremental decoding (call under NoGradGuard). start_decoding projects the source's keys and values for
   // every decoder layer (memory [B, S, d] from encode(src)) and makes room for `capacity` target positions;
   // decode_step feeds one token per row, tokens [B, 1] (position state.position), and returns that
-  // position's logits [B, tgt_vocab] — what decode() of the whole prefix gives at its last position.
+  // position's logits [B, tgt_vocab] — what decoder_logits() of the whole prefix gives at its last position.
   DecoderState start_decoding(const Tensor& memory, const TokenIds& src, int64_t capacity);
   Tensor decode_step(const TokenIds& tokens, DecoderState& state, ForwardContext& ctx);
 
@@ -124,6 +124,6 @@ class Seq2Seq : public Module {
 };
 
 // Throws attnlab::Error naming the config key for anything that cannot build a model.
-void validate(const ModelConfig& config);
+void check_model_config(const ModelConfig& config);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -2,7 +2,8 @@
 #include "nn/layers.h"
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "kernels/kernels.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -12,10 +13,11 @@ Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx) {
   return dropout(x, static_cast<real>(p), *ctx.generator);
 }
 
-Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx) {
+Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx, Kernels kernels) {
   if (!ctx.training || p <= 0) return add(x, s);                           // [B, T, d]
+  if (kernels == Kernels::reference) return add(x, apply_dropout(s, p, ctx));  // [B, T, d] = x + Dropout(s)
   if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
-  return add_dropout(x, s, static_cast<real>(p), *ctx.generator);          // [B, T, d] = x + s ⊙ m, one tensor
+  return add_dropout(x, s, static_cast<real>(p), *ctx.generator);          // the same, one op, one tensor fewer
 }
 
 LayerNorm::LayerNorm(int64_t d_model, double epsilon) : eps(epsilon) {
@@ -41,7 +43,7 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation act, double p
 
 Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
   Tensor hidden = linear1.forward(x);                                       // [B, T, d_ff]
-  if (activation == Activation::relu && ctx.training && dropout > 0 && !ctx.tracer) {
+  if (fused() && activation == Activation::relu && ctx.training && dropout > 0 && !ctx.tracer) {
     if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
     hidden = relu_dropout(hidden, static_cast<real>(dropout), *ctx.generator);  // [B, T, d_ff], one op for two
   } else {

@@ -1,10 +1,12 @@
-// linear.cpp — y = x Wᵀ + b as one matmul (x seen as [rows, in]) and a broadcast add.
+// linear.cpp — y = x Wᵀ + b: one matmul (x seen as [rows, in]) and a broadcast add of the bias.
+// The fused path runs both as one op, kernels/linear.cpp.
 #include "nn/linear.h"
 
 #include <cmath>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "kernels/kernels.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -19,7 +21,9 @@ Linear::Linear(int64_t in_features, int64_t out_features, Generator& init, bool 
 }
 
 Tensor Linear::forward(const Tensor& x) const {
-  return linear(x, weight, bias);   // [..., out] = x · Wᵀ + b, one op (src/autograd/ops/matmul.cpp)
+  if (fused()) return linear(x, weight, bias);                          // [..., out], one op (kernels/linear.cpp)
+  Tensor y = matmul(x, weight, /*transpose_a=*/false, /*transpose_b=*/true);  // [..., out] = x · Wᵀ
+  return bias.defined() ? add(y, bias) : y;                              // [..., out] + b, b broadcast to every row
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

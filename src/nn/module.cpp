@@ -1,7 +1,20 @@
 // module.cpp — registering and listing parameters.
 #include "nn/module.h"
 
+#include "util/error.h"
+
 namespace attnlab::inline ATTNLAB_PRECISION {
+
+Kernels parse_kernels(const std::string& name) {
+  if (name == "fused") return Kernels::fused;
+  if (name == "reference") return Kernels::reference;
+  throw Error("model.kernels: '" + name.substr(0, 40) + "' is not one of fused, reference");
+}
+
+void Module::use_kernels(Kernels kernels) {
+  kernels_ = kernels;
+  for (const auto& child : children_) child.second->use_kernels(kernels);
+}
 
 Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
   tensor.set_requires_grad(true);

@@ -16,6 +16,13 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+// The two paths every module can compute by (model.kernels, configs/README.md):
+//   reference  the paper's chain of plain ops, written in the module right under its equation — what to read
+//   fused      the fast kernels of src/kernels/ that stand for those chains (the default: the same numbers to
+//              rounding, less time and memory; tests/test_two_paths.cpp checks the two agree)
+enum class Kernels { fused, reference };
+Kernels parse_kernels(const std::string& name);  // "fused" | "reference"; throws attnlab::Error naming model.kernels
+
 struct NamedParameter {
   std::string name;  // "encoder.layers.0.self_attn.q_proj.weight"
   Tensor tensor;
@@ -36,6 +43,11 @@ class Module {
   // Where this module sits in its model, dotted like its parameters: "encoder.layers.0.ffn" ("" for the root or
   // a module on its own). Computed on demand by walking up to the root; traces use it to name their lines.
   std::string path() const;
+  // Which path this module computes by; use_kernels sets it for this module and every child (a whole model at
+  // once, as PyTorch's train()/eval() set the training flag).
+  Kernels kernels() const { return kernels_; }
+  bool fused() const { return kernels_ == Kernels::fused; }
+  void use_kernels(Kernels kernels);
 
  protected:
   // Registers a parameter (sets requires_grad) and returns the handle to keep in a member.
@@ -56,6 +68,7 @@ class Module {
   std::vector<std::pair<std::string, std::unique_ptr<Module>>> children_;
   const Module* parent_ = nullptr;            // set by the parent's register_module
   std::string name_in_parent_;
+  Kernels kernels_ = Kernels::fused;
 };
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -9,7 +9,7 @@
 #include <numbers>
 #include <sstream>
 
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -31,7 +31,7 @@
 #include <set>
 #include <type_traits>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "util/utf8.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

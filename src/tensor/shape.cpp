@@ -1,7 +1,7 @@
 // shape.cpp — constructing and printing shapes, with the checks that keep every later index in bounds.
 #include "tensor/shape.h"
 
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

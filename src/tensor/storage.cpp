@@ -126,7 +126,9 @@ void trim_storage() {
 StorageCounts storage_counts() {
   Pool& p = pool();
   std::lock_guard<std::mutex> lock(p.mutex);
-  return p.counts;
+  StorageCounts counts = p.counts;
+  counts.live_bytes = p.live_bytes;
+  return counts;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -46,6 +46,7 @@ struct StorageCounts {
   int64_t fresh = 0;         // acquire_storage calls that allocated (pooled sizes only)
   int64_t reused = 0;        // acquire_storage calls served from the pool
   int64_t pooled_bytes = 0;  // bytes waiting in the pool now
+  int64_t live_bytes = 0;    // bytes of pooled-size buffers handed out and not yet returned (tensors alive now)
 };
 StorageCounts storage_counts();
 

@@ -3,7 +3,7 @@
 
 #include <cstdio>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/storage.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

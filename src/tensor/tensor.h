@@ -93,7 +93,7 @@ class Tensor {
   real* grad() const;                                // allocated (as zeros) on first use
   // For a backward function that writes EVERY number of the first gradient a tensor receives (= instead of +=):
   // the gradient buffer, allocated without the zero fill — one pass over the memory saved. Only when has_grad()
-  // is false (throws otherwise); ops/parallel.h's add_to_grad() chooses between the two.
+  // is false (throws otherwise); kernels/gradient_buffer.h chooses between the two.
   real* grad_for_overwrite() const;
   const std::vector<real>& grad_values() const { return node().grad; }
   MatrixMap grad_matrix() const;

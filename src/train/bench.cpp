@@ -10,7 +10,7 @@
 #include "autograd/ops.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/storage.h"
 #include "train/clip.h"
 #include "train/optimizer.h"

@@ -10,7 +10,7 @@
 #include <system_error>
 #include <utility>
 
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/safetensors.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

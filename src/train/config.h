@@ -1,4 +1,5 @@
-// config.h — a run's whole configuration: the sections of a YAML config file.
+// config.h — a run's whole configuration: the sections of a YAML config file. Each chapter owns its section
+// (data/config.h, model/config.h, decode/config.h); this file adds training's own and composes them.
 //
 //   data:       where the parallel text is and how to filter it
 //   tokenizer:  how text becomes ids (word, char, or sentencepiece bpe / unigram)
@@ -13,25 +14,11 @@
 #include <string>
 #include <vector>
 
+#include "data/config.h"
+#include "decode/config.h"
 #include "model/config.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
-
-struct DataConfig {
-  // Either two line-aligned files per split (…_src / …_tgt), or one TSV per split (…_tsv: "source<TAB>target").
-  std::string train_src, train_tgt, train_tsv;
-  std::string valid_src, valid_tgt, valid_tsv;
-  std::string test_src, test_tgt, test_tsv;
-  int64_t max_len = 100;          // pairs with more tokens than this on either side are skipped (and counted)
-  bool lowercase = false;
-};
-
-struct TokenizerConfig {
-  std::string kind = "word";      // word | char | bpe | unigram
-  int64_t vocab_size = 8000;      // bpe / unigram: sentencepiece's vocabulary size (word / char: a cap, 0 = all)
-  bool shared = true;             // one vocabulary for source and target
-  int64_t min_count = 1;          // word / char: drop tokens seen fewer times (they become unk)
-};
 
 struct TrainConfig {
   uint64_t seed = 1;
@@ -53,13 +40,6 @@ struct TrainConfig {
   int64_t checkpoint_every = 500; // steps between checkpoints
   int64_t keep_last = 3;          // checkpoints kept besides the best
   int64_t log_every = 50;         // steps between log lines when not on a terminal
-};
-
-struct DecodeConfig {
-  int64_t beam = 1;               // 1 = greedy
-  double length_penalty = 0.6;    // GNMT α
-  double max_len_ratio = 1.5;     // maximum output length = ratio · source length + max_len_extra
-  int64_t max_len_extra = 10;
 };
 
 struct RunConfig {

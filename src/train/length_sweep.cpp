@@ -10,7 +10,7 @@
 
 #include "attention/attention.h"
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/bench.h"
 #include "train/trainer.h"
 #include "util/suggest.h"

@@ -12,8 +12,8 @@
 #include <map>
 #include <set>
 
-#include "autograd/ops/parallel.h"
-#include "tensor/error.h"
+#include "tensor/parallel.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

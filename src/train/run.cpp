@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/corpus.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "train/checkpoint.h"
 #include "train/config_io.h"
 #include "util/files.h"

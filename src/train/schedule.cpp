@@ -6,7 +6,7 @@
 #include <numbers>
 #include <string>
 
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -1,21 +1,26 @@
-// trainer.cpp — the training loop (see trainer.h for the step, resume and stop rules).
+// trainer.cpp — the training loop. train() at the bottom is the table of contents; each step it lists is a
+// function above it, in the same order, and train_step() is one optimizer step in the paper's order (§5.3–5.4).
+// trainer.h says what each does and the rules for resuming and stopping.
 #include "train/trainer.h"
 
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <thread>
 
 #include "autograd/ops.h"
 #include "data/batching.h"
 #include "data/corpus.h"
-#include "tensor/error.h"
+#include "util/error.h"
 #include "tensor/storage.h"
 #include "train/checkpoint.h"
 #include "train/clip.h"
@@ -36,6 +41,9 @@ double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
+// ---- 1. The run: its config, its folder, its threads ------------------------------------------------------
+
+// A new run reads the config file (with the --set overrides); a resumed run reads the config.yaml in its folder.
 RunConfig config_for(const TrainRequest& request) {
   namespace fs = std::filesystem;
   const std::string saved = request.run_dir + "/config.yaml";
@@ -54,6 +62,25 @@ RunConfig config_for(const TrainRequest& request) {
   return load_config(request.config_path, request.overrides);
 }
 
+// The config, the run folder with the effective config written into it, and the thread count.
+RunConfig set_up_run(const TrainRequest& request) {
+  RunConfig config = config_for(request);
+  std::filesystem::create_directories(checkpoints_dir(request.run_dir));
+  write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
+  use_threads(config.train.threads);
+  return config;
+}
+
+// ---- 2. The data: text, tokenizers, token ids -------------------------------------------------------------
+
+struct TrainingData {
+  RunTokenizers tokenizers;
+  std::vector<EncodedPair> train_pairs;
+  ParallelText valid_text;              // its target side: BLEU's references
+  std::vector<EncodedPair> valid_pairs;
+  std::vector<Batch> valid_batches;     // the same batches at every validation
+};
+
 std::vector<EncodedPair> encode_split(const RunConfig& config, const std::string& split, const ParallelText& text,
                                       const RunTokenizers& tok, TrainingObserver& observer) {
   int64_t too_long = 0;
@@ -63,6 +90,273 @@ std::vector<EncodedPair> encode_split(const RunConfig& config, const std::string
                       std::to_string(too_long) + " longer than data.max_len = " +
                       std::to_string(config.data.max_len) + " tokens skipped)");
   return pairs;
+}
+
+// Training text first: the tokenizers are trained on it (or, when resuming, loaded from the run folder).
+TrainingData load_data(const RunConfig& config, const std::string& run_dir, TrainingObserver& observer) {
+  TrainingData data;
+  const ParallelText train_text = load_split(config.data, "train");
+  data.tokenizers = prepare_tokenizers(config, run_dir, train_text.src, train_text.tgt);
+  data.train_pairs = encode_split(config, "train", train_text, data.tokenizers, observer);
+  data.valid_text = load_split(config.data, "valid");
+  data.valid_pairs = encode_split(config, "valid", data.valid_text, data.tokenizers, observer);
+  if (data.train_pairs.empty()) {
+    throw Error("no training pairs are left after filtering: check data.train_* and data.max_len");
+  }
+  data.valid_batches = fixed_batches(data.valid_pairs, config.train.batch_tokens);
+  return data;
+}
+
+// ---- 3. The model, and what changes it --------------------------------------------------------------------
+
+// The model and everything that moves its weights; a checkpoint holds all of it.
+struct Learner {
+  std::unique_ptr<Seq2Seq> model;
+  std::vector<NamedParameter> parameters;   // handles to every weight, named as in a PyTorch state dict
+  Optimizer optimizer;                      // Adam(W), with its moments
+  Generator dropout_generator;              // draws every dropout mask
+};
+
+Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
+  const ModelConfig model_config = model_config_for(config, tokenizers);
+  Generator init(config.train.seed);                                   // draws the initial weights
+  auto model = std::make_unique<Seq2Seq>(model_config, init);
+  std::vector<NamedParameter> parameters = model->named_parameters();
+  Optimizer optimizer(parameters, config.train);
+  observer.on_message("model: " + std::to_string(model->parameter_count()) + " parameters; vocabulary " +
+                      std::to_string(model_config.src_vocab) + " → " + std::to_string(model_config.tgt_vocab));
+  return {std::move(model), std::move(parameters), std::move(optimizer), Generator(config.train.seed + 1)};
+}
+
+// ---- 4. Where the run is: a fresh start, or the latest checkpoint -----------------------------------------
+
+// The training batches, epoch after epoch. Batcher::epoch(e) shuffles epoch e from (train.seed, e) alone, so
+// the position (epoch, batch_in_epoch) is all a checkpoint needs for a resumed run to draw the same batches.
+struct BatchStream {
+  BatchStream(const Batcher& batcher, int64_t epoch, int64_t batch_in_epoch)
+      : batcher(batcher), epoch(epoch), batch_in_epoch(batch_in_epoch), epoch_batches(batcher.epoch(epoch)) {}
+
+  const Batch& next() {
+    if (batch_in_epoch >= static_cast<int64_t>(epoch_batches.size())) {   // next epoch: a new shuffle
+      ++epoch;
+      batch_in_epoch = 0;
+      epoch_batches = batcher.epoch(epoch);
+    }
+    return epoch_batches[static_cast<size_t>(batch_in_epoch++)];
+  }
+
+  const Batcher& batcher;
+  int64_t epoch;
+  int64_t batch_in_epoch;              // the next batch to train on
+  std::vector<Batch> epoch_batches;    // batcher.epoch(epoch)
+};
+
+// How far the run has come. With the Learner, this is what a checkpoint holds.
+struct Progress {
+  int64_t step;                        // optimizer steps taken
+  BatchStream batches;
+  double best_valid_loss;              // the lowest so far (infinity before the first validation)
+  std::string last_checkpoint;         // the last step checkpoint written, or resumed from ("" for none)
+  int64_t last_saved_step;             // the step it holds (-1 for none)
+};
+
+// A fresh run starts at step 0 in epoch 0. A resumed one loads its latest checkpoint: the weights, the
+// optimizer's moments, the dropout generator's state, the position in the epoch and the best validation loss.
+Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory& checkpoints, const Batcher& batcher,
+                         Learner& learner, TrainingObserver& observer) {
+  if (!request.resume) return {0, BatchStream(batcher, 0, 0), std::numeric_limits<double>::infinity(), "", -1};
+  std::optional<std::string> latest = checkpoints.latest();
+  if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
+  CheckpointState state = load_checkpoint(*latest, *learner.model, &learner.optimizer);
+  learner.dropout_generator.set_state(state.generator_state);
+  const int64_t epoch = std::stoll(state.extra.at("epoch"));
+  const int64_t batch_in_epoch = std::stoll(state.extra.at("batch_in_epoch"));
+  observer.on_message("resuming from " + *latest + " at step " + std::to_string(state.step));
+  return {state.step, BatchStream(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step};
+}
+
+// What a checkpoint holds besides the weights and the optimizer's moments (checkpoint.h).
+CheckpointState checkpoint_state(const RunConfig& config, const Learner& learner, const Progress& progress) {
+  CheckpointState state;
+  state.step = progress.step;
+  state.config_yaml = to_yaml(config);
+  state.generator_state = learner.dropout_generator.state();
+  state.best_metric = progress.best_valid_loss;
+  state.extra["epoch"] = std::to_string(progress.batches.epoch);
+  state.extra["batch_in_epoch"] = std::to_string(progress.batches.batch_in_epoch);
+  return state;
+}
+
+// ---- 5. One training step: the paper's §5.3 (optimizer, schedule) and §5.4 (dropout, label smoothing) -----
+
+struct StepResult {
+  double loss = 0;            // mean training loss per target token over the step's batches (label-smoothed)
+  double grad_norm = 0;       // ‖g‖, before clipping
+  double learning_rate = 0;
+  int64_t tokens = 0;         // source + target tokens of the step's batches
+};
+
+// A NaN or infinite loss or gradient norm would ruin every weight it reaches, so the run stops and says where.
+void stop_if_not_finite(double value, const std::string& what, int64_t step, const std::string& last_checkpoint,
+                        const std::string& advice = "") {
+  if (std::isfinite(value)) return;
+  throw Error(what + " became " + std::string(std::isnan(value) ? "NaN" : "infinite") + " at step " +
+              std::to_string(step) + "; stopping. The last good checkpoint is " +
+              (last_checkpoint.empty() ? std::string("(none yet)") : last_checkpoint) + advice);
+}
+
+// Optimizer step number `step` (1, 2, …) over the next train.accumulate batches.
+StepResult train_step(Learner& learner, BatchStream& batches, const TrainConfig& tc, int64_t step,
+                      const std::string& last_checkpoint) {
+  Seq2Seq& model = *learner.model;
+  StepResult result;
+  // The gradients are zeroed here, before the forward pass, rather than after the update: every step then
+  // starts from zero whatever came before it, the first step of a fresh or a resumed run included.
+  model.zero_grad();
+  for (int64_t part = 0; part < tc.accumulate; ++part) {
+    const Batch& batch = batches.next();
+    // Forward and loss, in one call: label-smoothed cross-entropy of the decoder's predictions for the
+    // targets, without keeping the [B, T, V] logits. Dropout draws its masks from the run's generator.
+    ForwardContext ctx{/*training=*/true, &learner.dropout_generator, /*recorder=*/nullptr};
+    Tensor loss = model.loss(batch.src, batch.tgt_in, batch.targets,            // [1]
+                             static_cast<real>(tc.label_smoothing), ctx);
+    const double value = loss.item();
+    stop_if_not_finite(value, "the training loss", step, last_checkpoint,
+                       ". Try a lower train.lr, more train.warmup_steps or train.clip_norm");
+    // Backward. Gradients add up over the step's batches; each loss is divided by `accumulate` first, so that
+    // their sum is the gradient of the batches' mean loss.
+    if (tc.accumulate > 1) loss = scale(loss, static_cast<real>(1.0 / double(tc.accumulate)));
+    loss.backward();
+    result.loss += value / static_cast<double>(tc.accumulate);
+    result.tokens += batch.src_tokens + batch.tgt_tokens;
+  }
+  result.grad_norm = clip_grad_norm(learner.parameters, tc.clip_norm);   // clip the global gradient norm
+  stop_if_not_finite(result.grad_norm, "the gradient norm", step, last_checkpoint);
+  result.learning_rate = learning_rate(tc, step, model.config().d_model);  // the schedule (schedule.h)
+  learner.optimizer.step(result.learning_rate);                            // Adam(W) (optimizer.h)
+  return result;
+}
+
+// ---- 6. The loop, and what it does after each step --------------------------------------------------------
+
+// What the loop works with but does not replace, made by train() before it starts.
+struct Run {
+  const RunConfig& config;
+  const TrainingData& data;
+  Learner& learner;
+  CheckpointDirectory& checkpoints;
+  TrainingObserver& observer;
+};
+
+// What the run reports as it goes, and the summary train() returns.
+struct Records {
+  explicit Records(const std::string& run_dir) : metrics(run_dir + "/metrics.jsonl", std::ios::app) {}
+
+  std::ofstream metrics;               // metrics.jsonl: one JSON object per log line and per validation
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();   // this (re)start
+  int64_t tokens_seen = 0;             // since `started`, for tokens per second
+  TrainSummary summary;
+};
+
+// The observer hears of every step; metrics.jsonl gets a line every train.log_every steps.
+void report_step(Run& run, const Progress& progress, const StepResult& result, Records& records) {
+  const TrainConfig& tc = run.config.train;
+  StepReport report;
+  report.step = progress.step;
+  report.max_steps = tc.max_steps;
+  report.loss = result.loss;
+  report.learning_rate = result.learning_rate;
+  report.grad_norm = result.grad_norm;
+  report.elapsed_seconds = seconds_since(records.started);
+  report.tokens_per_second = static_cast<double>(records.tokens_seen) / std::max(report.elapsed_seconds, 1e-9);
+  report.epoch = progress.batches.epoch;
+  report.log_every = tc.log_every;
+  report.time_limit_seconds = tc.max_minutes * 60;
+  run.observer.on_step(report);
+  if (tc.log_every > 0 && progress.step % tc.log_every == 0) {
+    records.metrics << nlohmann::json{{"type", "train"}, {"step", progress.step}, {"loss", result.loss},
+                                      {"lr", result.learning_rate}, {"grad_norm", result.grad_norm},
+                                      {"tokens_per_s", report.tokens_per_second},
+                                      {"elapsed_s", report.elapsed_seconds}, {"epoch", progress.batches.epoch}}
+                           .dump()
+                    << "\n" << std::flush;
+  }
+}
+
+// Loss, perplexity and token accuracy on the validation batches; exact match and BLEU on train.valid_samples
+// greedy translations (validation.h).
+ValidationResult measure_validation(Run& run) {
+  return run_validation(*run.learner.model, run.data.valid_batches, run.data.valid_pairs,
+                        run.config.train.valid_samples, run.config.decode, run.data.tokenizers.tgt.get(),
+                        &run.data.valid_text.tgt);
+}
+
+// Every train.valid_every steps a validation, and best.safetensors when its loss is the lowest so far; every
+// train.checkpoint_every steps a step checkpoint.
+void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
+  const TrainConfig& tc = run.config.train;
+  Learner& learner = run.learner;
+  const bool validate_now = tc.valid_every > 0 && progress.step % tc.valid_every == 0 &&
+                            !run.data.valid_batches.empty();
+  if (validate_now) {
+    ValidationResult& validation = records.summary.validation;
+    validation = measure_validation(run);
+    const bool is_best = validation.loss < progress.best_valid_loss;
+    if (is_best) {
+      progress.best_valid_loss = validation.loss;
+      run.checkpoints.save_best(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+    }
+    run.observer.on_validation(progress.step, validation, is_best);
+    records.metrics << nlohmann::json{{"type", "valid"}, {"step", progress.step}, {"loss", validation.loss},
+                                      {"perplexity", validation.perplexity},
+                                      {"token_accuracy", validation.token_accuracy},
+                                      {"exact_match", validation.exact_match},
+                                      {"bleu", validation.bleu},
+                                      {"elapsed_s", seconds_since(records.started)}}
+                           .dump()
+                    << "\n" << std::flush;
+  }
+  if (tc.checkpoint_every > 0 && progress.step % tc.checkpoint_every == 0) {
+    progress.last_checkpoint =
+        run.checkpoints.save_step(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+    progress.last_saved_step = progress.step;
+  }
+}
+
+// Steps until train.max_steps, a stop request (Ctrl-C, SIGTERM) or the time limit (train.max_minutes), whichever
+// comes first; a stop request or the time limit lets the current step finish.
+TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records) {
+  const TrainConfig& tc = run.config.train;
+  while (progress.step < tc.max_steps) {
+    if (stop_requested.load() != 0) return TrainOutcome::interrupted;
+    if (tc.max_minutes > 0 && seconds_since(records.started) > tc.max_minutes * 60) return TrainOutcome::time_limit;
+    ++progress.step;
+    const StepResult result = train_step(run.learner, progress.batches, tc, progress.step, progress.last_checkpoint);
+    records.summary.losses.push_back(result.loss);
+    records.tokens_seen += result.tokens;
+    report_step(run, progress, result, records);
+    validate_and_checkpoint(run, progress, records);
+  }
+  return TrainOutcome::finished;
+}
+
+// Whatever ended the loop, the work so far is saved: a step checkpoint unless the last step already has one,
+// and, when the run never validated, one validation and best.safetensors.
+void save_before_leaving(Run& run, Progress& progress, Records& records) {
+  Learner& learner = run.learner;
+  if (progress.last_saved_step != progress.step) {
+    progress.last_checkpoint =
+        run.checkpoints.save_step(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+  }
+  if (!run.checkpoints.has_best() && !run.data.valid_batches.empty()) {
+    records.summary.validation = measure_validation(run);
+    progress.best_valid_loss = records.summary.validation.loss;
+    run.checkpoints.save_best(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+    run.observer.on_validation(progress.step, records.summary.validation, true);
+  }
+  records.summary.step = progress.step;
+  records.summary.checkpoint = progress.last_checkpoint;
+  records.summary.seconds = seconds_since(records.started);
 }
 
 }  // namespace
@@ -78,172 +372,20 @@ int use_threads(int64_t requested) {
 }
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
-  namespace fs = std::filesystem;
   stop_requested.store(0);
-  RunConfig config = config_for(request);
-  const TrainConfig& tc = config.train;
-  fs::create_directories(checkpoints_dir(request.run_dir));
-  write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
-  use_threads(tc.threads);
+  const RunConfig config = set_up_run(request);
+  const TrainingData data = load_data(config, request.run_dir, observer);
+  Learner learner = build_model(config, data.tokenizers, observer);
+  const Batcher batcher(data.train_pairs, config.train.batch_tokens, config.train.seed);
+  CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last);
+  Progress progress = start_or_resume(request, checkpoints, batcher, learner, observer);
 
-  // ---- data and tokenizers ----
-  ParallelText train_text = load_split(config.data, "train");
-  RunTokenizers tokenizers = prepare_tokenizers(config, request.run_dir, train_text.src, train_text.tgt);
-  std::vector<EncodedPair> train_pairs = encode_split(config, "train", train_text, tokenizers, observer);
-  const ParallelText valid_text = load_split(config.data, "valid");  // its target side: BLEU's references
-  std::vector<EncodedPair> valid_pairs = encode_split(config, "valid", valid_text, tokenizers, observer);
-  if (train_pairs.empty()) throw Error("no training pairs are left after filtering: check data.train_* and data.max_len");
-
-  // ---- model, optimizer, random generators ----
-  ModelConfig model_config = model_config_for(config, tokenizers);
-  Generator init(tc.seed);
-  Seq2Seq model(model_config, init);
-  std::vector<NamedParameter> parameters = model.named_parameters();
-  Optimizer optimizer(parameters, tc);
-  Generator dropout_generator(tc.seed + 1);
-  observer.on_message("model: " + std::to_string(model.parameter_count()) + " parameters; vocabulary " +
-                      std::to_string(model_config.src_vocab) + " → " + std::to_string(model_config.tgt_vocab));
-
-  Batcher batcher(train_pairs, tc.batch_tokens, tc.seed);
-  std::vector<Batch> valid_batches = fixed_batches(valid_pairs, tc.batch_tokens);
-  CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), tc.keep_last);
-
-  // ---- where we are: a fresh start, or the latest checkpoint ----
-  int64_t step = 0, epoch = 0, batch_in_epoch = 0;
-  double best_valid_loss = std::numeric_limits<double>::infinity();
-  std::string resumed_from;  // the checkpoint a resumed run starts from: its last one until it writes another
-  if (request.resume) {
-    std::optional<std::string> latest = checkpoints.latest();
-    if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
-    resumed_from = *latest;
-    CheckpointState state = load_checkpoint(*latest, model, &optimizer);
-    step = state.step;
-    dropout_generator.set_state(state.generator_state);
-    epoch = std::stoll(state.extra.at("epoch"));
-    batch_in_epoch = std::stoll(state.extra.at("batch_in_epoch"));
-    best_valid_loss = state.best_metric;
-    observer.on_message("resuming from " + *latest + " at step " + std::to_string(step));
-  }
-  std::vector<Batch> epoch_batches = batcher.epoch(epoch);
-
-  auto checkpoint_state = [&]() {
-    CheckpointState state;
-    state.step = step;
-    state.config_yaml = to_yaml(config);
-    state.generator_state = dropout_generator.state();
-    state.best_metric = best_valid_loss;
-    state.extra["epoch"] = std::to_string(epoch);
-    state.extra["batch_in_epoch"] = std::to_string(batch_in_epoch);
-    return state;
-  };
-
-  std::ofstream metrics(request.run_dir + "/metrics.jsonl", std::ios::app);
-  TrainSummary summary;
-  summary.checkpoint = resumed_from;
-  const auto started = std::chrono::steady_clock::now();
-  int64_t tokens_seen = 0, last_saved_step = request.resume ? step : -1;
-
-  while (step < tc.max_steps) {
-    if (stop_requested.load() != 0) {
-      summary.outcome = TrainOutcome::interrupted;
-      break;
-    }
-    if (tc.max_minutes > 0 && seconds_since(started) > tc.max_minutes * 60) {
-      summary.outcome = TrainOutcome::time_limit;
-      break;
-    }
-    ++step;
-    const double lr = learning_rate(tc, step, model_config.d_model);
-    model.zero_grad();
-    double step_loss = 0;
-    for (int64_t part = 0; part < tc.accumulate; ++part) {
-      if (batch_in_epoch >= static_cast<int64_t>(epoch_batches.size())) {   // next epoch: a new shuffle
-        ++epoch;
-        batch_in_epoch = 0;
-        epoch_batches = batcher.epoch(epoch);
-      }
-      const Batch& batch = epoch_batches[static_cast<size_t>(batch_in_epoch++)];
-      ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
-      Tensor loss = model.loss(batch.src, batch.tgt_in, batch.targets,            // [1], no [B, T, V] logits kept
-                               static_cast<real>(tc.label_smoothing), ctx);
-      const double value = loss.item();
-      if (!std::isfinite(value)) {
-        throw Error("the training loss became " + std::string(std::isnan(value) ? "NaN" : "infinite") +
-                    " at step " + std::to_string(step) + "; stopping. The last good checkpoint is " +
-                    (summary.checkpoint.empty() ? std::string("(none yet)") : summary.checkpoint) +
-                    ". Try a lower train.lr, more train.warmup_steps or train.clip_norm");
-      }
-      if (tc.accumulate > 1) loss = scale(loss, static_cast<real>(1.0 / double(tc.accumulate)));
-      loss.backward();                                   // gradients add up over the accumulated batches
-      step_loss += value / static_cast<double>(tc.accumulate);
-      tokens_seen += batch.src_tokens + batch.tgt_tokens;
-    }
-    const double grad_norm = clip_grad_norm(parameters, tc.clip_norm);
-    if (!std::isfinite(grad_norm)) {
-      throw Error("the gradient norm became " + std::string(std::isnan(grad_norm) ? "NaN" : "infinite") +
-                  " at step " + std::to_string(step) + "; stopping. The last good checkpoint is " +
-                  (summary.checkpoint.empty() ? std::string("(none yet)") : summary.checkpoint));
-    }
-    optimizer.step(lr);
-    summary.losses.push_back(step_loss);
-
-    StepReport report;
-    report.step = step;
-    report.max_steps = tc.max_steps;
-    report.loss = step_loss;
-    report.learning_rate = lr;
-    report.grad_norm = grad_norm;
-    report.elapsed_seconds = seconds_since(started);
-    report.tokens_per_second = static_cast<double>(tokens_seen) / std::max(report.elapsed_seconds, 1e-9);
-    report.epoch = epoch;
-    report.log_every = tc.log_every;
-    report.time_limit_seconds = tc.max_minutes * 60;
-    observer.on_step(report);
-    if (tc.log_every > 0 && step % tc.log_every == 0) {
-      metrics << nlohmann::json{{"type", "train"}, {"step", step}, {"loss", step_loss}, {"lr", lr},
-                                {"grad_norm", grad_norm}, {"tokens_per_s", report.tokens_per_second},
-                                {"elapsed_s", report.elapsed_seconds}, {"epoch", epoch}}.dump()
-              << "\n" << std::flush;
-    }
-
-    const bool validate_now = tc.valid_every > 0 && step % tc.valid_every == 0 && !valid_batches.empty();
-    if (validate_now) {
-      summary.validation = validate(model, valid_batches, valid_pairs, tc.valid_samples, config.decode,
-                                  tokenizers.tgt.get(), &valid_text.tgt);
-      const bool is_best = summary.validation.loss < best_valid_loss;
-      if (is_best) {
-        best_valid_loss = summary.validation.loss;
-        checkpoints.save_best(model, optimizer, checkpoint_state());
-      }
-      observer.on_validation(step, summary.validation, is_best);
-      metrics << nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", summary.validation.loss},
-                                {"perplexity", summary.validation.perplexity},
-                                {"token_accuracy", summary.validation.token_accuracy},
-                                {"exact_match", summary.validation.exact_match},
-                                {"bleu", summary.validation.bleu},
-                                {"elapsed_s", seconds_since(started)}}.dump()
-              << "\n" << std::flush;
-    }
-    if (tc.checkpoint_every > 0 && step % tc.checkpoint_every == 0) {
-      summary.checkpoint = checkpoints.save_step(model, optimizer, checkpoint_state());
-      last_saved_step = step;
-    }
-  }
-
+  Run run{config, data, learner, checkpoints, observer};
+  Records records(request.run_dir);
+  records.summary.outcome = train_until_stopped(run, progress, records);   // train_step() after train_step()
   trim_storage();  // the step's pooled buffers go back to the system: what follows (evaluation, decoding) differs
-
-  // Whatever ended the loop, the work so far is saved.
-  if (last_saved_step != step) summary.checkpoint = checkpoints.save_step(model, optimizer, checkpoint_state());
-  if (!checkpoints.has_best() && !valid_batches.empty()) {
-    summary.validation = validate(model, valid_batches, valid_pairs, tc.valid_samples, config.decode,
-                                  tokenizers.tgt.get(), &valid_text.tgt);
-    best_valid_loss = summary.validation.loss;
-    checkpoints.save_best(model, optimizer, checkpoint_state());
-    observer.on_validation(step, summary.validation, true);
-  }
-  summary.step = step;
-  summary.seconds = seconds_since(started);
-  return summary;
+  save_before_leaving(run, progress, records);
+  return records.summary;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,14 +1,28 @@
 // trainer.h — the training loop: batches in, gradients, optimizer steps, validation, checkpoints.
 //
-// One optimizer step:
-//   for each of `accumulate` batches:  logits = model(src, tgt_in);  loss = CE(logits, targets) / accumulate;
-//                                      loss.backward()              (gradients add up across the batches)
-//   clip the global gradient norm;  lr = schedule(step);  Adam(W)  update;  zero the gradients
-// Every valid_every steps: validation (validation.h); every checkpoint_every steps: a checkpoint.
-// A run stopped (Ctrl-C, SIGTERM, the time limit) saves a checkpoint first; `--resume` continues it so that,
-// single-threaded, the losses are exactly those of a run never stopped: the checkpoint carries the weights,
-// the optimizer's moments, both random generators and the position in the epoch.
-// A loss that is NaN or infinite stops the run with an error naming the step; the last checkpoint is kept.
+// train() (trainer.cpp) reads as its own table of contents; it calls, in this order:
+//   set_up_run()           the config (the file and its --set overrides, or the run folder's own config.yaml
+//                          on --resume), the run folder with the effective config.yaml written in it, the threads
+//   load_data()            training text, the tokenizers (trained on it, or loaded on --resume), token ids;
+//                          then the validation text, token ids and fixed batches
+//   build_model()          the model (weights drawn from train.seed), Adam(W), the dropout generator (seed + 1)
+//   start_or_resume()      step 0 in epoch 0, or the latest checkpoint
+//   train_until_stopped()  train_step() after train_step() until train.max_steps, a stop request or the time
+//                          limit; after each step report_step() (the observer; metrics.jsonl every log_every
+//                          steps) and validate_and_checkpoint() (every valid_every and checkpoint_every steps)
+//   save_before_leaving()  a checkpoint of the last step, unless it has one; a validation and best.safetensors
+//                          if the run never validated
+//
+// One optimizer step, train_step(), in the order of the paper (§5.3, §5.4):
+//   zero the gradients                          (first, not last: every step starts from zero gradients)
+//   for each of `accumulate` batches:  loss = CE_ls(model(src, tgt_in), targets)   forward and loss, one call
+//                                      (loss / accumulate).backward()   gradients add up across the batches
+//   clip the global gradient norm;  lr = schedule(step);  Adam(W) update
+// A run stopped (Ctrl-C, SIGTERM, the time limit) finishes its step and saves a checkpoint first; `--resume`
+// continues it so that, single-threaded, the losses are exactly those of a run never stopped: the checkpoint
+// carries the weights, the optimizer's moments, the dropout generator and the position in the epoch.
+// A loss or gradient norm that is NaN or infinite stops the run with an error naming the step and the last
+// checkpoint, which is kept.
 #pragma once
 
 #include <cstdint>

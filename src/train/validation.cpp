@@ -9,7 +9,7 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
+ValidationResult run_validation(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
                           int64_t decode_samples, const DecodeConfig& decode, const Tokenizer* tgt_tokenizer,
                           const std::vector<std::string>* references) {
   NoGradGuard no_grad;

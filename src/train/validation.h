@@ -28,7 +28,7 @@ struct ValidationResult {
 // Loss, perplexity and token accuracy over `batches`; exact match of greedy decoding over the first
 // `decode_samples` pairs of `pairs`. With `tgt_tokenizer` and `references` (the target sentences, indexed by
 // EncodedPair::index) also BLEU of those translations, detokenised, against the reference text.
-ValidationResult validate(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
+ValidationResult run_validation(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
                           int64_t decode_samples, const DecodeConfig& decode,
                           const Tokenizer* tgt_tokenizer = nullptr, const std::vector<std::string>* references = nullptr);
 

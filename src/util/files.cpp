@@ -10,9 +10,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "tensor/error.h"
+#include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 void write_file_atomically(const std::string& path, const std::string& contents) {
   const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
@@ -45,4 +45,4 @@ std::string read_text_file(const std::string& path) {
   return text.str();
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -6,11 +6,10 @@
 
 #include <string>
 
-#include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 void write_file_atomically(const std::string& path, const std::string& contents);
 std::string read_text_file(const std::string& path);   // throws attnlab::Error naming the path
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <climits>
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 size_t edit_distance(const std::string& a, const std::string& b) {
   std::vector<size_t> row(b.size() + 1);
@@ -40,4 +40,4 @@ std::string join(const std::vector<std::string>& words, const std::string& separ
   return text;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

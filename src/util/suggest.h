@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 size_t edit_distance(const std::string& a, const std::string& b);
 // The candidate with the smallest edit distance to `word` (the first, on ties); empty when there are none.
@@ -18,4 +17,4 @@ std::string closest_match(const std::string& word, const std::vector<std::string
 // "a, b, c"
 std::string join(const std::vector<std::string>& words, const std::string& separator = ", ");
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

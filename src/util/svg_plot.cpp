@@ -6,9 +6,9 @@
 #include <cstdio>
 #include <limits>
 
-#include "tensor/error.h"
+#include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 namespace {
 
@@ -122,4 +122,4 @@ std::string loglog_svg(const LogLogPlot& plot) {
   return svg;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -10,9 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 struct PlotSeries {
   std::string name;            // the legend's text
@@ -29,4 +28,4 @@ struct LogLogPlot {
 // The plot as a complete SVG document. Throws attnlab::Error for a point ≤ 0 (it has no logarithm) or no points.
 std::string loglog_svg(const LogLogPlot& plot);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

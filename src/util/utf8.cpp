@@ -1,7 +1,7 @@
 // utf8.cpp — decoding one UTF-8 character, writing one, and finding the first invalid byte (see utf8.h).
 #include "util/utf8.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 DecodedCharacter decode_utf8(std::string_view text, size_t at) {
   const auto lead = static_cast<unsigned char>(text[at]);
@@ -68,4 +68,4 @@ size_t first_invalid_utf8(std::string_view text, size_t from) {
   return std::string_view::npos;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

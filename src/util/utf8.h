@@ -15,9 +15,8 @@
 #include <string>
 #include <string_view>
 
-#include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
 
 struct DecodedCharacter {
   char32_t code_point = 0;
@@ -31,4 +30,4 @@ void append_utf8(std::string& out, char32_t code_point);
 // Offset of the first byte at or after `from` that is not valid UTF-8, or std::string_view::npos.
 size_t first_invalid_utf8(std::string_view text, size_t from = 0);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace attnlab

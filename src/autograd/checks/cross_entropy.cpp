@@ -30,21 +30,6 @@ std::vector<GradcheckCase> cross_entropy_checks() {
       cross_entropy_case("smoothing 0.1, pad id 0 ignored", padded, real(0.1), 0),
       cross_entropy_case("every position ignored", all_padding, real(0.1), 0),
   };
-  // The output layer and the loss as one op: h [2, 3, 4], W [7, 4] (the logits h · Wᵀ are never made).
-  const auto fused = [](std::string what, TokenIds ids, real smoothing) {
-    return GradcheckCase{"linear_cross_entropy", std::move(what),
-                         [](Generator& gen) {
-                           return std::vector<Tensor>{Tensor::randn({2, 3, 4}, gen), Tensor::randn({7, 4}, gen)};
-                         },
-                         [ids, smoothing](const std::vector<Tensor>& in) {
-                           return linear_cross_entropy(in[0], in[1], ids, smoothing, 0);
-                         }};
-  };
-  cases.push_back(fused("smoothing 0.1, pad id 0 ignored", padded, real(0.1)));
-  cases.push_back(fused("no smoothing", padded, real(0)));
-  explain_op(cases, "linear_cross_entropy",
-             "z = h · Wᵀ (never stored), then cross_entropy(z): y = (1/N) Σ_i H(q_i, softmax(z_i)) over kept positions",
-             "∂z = (p − q)/N per chunk of rows, then at once ∂h = g · ∂z · W and ∂W = g · ∂zᵀ · h");
   explain_op(cases, "cross_entropy",
              "per kept position: p = softmax(z), q_c = (1 − ε)[c = t] + ε/V,  H = −Σ_c q_c log p_c;  y = (1/N) Σ H "
              "over the N non-ignored positions",

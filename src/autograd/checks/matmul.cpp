@@ -37,23 +37,6 @@ std::vector<GradcheckCase> matmul_checks() {
        [](Generator& gen) { return std::vector<Tensor>{Tensor::randn({3, 4}, gen)}; },
        [](const std::vector<Tensor>& in) { return matmul(in[0], in[0], false, true); }},
   };
-  // The Linear layer's own op: y = x · Wᵀ + b, with and without the bias, on 2-D and 3-D x.
-  const auto linear_case = [](std::string what, Shape x, int64_t out, bool with_bias) {
-    return GradcheckCase{"linear", std::move(what),
-                         [x, out, with_bias](Generator& gen) {
-                           std::vector<Tensor> in{Tensor::randn(x, gen), Tensor::randn({out, x[-1]}, gen)};
-                           if (with_bias) in.push_back(Tensor::randn({out}, gen));
-                           return in;
-                         },
-                         [with_bias](const std::vector<Tensor>& in) {
-                           return linear(in[0], in[1], with_bias ? in[2] : Tensor());
-                         }};
-  };
-  cases.push_back(linear_case("x @ W.T + b, x [3, 4]", {3, 4}, 2, true));       // [3, 4] → [3, 2]
-  cases.push_back(linear_case("x @ W.T + b, x [2, 3, 4]", {2, 3, 4}, 5, true));  // [2, 3, 4] → [2, 3, 5]
-  cases.push_back(linear_case("x @ W.T (no bias)", {2, 3, 4}, 2, false));
-  explain_op(cases, "linear", "y = x · Wᵀ + b,  y[i, j] = b[j] + Σ_p x[i, p] · W[j, p]  (nn.Linear; W is [out, in])",
-             "with G = ∂L/∂y over every leading position i:  ∂x = G · W,  ∂W = Gᵀ · x,  ∂b[j] = Σ_i G[i, j]");
   explain_op(cases, "matmul",
              "C = op(A) · op(B),  C[i, j] = Σ_p op(A)[i, p] · op(B)[p, j];  op(X) = X or Xᵀ; leading axes are a "
              "batch",

@@ -21,7 +21,7 @@
 // so y is out.value: saved for free, without capturing y (which would make the node own itself).
 // record() links a backward function only when x wants a gradient, so these one-input backwards need no check.
 // Everything here is a plain loop over the numbers, in the shape they come in: the output has x's shape. The loops
-// run through for_each_index (ops/parallel.h), which shares the numbers among the threads in chunks fixed by n: each
+// run through for_each_index (tensor/parallel.h), which shares the numbers among the threads in chunks fixed by n: each
 // number is computed from its own inputs alone, so the result is the same for any thread count. Backward adds
 // through add_to_grad, which writes instead of adding when this is the first gradient x receives.
 #include <algorithm>
@@ -29,7 +29,7 @@
 #include <numbers>
 
 #include "autograd/ops.h"
-#include "autograd/ops/parallel.h"
+#include "autograd/ops/add_to_grad.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -49,7 +49,7 @@
 
 #include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <string>
 
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -11,7 +11,7 @@
 #include <array>
 #include <cstdint>
 
-#include "autograd/ops/parallel.h"
+#include "tensor/parallel.h"
 
 #include "tensor/tensor.h"
 
@@ -51,10 +51,10 @@ void for_each_broadcast(const Broadcast& bc, F&& f) {
 }
 
 // The same calls as for_each_broadcast, with the output's rows (its last axis) shared among the OpenMP threads in
-// chunks fixed by the shape alone (ops/parallel.h). Only for an f whose calls write to different numbers for
+// chunks fixed by the shape alone (tensor/parallel.h). Only for an f whose calls write to different numbers for
 // different o — the output, or the gradient of an input that has the output's shape — never for one that sums into
 // a broadcast input, whose sums would then depend on the threads.
-// As with for_each_index (ops/parallel.h), give it a lambda that captures its pointers by value ([=]).
+// As with for_each_index (tensor/parallel.h), give it a lambda that captures its pointers by value ([=]).
 template <typename F>
 void for_each_broadcast_parallel(const Broadcast& bc, const F& f) {
   if (bc.same_shape) {

@@ -38,8 +38,8 @@
 #include <sstream>
 
 #include "autograd/ops.h"
-#include "autograd/ops/parallel.h"
-#include "tensor/error.h"
+#include "tensor/parallel.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -124,15 +124,13 @@ Tensor dropout(const Tensor& x, real p, Generator& gen) {
 
   record(y, "dropout", {x}, [x, p, key](TensorNode& out) {
     const real* g = out.grad.data();                                    // same shape as x
-    bool first = false;                                                 // then write ∂x, not add (ops/parallel.h)
-    real* gx = gradient_buffer(x, first);
+    real* gx = x.grad();                                                // same shape as x
     for_each_chunk(x.numel(), [=](int64_t begin, int64_t end) {
       real m[mask_span];
       for (int64_t i = begin; i < end; i += mask_span) {
         const int64_t count = std::min(end - i, mask_span);
         dropout_mask(key, i, count, p, m);                              // the forward's mask, recomputed
-        if (first) for (int64_t t = 0; t < count; ++t) gx[i + t] = g[i + t] * m[t];  // ∂(x ⊙ m)/∂x = m
-        else for (int64_t t = 0; t < count; ++t) gx[i + t] += g[i + t] * m[t];
+        for (int64_t t = 0; t < count; ++t) gx[i + t] += g[i + t] * m[t];  // ∂(x ⊙ m)/∂x = m
       }
     });
   });

@@ -14,7 +14,7 @@
 // broadcast input is a sum over several outputs: it keeps the one ordered walk, the same bits for any thread count.
 #include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
-#include "autograd/ops/parallel.h"
+#include "autograd/ops/add_to_grad.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -54,12 +54,8 @@ Tensor add(const Tensor& a, const Tensor& b) {
 
   record(y, "add", {a, b}, [a, b, bc](TensorNode& out) {
     const real* g = out.grad.data();
-    // b first: a of the output's shape may then take the output's gradient buffer itself (pass_output_gradient).
+    if (wants_grad(a)) add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);   // ∂(a+b)/∂a = 1
     if (wants_grad(b)) add_gradient(b, bc, [=](int64_t o) { return g[o]; }, false);  // ∂(a+b)/∂b = 1
-    if (wants_grad(a)) {                                                               // ∂(a+b)/∂a = 1
-      if (a.shape() == bc.out) pass_output_gradient(a, out);
-      else add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);
-    }
   });
   return y;
 }
@@ -74,11 +70,8 @@ Tensor sub(const Tensor& a, const Tensor& b) {
 
   record(y, "sub", {a, b}, [a, b, bc](TensorNode& out) {
     const real* g = out.grad.data();
+    if (wants_grad(a)) add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);   // ∂(a-b)/∂a = 1
     if (wants_grad(b)) add_gradient(b, bc, [=](int64_t o) { return -g[o]; }, false); // ∂(a-b)/∂b = -1
-    if (wants_grad(a)) {                                                               // ∂(a-b)/∂a = 1
-      if (a.shape() == bc.out) pass_output_gradient(a, out);                          // (b first: see add)
-      else add_gradient(a, bc, [=](int64_t o) { return g[o]; }, true);
-    }
   });
   return y;
 }
@@ -129,7 +122,8 @@ Tensor add_scalar(const Tensor& x, real constant) {
   real* py = y.data();
   for_each_index(x.numel(), [=](int64_t i) { py[i] = px[i] + constant; });  // y = x + c
   record(y, "add_scalar", {x}, [x](TensorNode& out) {
-    pass_output_gradient(x, out);                                       // ∂(x+c)/∂x = 1
+    const real* g = out.grad.data();
+    add_to_grad(x, [=](int64_t i) { return g[i]; });                    // ∂(x+c)/∂x = 1
   });
   return y;
 }

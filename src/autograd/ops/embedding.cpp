@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

@@ -33,9 +33,9 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "autograd/ops/parallel.h"
-#include "autograd/ops/row_math.h"
-#include "tensor/error.h"
+#include "tensor/parallel.h"
+#include "tensor/row_math.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -71,8 +71,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
 
   record(y, "layer_norm", {x, gamma, beta},
          [x, gamma, beta, rows, d, mean = std::move(mean), rstd = std::move(rstd)](TensorNode& out) {
-           bool first_gx = false;                                       // then write ∂x, not add (ops/parallel.h)
-           real* gx = gradient_buffer(x, first_gx);                     // [rows, d]
+           real* gx = wants_grad(x) ? x.grad() : nullptr;               // [rows, d]
            real* ggamma = wants_grad(gamma) ? gamma.grad() : nullptr;   // [d]
            real* gbeta = wants_grad(beta) ? beta.grad() : nullptr;      // [d]
            const real* pg = gamma.data();                               // [d]
@@ -110,9 +109,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                      row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);
                  real* gxr = gx + r * d;                                // [d]
                  for (int64_t j = 0; j < d; ++j) {
-                   // ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))
-                   const real term = s * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);
-                   gxr[j] = first_gx ? term : gxr[j] + term;
+                   gxr[j] += s * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);  // ∂x = rstd · (ĝ − mean(ĝ)
+                                                                        //       − x̂ · mean(ĝ ⊙ x̂))
                  }
                }
              }

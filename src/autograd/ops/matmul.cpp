@@ -18,129 +18,14 @@
 //     C = Aᵀ · Bᵀ       Bᵀ · Gᵀ        Gᵀ · Aᵀ
 // (Check a row by its shapes. Row 2: A [k, n], B [k, m], G [n, m]; B · Gᵀ is [k, m] · [m, n] = [k, n], A's shape.)
 // A shared B takes part in every batch entry, so its gradient is the sum of the entries' gradients.
-#include <algorithm>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.h"
-#include "autograd/ops/product.h"
-#include "tensor/error.h"
+#include "tensor/product.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
-
-namespace {
-
-// C += op(X) · op(Y) (product.h): the one kernel everything below is made of (Eigen's GEMM, or a loop of our own
-// for a few rows).
-//
-// The obvious version is one line, `C.noalias() += X * Y;`. It is not deterministic: compiled for this CPU
-// (-march=native), Eigen picks its vectorised code path — and so the order of the additions, and so the last bit
-// of the result — by where in memory the numbers happen to sit. The same product could then round differently
-// from one call to the next, and "same seed → same numbers" and the bit-for-bit causality proofs would break.
-// So every product is computed between buffers at Eigen's preferred alignment: the inputs are copied into
-// aligned scratch space, the product goes into aligned scratch space, and is then added to C. The scratch
-// buffers belong to the thread, grow to the largest product seen and are reused, so a warm training step
-// allocates nothing here. (Copying costs O(nk + km + nm), small next to the product's O(nkm).)
-using AlignedMatrixMap = Eigen::Map<Matrix, Eigen::AlignedMax>;
-
-real* aligned_scratch(int slot, int64_t size) {
-  thread_local std::vector<real, Eigen::aligned_allocator<real>> buffers[3];
-  std::vector<real, Eigen::aligned_allocator<real>>& buffer = buffers[slot];
-  if (static_cast<int64_t>(buffer.size()) < size) buffer.resize(static_cast<size_t>(size));
-  return buffer.data();
-}
-
-// Large products skip the copies. A product whose sizes are all at least `direct_size` is done by Eigen's
-// blocked GEMM, which copies ("packs") both operands into its own aligned blocks and walks them by row and
-// column index alone — never by address — so its result does not depend on where the numbers sit, and adding
-// straight into C (Eigen's C += 1·AB, one rounding per element, as `C += product` makes) gives the very bits the
-// scratch route gives. The alignment-dependent paths (matrix·vector products, and the coefficient-by-
-// coefficient loop Eigen uses when n + k + m < 20) are only reached by small products, which keep the scratch.
-// tests/test_ops_matmul_shape.cpp checks both routes for the same bits at every offset.
-constexpr int64_t direct_size = 16;
-
-// Thin products: a few rows times a large matrix. Decoding one token of a few sentences multiplies [n, k] by a
-// weight [k, m] with n = 1 … 15 (a Linear layer: the weight as stored is W [m, k]). Both routes above are wrong
-// for it: the scratch route copies the whole weight every call (8 MB for the base model's output layer), and
-// Eigen's GEMM copies ("packs") it too. So a few rows take a loop of our own, which reads each weight row once,
-// in place. Its sums run in a fixed order (16 running partial sums, combined in a fixed tree), so the bits do
-// not depend on where the numbers sit, either. The reference it must match to float rounding is the definition
-// C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j]; tests/test_ops_matmul_shape.cpp checks it and the offsets.
-constexpr int lanes = 16;
-
-// Σ_p a[p] · b[p] in a fixed order: lane l sums the products p ≡ l (mod 16), then the lanes are added pairwise.
-real fixed_order_dot(const real* a, const real* b, int64_t k) {
-  real lane[lanes] = {};
-  int64_t p = 0;
-  for (; p + lanes <= k; p += lanes) {
-    for (int l = 0; l < lanes; ++l) lane[l] += a[p + l] * b[p + l];   // one vector multiply-add per 16 numbers
-  }
-  for (int l = 0; p < k; ++p, ++l) lane[l] += a[p] * b[p];              // the last k mod 16 products
-  for (int width = lanes / 2; width >= 1; width /= 2) {
-    for (int l = 0; l < width; ++l) lane[l] += lane[l + width];         // 16 → 8 → 4 → 2 → 1
-  }
-  return lane[0];
-}
-
-constexpr int64_t thin_rows = direct_size;   // fewer rows than this (and a big enough Y) take the thin route
-
-void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
-  const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
-  AlignedMatrixMap x(aligned_scratch(0, n * k), n, k);                  // op(X) [n, k], rows contiguous (small)
-  if (transpose_x) x = X.transpose();
-  else x = X;
-  if (transpose_y) {
-    // Y as stored is [m, k] (a weight W): C[i, j] += x_i · W_j, both rows contiguous. The columns j are
-    // independent, so a large weight (the output layer's V rows) is shared among the threads; each C[i, j] is
-    // still one fixed-order sum, whatever the thread count.
-    const real* x_data = x.data();
-#pragma omp parallel for schedule(static) if (m * k >= (int64_t(1) << 18))
-    for (int64_t j = 0; j < m; ++j) {
-      const real* w = Y.data() + j * k;                                 // W_j [k]
-      for (int64_t i = 0; i < n; ++i) C(i, j) += fixed_order_dot(x_data + i * k, w, k);
-    }
-    return;
-  }
-  // Y as stored is [k, m]: row i of the product is Σ_p x[i, p] · Y_p, summed over p in order into a row of
-  // scratch, then added to C once (one rounding, as C += product makes on the other routes).
-  AlignedMatrixMap row(aligned_scratch(2, m), 1, m);                    // [1, m]
-  for (int64_t i = 0; i < n; ++i) {
-    row.setZero();
-    for (int64_t p = 0; p < k; ++p) {
-      const real scale = x(i, p);
-      const real* y = Y.data() + p * m;                                 // Y_p [m]
-      for (int64_t j = 0; j < m; ++j) row(0, j) += scale * y[j];
-    }
-    for (int64_t j = 0; j < m; ++j) C(i, j) += row(0, j);
-  }
-}
-
-}  // namespace
-
-void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
-  const int64_t depth = transpose_x ? X.rows() : X.cols();
-  if (C.rows() < thin_rows && C.cols() >= direct_size && depth >= direct_size) {
-    add_thin_product(C, X, transpose_x, Y, transpose_y);
-    return;
-  }
-  if (C.rows() >= direct_size && C.cols() >= direct_size && depth >= direct_size) {
-    if (!transpose_x && !transpose_y) C.noalias() += X * Y;
-    else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
-    else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
-    else C.noalias() += X.transpose() * Y.transpose();
-    return;
-  }
-  AlignedMatrixMap x(aligned_scratch(0, X.size()), X.rows(), X.cols());
-  AlignedMatrixMap y(aligned_scratch(1, Y.size()), Y.rows(), Y.cols());
-  AlignedMatrixMap product(aligned_scratch(2, C.size()), C.rows(), C.cols());
-  x = X;
-  y = Y;
-  if (!transpose_x && !transpose_y) product.noalias() = x * y;
-  else if (transpose_x && !transpose_y) product.noalias() = x.transpose() * y;
-  else if (!transpose_x && transpose_y) product.noalias() = x * y.transpose();
-  else product.noalias() = x.transpose() * y.transpose();
-  C += product;
-}
 
 namespace {
 
@@ -260,57 +145,6 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
     }
   });
   return c;
-}
-
-// ---- The Linear layer's op: y = x · Wᵀ + b in one node ----
-//
-// matmul followed by add would give the same numbers (to rounding), but would keep two [..., out] tensors alive
-// until backward — the product and the sum — and walk the output twice. Here the output starts as b in every
-// row and the product is added into it, so there is one tensor and one pass:
-//     forward                                  backward (G = ∂L/∂y, rows i over every leading position)
-//     y[i, j] = b[j] + Σ_p x[i, p] · W[j, p]   ∂x = G · W      ∂W = Gᵀ · x      ∂b[j] = Σ_i G[i, j]
-// The reference is linear_reference-style code in tests/test_ops_matmul_shape.cpp: matmul(x, W, false, true)
-// then add(·, b), which this must match.
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
-  if (x.rank() < 1 || weight.rank() != 2 || x.size(-1) != weight.size(1)) {
-    throw Error("linear: x " + x.shape().str() + " and weight " + weight.shape().str() +
-                " do not fit: the weight must be [out, in] with in = x's last size");
-  }
-  const int64_t in = weight.size(1), out = weight.size(0), rows = x.numel() / std::max<int64_t>(in, 1);
-  if (bias.defined() && (bias.rank() != 1 || bias.size(0) != out)) {
-    throw Error("linear: bias " + bias.shape().str() + " must be [" + std::to_string(out) + "] for weight " +
-                weight.shape().str());
-  }
-  std::vector<int64_t> out_sizes = x.shape().sizes();
-  out_sizes.back() = out;
-  Tensor y = Tensor::zeros(Shape(out_sizes));                              // [..., out]
-  MatrixMap Y(y.data(), rows, out);                                        // [rows, out]
-  if (bias.defined()) {
-    for (int64_t i = 0; i < rows; ++i) std::copy(bias.data(), bias.data() + out, y.data() + i * out);  // y_i = b
-  }
-  add_product(Y, ConstMatrixMap(x.data(), rows, in), false,               // x [rows, in]
-              ConstMatrixMap(weight.data(), out, in), /*transpose_y=*/true);  // Wᵀ [in, out]
-
-  std::vector<Tensor> inputs{x, weight};
-  if (bias.defined()) inputs.push_back(bias);
-  record(y, "linear", inputs, [x, weight, bias, rows, in, out](TensorNode& node) {
-    ConstMatrixMap G(node.grad.data(), rows, out);                         // ∂y [rows, out]
-    if (wants_grad(x)) {
-      add_product(MatrixMap(x.grad(), rows, in), G, false,                  // ∂x [rows, in] += G · W
-                  ConstMatrixMap(weight.data(), out, in), false);
-    }
-    if (wants_grad(weight)) {
-      add_product(MatrixMap(weight.grad(), out, in), G, /*transpose_x=*/true,  // ∂W [out, in] += Gᵀ · x
-                  ConstMatrixMap(x.data(), rows, in), false);
-    }
-    if (bias.defined() && wants_grad(bias)) {
-      real* gb = bias.grad();                                               // ∂b [out] += Σ_i G_i, rows in order
-      for (int64_t i = 0; i < rows; ++i) {
-        for (int64_t j = 0; j < out; ++j) gb[j] += G(i, j);
-      }
-    }
-  });
-  return y;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

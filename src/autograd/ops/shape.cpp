@@ -22,7 +22,7 @@
 #include <string>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

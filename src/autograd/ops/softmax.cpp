@@ -31,9 +31,9 @@
 
 #include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
-#include "autograd/ops/parallel.h"
-#include "autograd/ops/row_math.h"
-#include "tensor/error.h"
+#include "tensor/parallel.h"
+#include "tensor/row_math.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -69,8 +69,7 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
 
   // Only x is recorded as an input: the mask is a constant and never receives a gradient.
   record(y, "softmax", {x}, [x, rows, d](TensorNode& out) {
-    bool first = false;                                                 // then write ∂x, not add (ops/parallel.h)
-    real* gx = gradient_buffer(x, first);                               // [rows, d]
+    real* gx = x.grad();                                                // [rows, d]
 #pragma omp parallel for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       const real* yr = out.value.data() + r * d;                        // y of this row, [d]
@@ -78,8 +77,7 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
       real* gxr = gx + r * d;                                           // [d]
       const real g_dot_y = row_dot(gr, yr, d);                          // Σ_j g_j · y_j
       for (int64_t i = 0; i < d; ++i) {
-        const real term = yr[i] * (gr[i] - g_dot_y);                    // ∂x_i = y_i (g_i − Σ_j g_j y_j)
-        gxr[i] = first ? term : gxr[i] + term;
+        gxr[i] += yr[i] * (gr[i] - g_dot_y);                            // ∂x_i += y_i (g_i − Σ_j g_j y_j)
       }
     }
   });

@@ -12,10 +12,18 @@
 //     . . x x x               x x x
 //     . . . x x               x x .          row 4: keys 3, 4, 5 (key 5 does not exist: masked)
 //
-// Two ops, the band versions of the two products of attention, with the ordinary softmax (and dropout) between:
+// Replaces the chain  scores = matmul(Q, K, false, true) [.., Tq, Tk] → scale → softmax(·, window mask) → dropout →
+// matmul(·, V), which is what src/attention/scaled_dot.cpp runs under model.kernels: reference. What it saves: the
+// [Tq, Tk] matrices, O(n²) → O(n·W) (README "How attention grows with the sentence length": the windowed kind
+// grows as n^1.0 where the full one grows as n^2). tests/f64_banded_attention.cpp and tests/test_two_paths.cpp
+// check it against the chain.
+//
+// Three ops, the band versions of the two products of attention, with the ordinary softmax and a band dropout
+// between:
 //     S = band_scores(Q, K)        S[i, w] = q_i · k_{i−left+w}              [.., Tq, d] · [.., Tk, d] → [.., Tq, W]
 //     A = softmax(S / √d_k + M)    M: −∞ where key i − left + w is outside [0, Tk), padding or the future
 //     O = band_mix(A, V)           O_i = Σ_w A[i, w] · v_{i−left+w}          [.., Tq, W] · [.., Tk, d] → [.., Tq, d]
+//     A' = band_dropout(A)         drops exactly what dropout() drops of the full [Tq, Tk] matrix A stands for
 // which is softmax(Q Kᵀ/√d_k + window mask) V in O(n·W·d) time and O(n·W) memory. (The weights are kept between the
 // two products rather than fused away so that dropout can fall on them, as in the full version.) A column whose key
 // does not exist gets the score 0 and passes no gradient; the mask must hide it.
@@ -29,10 +37,13 @@
 // key j: i = j + left − w for each w — a loop over j then w, so every ∂K and ∂V row is summed in one fixed order.
 // Leading axes ([B, h]) are independent slices; each slice is one thread's work, so results do not depend on the
 // thread count.
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "autograd/ops.h"
-#include "tensor/error.h"
+#include "kernels/kernels.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -193,6 +204,40 @@ Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left) {
     }
   });
   return o;
+}
+
+// ---- band_dropout: dropout of the band, with the full matrix's mask ----
+//
+// dropout(A_full, p) draws one key and drops element e of A_full [.., Tq, Tk] by the mask value m(key, e)
+// (ops/dropout.cpp). Band element (r, i, w) stands for full element (r, i, j = i − left + w), flat index
+// e = (r·Tq + i)·Tk + j, so it takes m(key, e): the band path drops the very weights the full path drops, and the
+// two paths train alike. Columns whose key does not exist hold weight 0 and stay 0.
+//     forward  A'[r, i, w] = A[r, i, w] · m(key, e)         backward  ∂A[r, i, w] += G[r, i, w] · m(key, e)
+Tensor band_dropout(const Tensor& weights, int64_t left, int64_t key_len, real p, Generator& gen) {
+  if (weights.rank() < 2) throw Error("band_dropout: weights " + weights.shape().str() + " must be [..., Tq, W]");
+  if (!(p >= 0 && p < 1)) {
+    throw Error("band_dropout: the drop probability must be in [0, 1), got " + std::to_string(p));
+  }
+  if (p == 0) return weights;
+  const uint64_t key = draw_dropout_key(gen);                           // the key dropout(A_full) would draw
+  const int64_t Tq = weights.size(-2), W = weights.size(-1), rows = weights.numel() / std::max<int64_t>(W, 1);
+  // The mask of every band element, once: [rows, W]; kept for backward (a band is small: O(n·W)).
+  std::vector<real> mask(static_cast<size_t>(rows * W), real(0));
+#pragma omp parallel for schedule(static)
+  for (int64_t row = 0; row < rows; ++row) {                            // row = r·Tq + i
+    const int64_t i = row % Tq;
+    const int64_t first = std::max<int64_t>(0, i - left), last = std::min<int64_t>(key_len, i - left + W);
+    if (last <= first) continue;                                        // no key of this row exists
+    dropout_mask(key, row * key_len + first, last - first, p, mask.data() + row * W + (first - i + left));
+  }
+  Tensor out = Tensor::empty(weights.shape());                          // [..., Tq, W]
+  for (int64_t e = 0; e < weights.numel(); ++e) out.data()[e] = weights.data()[e] * mask[static_cast<size_t>(e)];
+  record(out, "band_dropout", {weights}, [weights, mask = std::move(mask)](TensorNode& node) {
+    real* g = weights.grad();
+    const real* upstream = node.grad.data();                            // [..., Tq, W]
+    for (int64_t e = 0; e < weights.numel(); ++e) g[e] += upstream[e] * mask[static_cast<size_t>(e)];
+  });
+  return out;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -3,8 +3,6 @@
 //   for_each_chunk(n, f)   calls f(begin, end) for the consecutive chunks [0, c), [c, 2c), … of [0, n),
 //                          c = elementwise_chunk numbers, the chunks shared among the OpenMP threads
 //   for_each_index(n, f)   calls f(i) for every i < n, chunk by chunk the same way
-//   add_to_grad(x, term)   ∂x_i += term(i) for every i, the same way (a first gradient is written, not added)
-//   pass_output_gradient(x, out)   ∂x += ∂out for an identity derivative, handing the buffer over when it can
 //   add_column_sums(rows, d, term, out)   out[j] += Σ_r term(r·d + j), in fixed chunks summed in order
 //
 // The chunk boundaries depend on n alone, never on the number of threads, and an elementwise op writes each
@@ -21,8 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "autograd/graph.h"
-#include "tensor/tensor.h"
+#include "tensor/real.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -70,45 +67,6 @@ void add_column_sums(int64_t rows, int64_t d, const Term& term, real* out) {
   }
   for (int64_t c = 0; c < chunks; ++c)                                  // the chunks' sums, in order
     for (int64_t j = 0; j < d; ++j) out[j] += p[c * d + j];
-}
-
-// For a backward function with its own loops, the choice add_to_grad makes: x's gradient buffer and whether it
-// is the first to arrive (first = true: a buffer never zero-filled, to be written with =, every number of it);
-// otherwise grad() and first = false (add with +=). nullptr (first = false) when x wants no gradient.
-inline real* gradient_buffer(const Tensor& x, bool& first) {
-  first = false;
-  if (!wants_grad(x)) return nullptr;
-  first = !x.has_grad();
-  return first ? x.grad_for_overwrite() : x.grad();
-}
-
-// ∂x_i += term(i) for every i < x.numel(), chunk by chunk the same way. When this is the first gradient x
-// receives, it is written (=) into a buffer that was never zero-filled instead: 0 + t = t, minus a pass that
-// writes zeros and a pass that reads them back. term captures by value, as above.
-// The slow, obvious version: `real* gx = x.grad(); for (i) gx[i] += term(i);`.
-template <typename Term>
-void add_to_grad(const Tensor& x, const Term& term) {
-  if (x.has_grad()) {
-    real* gx = x.grad();
-    for_each_index(x.numel(), [=](int64_t i) { gx[i] += term(i); });
-  } else {
-    real* gx = x.grad_for_overwrite();
-    for_each_index(x.numel(), [=](int64_t i) { gx[i] = term(i); });
-  }
-}
-
-// ∂x += g, where g is the whole gradient of the op's output `out` and the op's derivative with respect to x is the
-// identity (add's two inputs, sub's first, add_scalar's). When x has no gradient yet, the buffer g is handed over
-// to x instead of copied: the backward sweep (graph.cpp) releases `out`'s gradient as soon as this backward returns
-// anyway — all but the loss's, which is a single number and so never handed over here. Must be the backward
-// function's last use of out.grad. The slow, obvious version: add_to_grad(x, [=](i) { return g[i]; }).
-inline void pass_output_gradient(const Tensor& x, TensorNode& out) {
-  if (!x.has_grad() && out.grad.size() > 1 && static_cast<int64_t>(out.grad.size()) == x.numel()) {
-    x.node_ptr()->grad = std::move(out.grad);                          // ∂x = g, the very numbers
-    return;
-  }
-  const real* g = out.grad.data();
-  add_to_grad(x, [=](int64_t i) { return g[i]; });
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

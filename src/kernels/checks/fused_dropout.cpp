@@ -2,7 +2,9 @@
 // As for dropout (checks/dropout.cpp), apply() makes a fresh Generator with a fixed seed on every call, so every
 // evaluation of the finite difference drops the same numbers.
 #include "autograd/gradcheck.h"
+#include "kernels/checks.h"
 #include "autograd/ops.h"
+#include "kernels/kernels.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

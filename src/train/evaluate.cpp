@@ -1,5 +1,5 @@
 // evaluate.cpp — translate a test set, score it, and measure the model teacher-forced (see evaluate.h).
-#include "decode/evaluate.h"
+#include "train/evaluate.h"
 
 #include <cmath>
 
@@ -13,7 +13,7 @@
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "nn/context.h"
-#include "tensor/error.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -138,7 +138,7 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
   result.teacher_forced_pairs = static_cast<int64_t>(pairs.size());
   if (!pairs.empty()) {
     std::vector<Batch> batches = fixed_batches(pairs, run.config.train.batch_tokens);
-    result.teacher_forced = validate(model, batches, pairs, /*decode_samples=*/0, decode);
+    result.teacher_forced = run_validation(model, batches, pairs, /*decode_samples=*/0, decode);
     // A second forward pass over the same batches with a recorder: cheap next to decoding, which runs the
     // decoder once per output token.
     result.attention_entropy = attention_entropy(model, batches);

@@ -1,6 +1,6 @@
 // row_math.cpp — vectorised row max, row sum, row dot product and e^(x − shift) with a fixed packet order
 // (see row_math.h).
-#include "autograd/ops/row_math.h"
+#include "tensor/row_math.h"
 
 #include <Eigen/Core>
 #include <algorithm>

@@ -12,6 +12,7 @@
 #include <memory>
 
 #include "attention/attention.h"
+#include "attention/checks.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 

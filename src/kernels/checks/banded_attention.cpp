@@ -8,7 +8,9 @@
 // softmax together — is checked as "attention.window" in checks/attention_softmax.cpp; tests/f64_banded_attention.cpp
 // proves it equals the masked full matrix.)
 #include "autograd/gradcheck.h"
+#include "kernels/checks.h"
 #include "autograd/ops.h"
+#include "kernels/kernels.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

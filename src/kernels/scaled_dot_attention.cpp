@@ -18,14 +18,19 @@
 //   ∂Q_h += s · ∂S K_h                               [Tq, d_k]
 //   ∂K_h += s · ∂Sᵀ Q_h                              [Tk, d_k]
 //
-// The slow, obvious version is the chain of ops src/attention/scaled_dot.cpp used before this op existed:
+// It replaces the chain of ops ScaledDotAttention::heads() runs under model.kernels: reference
+// (src/attention/scaled_dot.cpp):
 //   split_heads → matmul(Q, K, false, true) → scale → softmax(·, mask) → dropout → matmul(·, V) → merge_heads
-// with six graph nodes and five [B, h, T, T]- or [B, h, T, d_k]-sized temporaries. Here the blocks run in
-// parallel (OpenMP over B·h; each writes only its own columns of its own sentence, so the threads never touch
-// the same number and the result is the same for any thread count). The dropout mask D is not stored: it is a
-// function of one key drawn from the generator and of the weight's index in A [B, h, Tq, Tk] (ops/dropout.cpp),
-// computed row by row in forward and again in backward — exactly the mask dropout() would draw for A.
-// tests/test_fused_attention.cpp compares the two, forward and backward.
+// with six graph nodes (eight with the splits and merges) and five [B, h, T, T]- or [B, h, T, d_k]-sized
+// temporaries kept for backward; here one node keeps one [B, h, Tq, Tk] tensor, A. The blocks run in parallel
+// (OpenMP over B·h; each writes only its own columns of its own sentence, so the threads never touch the same
+// number and the result is the same for any thread count). The dropout mask D is not stored: it is a function of
+// one key drawn from the generator and of the weight's index in A [B, h, Tq, Tk] (ops/dropout.cpp), computed row
+// by row in forward and again in backward — exactly the mask dropout() would draw for A.
+// What it saves, measured when it came in (README "Performance", commit d686fdf → 15d6e14 with the other kernels
+// of that work): the small benchmark model's forward went from 100 ms-class to 25 ms. tests/test_fused_attention.cpp
+// compares it with the chain, forward and backward, and tests/f64_two_paths.cpp and test_two_paths.cpp compare the
+// whole model on both paths.
 //
 // Each block's six products are small_matmul calls (ops/small_matmul.h: register tiles, each output number one
 // chain of multiply-adds over its inner index in order — the same bits wherever the tensors sit). K_hᵀ (forward)
@@ -39,10 +44,11 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "autograd/ops/parallel.h"
-#include "autograd/ops/row_math.h"
-#include "autograd/ops/small_matmul.h"
-#include "tensor/error.h"
+#include "kernels/kernels.h"
+#include "kernels/gradient_buffer.h"
+#include "tensor/row_math.h"
+#include "kernels/small_matmul.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -186,7 +192,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
     const real* a = A.data();
     const real* g = node.grad.data();                                   // [B, Tq, d_model]
     // Each block writes its rows and head columns of ∂V, then ∂Q, then ∂K; the first gradient a tensor receives
-    // is written (=) rather than added (ops/parallel.h). Asked for in that same order, so that when Q, K and V are
+    // is written (=) rather than added (kernels/gradient_buffer.h). Asked for in that same order, so that when Q, K and V are
     // one tensor ∂V is written first and ∂Q, ∂K are added to it.
     bool first_v = false, first_q = false, first_k = false;
     real* gv = gradient_buffer(V, first_v);

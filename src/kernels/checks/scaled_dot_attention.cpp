@@ -4,7 +4,9 @@
 #include <limits>
 
 #include "autograd/gradcheck.h"
+#include "kernels/checks.h"
 #include "autograd/ops.h"
+#include "kernels/kernels.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

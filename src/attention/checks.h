@@ -1,0 +1,13 @@
+// attention/checks.h — gradient checks for the attention modules, parameters included ("attention.*").
+#pragma once
+
+#include <vector>
+
+#include "autograd/gradcheck.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+std::vector<GradcheckCase> softmax_attention_checks();          // checks/softmax_kinds.cpp
+std::vector<GradcheckCase> external_linear_attention_checks();  // checks/external_linear.cpp
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,18 @@
+// config.h — the decoding chapter's settings: the `decode:` section of a config file
+// (configs/README.md documents each key; src/train/config_io.cpp reads and checks them).
+#pragma once
+
+#include <cstdint>
+
+#include "tensor/real.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+struct DecodeConfig {
+  int64_t beam = 1;               // 1 = greedy
+  double length_penalty = 0.6;    // GNMT α
+  double max_len_ratio = 1.5;     // maximum output length = ratio · source length + max_len_extra
+  int64_t max_len_extra = 10;
+};
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

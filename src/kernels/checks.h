@@ -1,0 +1,17 @@
+// kernels/checks.h — gradient checks for the fused ops (src/kernels/checks/<file>.cpp). Each kernel is also
+// checked against the chain of ops it replaces (tests/test_two_paths.cpp, tests/f64_two_paths.cpp).
+#pragma once
+
+#include <vector>
+
+#include "autograd/gradcheck.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+std::vector<GradcheckCase> linear_checks();                 // checks/linear.cpp
+std::vector<GradcheckCase> linear_cross_entropy_checks();   // checks/linear.cpp
+std::vector<GradcheckCase> fused_dropout_checks();          // checks/fused_dropout.cpp
+std::vector<GradcheckCase> scaled_dot_attention_checks();   // checks/scaled_dot_attention.cpp
+std::vector<GradcheckCase> banded_attention_checks();       // checks/banded_attention.cpp
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

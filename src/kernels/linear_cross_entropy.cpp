@@ -1,0 +1,128 @@
+// linear_cross_entropy.cpp — the output layer and the training loss as one op (kernels chapter).
+//
+// Replaces the chain   logits = matmul(h, W, false, /*transpose_b=*/true)      [..., V]
+//                      loss   = cross_entropy(logits, targets, ε, pad)         [1]
+// (src/model/transformer.cpp runs that chain under model.kernels: reference). What it saves: the [N, V] logits
+// and their gradient are never held — for the base benchmark model 2 × 64 MB (README "Performance": training
+// peak RSS 712 → 594 MiB when this op came in). tests/test_fused_output_loss.cpp checks loss and gradients
+// against the chain.
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "autograd/graph.h"
+#include "kernels/kernels.h"
+#include "tensor/product.h"
+#include "tensor/row_math.h"
+#include "util/error.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+// ---- The output layer and the loss as one op: linear_cross_entropy(h, W, targets) ----
+//
+// Why. The logits z = h · Wᵀ are the largest tensor of a training step — [N, V], for the base benchmark model
+// 2048 positions × 8000 words = 64 MB — and their gradient is as large again, yet all they are for is one
+// number, the loss. This op never holds them. It walks the positions in chunks of a few hundred rows, and for
+// each chunk:
+//     z_c   = h_c · Wᵀ                          the chunk's logits, [rows, V], in scratch memory
+//     loss_i  as in cross_entropy above         one number per row
+//     ∂z_c  = (p − q) / N                       the loss's gradient at g = 1 (the formula above)
+//     ∂h_c  = ∂z_c · W,   ∂W += ∂z_cᵀ · h_c     the output layer's backward, done right away
+// and forgets z_c. It keeps ∂h [N, d] and ∂W [V, d] — small — and backward only multiplies them by g (which is
+// 1 unless the loss was scaled, e.g. for gradient accumulation):  ∂h += g · ∂h_saved,  ∂W += g · ∂W_saved.
+// The gradient work is done in forward only when h or W wants a gradient (not in validation).
+// The reference is the two ops it replaces, matmul(h, W, false, true) then cross_entropy(·);
+// tests/test_ops_loss_misc.cpp checks that loss and gradients agree to float rounding.
+Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
+                            int32_t ignore_id) {
+  if (h.rank() < 2 || weight.rank() != 2 || h.size(-1) != weight.size(1)) {
+    throw Error("linear_cross_entropy: h " + h.shape().str() + " and weight " + weight.shape().str() +
+                " do not fit: h must be [..., d] and the weight [V, d]");
+  }
+  const int64_t d = weight.size(1), V = weight.size(0), rows = h.numel() / d;
+  std::vector<int64_t> logits_sizes = h.shape().sizes();
+  logits_sizes.back() = V;
+  const Shape logits_shape(logits_sizes);                              // [..., V], never made
+  if (!(label_smoothing >= 0 && label_smoothing < 1)) {                 // also refuses NaN
+    throw Error("linear_cross_entropy: label_smoothing must be in [0, 1), got " + std::to_string(label_smoothing));
+  }
+  if (targets.shape != Shape(std::vector<int64_t>(logits_sizes.begin(), logits_sizes.end() - 1)) ||
+      static_cast<int64_t>(targets.values.size()) != rows) {
+    throw Error("linear_cross_entropy: targets must have h's shape without its last axis, but have shape " +
+                targets.shape.str() + " for h " + h.shape().str());
+  }
+  const int32_t* ids = targets.values.data();
+  int64_t kept = 0;                                                     // N: positions whose target is not ignored
+  for (int64_t r = 0; r < rows; ++r) {
+    const int32_t t = ids[r];
+    if (t != ignore_id && (t < 0 || t >= V)) {
+      throw Error("linear_cross_entropy: target " + std::to_string(t) + " at position " +
+                  targets.shape.index_of(r) + " is outside the vocabulary [0, " + std::to_string(V) + ")");
+    }
+    kept += t != ignore_id;
+  }
+  const real epsilon = label_smoothing;
+  const bool h_grad = grad_enabled() && wants_grad(h), w_grad = grad_enabled() && wants_grad(weight);
+  // Tensors, not plain vectors, so that their memory comes from and goes back to the pool (tensor/storage.h):
+  // a warm training step asks the system for none.
+  Tensor dh = h_grad ? Tensor::zeros({rows, d}) : Tensor();             // [rows, d] ∂loss/∂h at g = 1
+  Tensor dw = w_grad ? Tensor::zeros({V, d}) : Tensor();                // [V, d]    ∂loss/∂W at g = 1
+  std::vector<real> row_loss(static_cast<size_t>(rows), real(0));       // [rows]: loss_i, 0 where ignored
+
+  const int64_t chunk = std::max<int64_t>(16, (int64_t(1) << 20) / std::max<int64_t>(V, 1));  // ~1M logits
+  Tensor z = Tensor::empty({std::max<int64_t>(1, std::min(chunk, rows)), V});  // [chunk, V] scratch logits
+  for (int64_t first = 0; first < rows; first += chunk) {
+    const int64_t n = std::min(chunk, rows - first);
+    MatrixMap Z(z.data(), n, V);                                        // z_c [n, V]
+    Z.setZero();
+    ConstMatrixMap H(h.data() + first * d, n, d);                       // h_c [n, d]
+    add_product(Z, H, false, ConstMatrixMap(weight.data(), V, d), true);  // z_c = h_c · Wᵀ
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < n; ++i) {                                   // rows are independent
+      const int32_t t = ids[first + i];
+      real* row = z.data() + i * V;                                     // [V]: z, then ∂z in place
+      if (t == ignore_id) {
+        std::fill(row, row + V, real(0));                               // padding: no loss, no gradient
+        continue;
+      }
+      const real m = row_max(row, V);
+      const real sum_z = row_sum(row, V);                               // Σ_c z_c
+      const real z_t = row[t];
+      const real lse = m + std::log(exp_shifted(row, m, V, row));        // row now holds e^(z_c − m)
+      row_loss[static_cast<size_t>(first + i)] =
+          (1 - epsilon) * (lse - z_t) + epsilon * (lse - sum_z / static_cast<real>(V));
+      const real to_p = std::exp(m - lse);                              // e^(z_c − m) · e^(m − lse) = p_c
+      const real over_n = real(1) / static_cast<real>(kept), smooth = epsilon / static_cast<real>(V);
+      for (int64_t c = 0; c < V; ++c) row[c] = (row[c] * to_p - smooth) * over_n;  // (p_c − ε/V) / N
+      row[t] -= (1 - epsilon) * over_n;                                 // q_t = ε/V + (1 − ε)
+    }
+    if (h_grad) {                                                       // ∂h_c = ∂z_c · W   [n, d]
+      add_product(MatrixMap(dh.data() + first * d, n, d), ConstMatrixMap(z.data(), n, V), false,
+                  ConstMatrixMap(weight.data(), V, d), false);
+    }
+    if (w_grad) add_product(MatrixMap(dw.data(), V, d), ConstMatrixMap(z.data(), n, V), true, H, false);  // ∂W += ∂z_cᵀ · h_c   [V, d]
+  }
+  real total = 0;                                                       // Σ_i loss_i, in row order
+  for (int64_t r = 0; r < rows; ++r) total += row_loss[static_cast<size_t>(r)];
+  Tensor y = Tensor::zeros({1});                                        // [1]
+  y.data()[0] = kept > 0 ? total / static_cast<real>(kept) : real(0);
+
+  record(y, "linear_cross_entropy", {h, weight},
+         [h, weight, dh, dw](TensorNode& out) {
+           const real g = out.grad[0];                                  // ∂L/∂loss
+           if (dh.defined() && wants_grad(h)) {
+             real* gh = h.grad();
+             const real* saved = dh.data();
+             for (int64_t i = 0; i < dh.numel(); ++i) gh[i] += g * saved[i];  // ∂h += g · ∂h_saved
+           }
+           if (dw.defined() && wants_grad(weight)) {
+             real* gw = weight.grad();
+             const real* saved = dw.data();
+             for (int64_t i = 0; i < dw.numel(); ++i) gw[i] += g * saved[i];  // ∂W += g · ∂W_saved
+           }
+         });
+  return y;
+}
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
