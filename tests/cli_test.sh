@@ -68,6 +68,16 @@ expect_ok "translate stdin" "$attnlab" translate --run run < input.txt
 expect_ok "translate with beam search" "$attnlab" translate --run run --beam 3 --alpha 0.6 < input.txt
 [ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: beam 3: two lines in, $(wc -l < out.txt) out"; }
 expect_ok "translate with beam 1 (greedy)" "$attnlab" translate --run run --beam 1 --text "a b c"
+# The two paths (model.kernels): a run trained on the fused path translates the same on the reference path.
+expect_ok "translate on the fused path" "$attnlab" translate --run run --kernels fused < input.txt
+cp out.txt fused.txt
+expect_ok "translate on the reference path" "$attnlab" translate --run run --kernels reference < input.txt
+cmp -s out.txt fused.txt || { failures=$((failures + 1)); echo "FAIL: --kernels reference translated differently"; }
+"$attnlab" translate --run run --kernels fast --text "a" > out.txt 2> err.txt; code=$?   # refused by the parser
+if [ "$code" -ne 0 ] && [ "$code" -lt 128 ] && grep -q "fast not in {fused,reference}" err.txt; then
+  passes=$((passes + 1)); else failures=$((failures + 1)); echo "FAIL: --kernels fast: exit $code"; cat err.txt; fi
+expect_error "train with a bad model.kernels" "model.kernels" "$attnlab" train --config tiny.yaml --run k \
+  --set model.kernels=fast
 expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
 printf 'a \xfe b\n' > badinput.txt
 expect_error "translate invalid UTF-8" "not valid UTF-8" "$attnlab" translate --run run < badinput.txt
