@@ -1,7 +1,7 @@
 // test_two_paths.cpp — two paths, one truth, in float32, the precision attnlab trains in: the fused kernels and
 // the paper's chain of plain ops (model.kernels: fused | reference) give the same logits, loss and parameter
 // gradients for every attention kind within a stated tolerance, and train alike: 200 steps of the copy task give
-// the same loss at every step within that tolerance. (tests/f64_two_paths.cpp holds them to 1e-12 in float64.)
+// the same loss at every step within a stated tolerance. (tests/f64_two_paths.cpp holds them to 1e-12 in float64.)
 #include <doctest/doctest.h>
 
 #include <fstream>
@@ -17,12 +17,15 @@ namespace {
 
 // Float32 keeps about 7 digits; the two paths add the same products in different orders (a fused kernel sums a
 // head's dot products in register tiles, the chain through Eigen's GEMM), so they differ in the last bits of each
-// number, and those differences pass through two layers and a backward. Measured on an AVX-512 machine
-// (2026-11-25): at most 4e-7 relative on the logits and loss, 3.4e-6 on a gradient, and 3.2e-7 on a step's loss
-// over 200 training steps; the tolerances leave room for other CPUs' vector widths and summation orders.
+// number, and those differences pass through two layers and a backward. Training then amplifies them, step by
+// step, as it would any two float32 runs that add in different orders. Measured (2026-11-25): at most 4e-7
+// relative on the logits and loss and 3.4e-6 on a gradient; a step's loss agrees to 1e-7 for the first 50 steps
+// in both builds, and over 200 steps to 3.2e-7 in the -march=native build and 2.3e-3 in the portable sanitizer
+// build (the gap growing from step 75 on). The tolerances leave room for other CPUs' vector widths.
 constexpr double forward_tolerance = 1e-5;
 constexpr double gradient_tolerance = 1e-4;
-constexpr double training_tolerance = 1e-5;   // a step's loss, relative, over 200 steps
+constexpr double early_training_tolerance = 1e-5;   // a step's loss, relative, over the first 50 steps
+constexpr double training_tolerance = 2e-2;         // … and over all 200
 
 class Quiet : public TrainingObserver {};
 
@@ -79,10 +82,19 @@ TEST_CASE("200 training steps of the copy task give the same losses on both path
   REQUIRE(fused.losses.size() == 200);
   REQUIRE(reference.losses.size() == 200);
   double worst = 0;
+  std::string curve;                                                  // the difference every 25 steps
   for (size_t i = 0; i < fused.losses.size(); ++i) {
-    worst = std::max(worst, std::abs(fused.losses[i] - reference.losses[i]) / std::abs(reference.losses[i]));
+    const double difference = std::abs(fused.losses[i] - reference.losses[i]) / std::abs(reference.losses[i]);
+    worst = std::max(worst, difference);
+    if (i == 0 || (i + 1) % 25 == 0) curve += " " + std::to_string(i + 1) + ": " + std::to_string(difference);
   }
-  MESSAGE("largest relative difference of a step's loss over 200 steps: " << worst);
+  MESSAGE("largest relative difference of a step's loss over 200 steps: " << worst << "; by step:" << curve);
+  double worst_early = 0;
+  for (size_t i = 0; i < 50; ++i) {
+    const double difference = std::abs(fused.losses[i] - reference.losses[i]) / std::abs(reference.losses[i]);
+    worst_early = std::max(worst_early, difference);
+  }
+  CHECK(worst_early <= early_training_tolerance);
   CHECK(worst <= training_tolerance);
   CHECK(reference.losses.back() < 0.75 * reference.losses.front());  // and it did learn (2.63 → 1.52 measured)
 }
