@@ -1,7 +1,7 @@
 // f64_attention_softmax.cpp — facts about the softmax kinds of attention (scaled_dot, additive, simplified,
 // sagan) and about make_attention's refusals, in float64 so that "sums to 1" can be held to 1e-12.
 // Their gradients are checked separately: `attnlab gradcheck --op attention.additive` and friends
-// (src/autograd/checks/attention_softmax.cpp, run by f64_gradcheck.cpp).
+// (src/attention/checks/softmax_kinds.cpp, run by f64_gradcheck.cpp).
 #include <doctest/doctest.h>
 
 #include <cmath>

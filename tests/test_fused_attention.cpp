@@ -1,4 +1,4 @@
-// test_fused_attention.cpp — the fused attention op (src/autograd/ops/scaled_dot_attention.cpp) computes what
+// test_fused_attention.cpp — the fused attention op (src/kernels/scaled_dot_attention.cpp) computes what
 // the chain of plain ops computes — split_heads → Q Kᵀ → scale → masked softmax → dropout → · V → merge_heads —
 // forward and backward, dropping the same weights; and its bits do not depend on the thread count.
 #include <doctest/doctest.h>

@@ -1,4 +1,4 @@
-// add_dropout and relu_dropout (src/autograd/ops/fused_dropout.cpp) give the very bits of the two ops each
+// add_dropout and relu_dropout (src/kernels/fused_dropout.cpp) give the very bits of the two ops each
 // replaces, forward and backward, and leave the generator where those two ops would.
 #include <doctest/doctest.h>
 
@@ -64,4 +64,45 @@ TEST_CASE("the fused dropout ops refuse p outside [0, 1) and shapes that differ,
   CHECK_THROWS_WITH_AS(add_dropout(x, x, real(1), gen), doctest::Contains("add_dropout"), Error);
   CHECK_THROWS_WITH_AS(relu_dropout(x, real(-0.1), gen), doctest::Contains("relu_dropout"), Error);
   CHECK_THROWS_WITH_AS(add_dropout(x, Tensor::zeros({3, 2}), real(0.1), gen), doctest::Contains("[3, 2]"), Error);
+}
+
+TEST_CASE("band_dropout drops the very weights dropout() drops of the full matrix the band stands for") {
+  // Full weights A [B=2, h=3, T=6, T=6] and their band [2, 3, 6, W=4] for the window [1, 2] (band column w of row
+  // i is key j = i − 1 + w). Each band weight must come out as its full-matrix weight does, forward and backward,
+  // bit for bit; so windowed attention drops the same weights on the fused and the reference path.
+  constexpr int64_t rows = 2 * 3 * 6, T = 6, W = 4, left = 1;
+  Generator init(3);
+  Tensor full = Tensor::randn({2, 3, T, T}, init, 1, true);
+  Tensor band = Tensor::zeros({2, 3, T, W}, true);
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t w = 0; w < W; ++w) {
+      const int64_t j = r % T - left + w;
+      if (j >= 0 && j < T) band.data()[r * W + w] = full.data()[r * T + j];
+    }
+  const real p = real(0.3);
+  Generator a(11), b(11);
+  Tensor full_dropped = dropout(full, p, a);                              // [2, 3, 6, 6]
+  Tensor band_dropped = band_dropout(band, left, T, p, b);                // [2, 3, 6, 4]
+  CHECK(a.next_u64() == b.next_u64());                                    // the same draws from the generator
+  Tensor G = Tensor::randn({2, 3, T, T}, init);                           // ∂L/∂(full dropped)
+  Tensor G_band = Tensor::zeros({2, 3, T, W});
+  int64_t compared = 0, dropped = 0;
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t w = 0; w < W; ++w) {
+      const int64_t j = r % T - left + w;
+      if (j < 0 || j >= T) continue;
+      G_band.data()[r * W + w] = G.data()[r * T + j];
+      CHECK(band_dropped.data()[r * W + w] == full_dropped.data()[r * T + j]);
+      dropped += band_dropped.data()[r * W + w] == 0;
+      ++compared;
+    }
+  CHECK(compared == 2 * 3 * (3 + 4 + 4 + 4 + 3 + 2));                     // rows 0 … 5 see 3, 4, 4, 4, 3, 2 keys
+  CHECK(dropped > 0);                                                     // some weights were dropped
+  sum(mul(full_dropped, G)).backward();
+  sum(mul(band_dropped, G_band)).backward();
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t w = 0; w < W; ++w) {
+      const int64_t j = r % T - left + w;
+      if (j >= 0 && j < T) CHECK(band.grad()[r * W + w] == full.grad()[r * T + j]);
+    }
 }

@@ -1,4 +1,4 @@
-// test_row_math.cpp — the vectorised row kernels (src/autograd/ops/row_math.h) and the ops built on them agree
+// test_row_math.cpp — the vectorised row kernels (src/tensor/row_math.h) and the ops built on them agree
 // with the slow, obvious scalar loops, and give the same bits wherever a row sits in memory.
 #include <doctest/doctest.h>
 

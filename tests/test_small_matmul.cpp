@@ -1,4 +1,4 @@
-// test_small_matmul.cpp — the register-tiled small products of the fused kernels (src/autograd/ops/small_matmul.h)
+// test_small_matmul.cpp — the register-tiled small products of the fused kernels (src/kernels/small_matmul.h)
 // compute C = X · Y as the obvious triple loop does, read X through any strides, and give the same bits whichever
 // tile a number falls in.
 #include <doctest/doctest.h>

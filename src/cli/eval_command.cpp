@@ -4,7 +4,7 @@
 // line-aligned files. The translations are written one per line (the file is named in the output); the scores
 // go to standard output as a table, or with --json as one JSON object with the keys
 //   bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy
-// (tools/compare.sh reads that object). What each number means: src/decode/evaluate.h and README "Evaluation".
+// (tools/compare.sh reads that object). What each number means: src/train/evaluate.h and README "Evaluation".
 #include <cstdio>
 #include <functional>
 #include <nlohmann/json.hpp>

@@ -1,5 +1,5 @@
 // checks/banded_attention.cpp — gradient checks for the band products of windowed attention
-// (ops/banded_attention.cpp: band_scores, band_mix).
+// (kernels/banded_attention.cpp: band_scores, band_mix, band_dropout).
 //
 // Cases cover a window inside the sequence (both ends of the band fall off the sequence for the first and last
 // queries), a one-sided causal window, a window wider than the sequence (every key in every row), and queries and
@@ -46,6 +46,20 @@ std::vector<GradcheckCase> banded_attention_checks() {
       mix_case("causal window [2, 0], T 5", 5, 5, 2, 3),
       mix_case("cross Tq 4, Tk 2, window [1, 1]", 4, 2, 1, 3),
   };
+  // band_dropout: a band [2, 2, 5, 3] (left 1, 5 keys) with a fresh generator of a fixed seed on every call, so
+  // every evaluation drops the same weights, as for dropout (checks/dropout.cpp).
+  for (real p : {real(0.3), real(0)}) {
+    cases.push_back({"band_dropout", p > 0 ? "window [1, 1], T 5, p = 0.3" : "window [1, 1], T 5, p = 0",
+                     [](Generator& gen) { return std::vector<Tensor>{Tensor::randn({2, 2, 5, 3}, gen)}; },
+                     [p](const std::vector<Tensor>& in) {
+                       Generator mask_gen(1234);                        // same mask on every call
+                       return band_dropout(in[0], /*left=*/1, /*key_len=*/5, p, mask_gen);
+                     }});
+  }
+  explain_op(cases, "band_dropout",
+             "A'[i, w] = A[i, w] · m(key, (row · Tq + i) · Tk + j),  j = i − left + w: the mask dropout() gives the "
+             "full [Tq, Tk] matrix",
+             "∂A[i, w] += G[i, w] · m (the same mask, recomputed)");
   explain_op(cases, "band_scores",
              "S[i, w] = Σ_c Q[i, c] · K[j, c],  j = i − left + w,  w = 0 … left + right   (0 where key j does not "
              "exist)",

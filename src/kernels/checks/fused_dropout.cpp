@@ -1,4 +1,4 @@
-// checks/fused_dropout.cpp — gradient checks for add_dropout and relu_dropout (ops/fused_dropout.cpp).
+// checks/fused_dropout.cpp — gradient checks for add_dropout and relu_dropout (kernels/fused_dropout.cpp).
 // As for dropout (checks/dropout.cpp), apply() makes a fresh Generator with a fixed seed on every call, so every
 // evaluation of the finite difference drops the same numbers.
 #include "autograd/gradcheck.h"

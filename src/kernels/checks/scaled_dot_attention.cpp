@@ -1,4 +1,4 @@
-// checks/scaled_dot_attention.cpp — gradient checks for the fused attention op (ops/scaled_dot_attention.cpp):
+// checks/scaled_dot_attention.cpp — gradient checks for the fused attention op (kernels/scaled_dot_attention.cpp):
 // Q, K and V are differentiated; the additive mask is a constant. Cases: padding and causal masks, a query row
 // hidden everywhere (it passes no gradient), dropout with a fixed mask, and Q = K = V one tensor used three times.
 #include <limits>
