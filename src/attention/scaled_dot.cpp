@@ -7,8 +7,10 @@
 // softmax saturates as d_k grows and its gradients vanish (`scale: false` lets a learner watch that happen).
 // The mask adds −∞ to hidden keys (padding, the future, outside the window) so they get weight exactly 0.
 // Cost: O(n² · d) time and O(h · n²) memory for the weights.
-// With a window [left, right] the scores are computed only inside it (band_scores / band_mix, autograd/ops.h):
-// O(n · W · d) time and O(h · n · W) memory, W = left + right + 1 — the same numbers as masking the full matrix.
+// With a window [left, right] the mask also hides every key outside [i − left, i + right]. The paper's chain (the
+// reference path, heads() below) computes the full matrix and masks it; the fused path computes the scores only
+// inside the window (band_scores / band_mix, kernels/kernels.h): O(n · W · d) time and O(h · n · W) memory,
+// W = left + right + 1 — the same numbers.
 #include <algorithm>
 #include <cmath>
 
@@ -37,8 +39,12 @@ class ScaledDotAttention : public Attention {
     Tensor q = q_proj.forward(x);                                            // [B, Tq, d_model]
     Tensor k = k_proj.forward(memory);                                       // [B, Tk, d_model]
     Tensor v = v_proj.forward(memory);                                       // [B, Tk, d_model]
-    Tensor context = fused() ? fused_heads(q, k, v, mask, ctx)               // [B, Tq, d_model], heads merged
-                             : heads(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask, ctx);
+    Tensor context;                                                          // [B, Tq, d_model], heads merged
+    if (!fused()) {
+      context = heads(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask, ctx);
+    } else {
+      context = fused_heads(q, k, v, mask, ctx);                             // the same, by the kernels
+    }
     Tensor out = out_proj.forward(context);                                  // [B, Tq, d_model]
     ctx.trace(out_proj, out);
     return out;
@@ -63,7 +69,7 @@ class ScaledDotAttention : public Attention {
   }
 
   // The same as one fused op over the unsplit projections (kernels/scaled_dot_attention.cpp: no head split/merge
-  // copies, one graph node instead of six), or, with a window, the banded kernels that never make the [Tq, Tk]
+  // copies, one graph node instead of thirteen), or, with a window, the banded kernels that never make the [Tq, Tk]
   // matrix (kernels/banded_attention.cpp). tests/test_two_paths.cpp checks both against heads().
   Tensor fused_heads(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
                      ForwardContext& ctx) {

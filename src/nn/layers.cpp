@@ -43,13 +43,16 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation act, double p
 
 Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
   Tensor hidden = linear1.forward(x);                                       // [B, T, d_ff]
-  if (fused() && activation == Activation::relu && ctx.training && dropout > 0 && !ctx.tracer) {
-    if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
-    hidden = relu_dropout(hidden, static_cast<real>(dropout), *ctx.generator);  // [B, T, d_ff], one op for two
-  } else {
+  // The fused path does activation and dropout as one op when it can: ReLU, while training (a trace shows the
+  // hidden layer, so it takes the chain).
+  const bool fuse = fused() && activation == Activation::relu && ctx.training && dropout > 0 && !ctx.tracer;
+  if (!fuse) {
     hidden = activation == Activation::relu ? relu(hidden) : gelu(hidden);  // [B, T, d_ff]
     ctx.trace(*this, "hidden", hidden);
     hidden = apply_dropout(hidden, dropout, ctx);                           // [B, T, d_ff]
+  } else {
+    if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+    hidden = relu_dropout(hidden, static_cast<real>(dropout), *ctx.generator);  // the same as one op
   }
   Tensor out = linear2.forward(hidden);                                     // [B, T, d_model]
   ctx.trace(linear2, out);

@@ -21,9 +21,11 @@ Linear::Linear(int64_t in_features, int64_t out_features, Generator& init, bool 
 }
 
 Tensor Linear::forward(const Tensor& x) const {
-  if (fused()) return linear(x, weight, bias);                          // [..., out], one op (kernels/linear.cpp)
-  Tensor y = matmul(x, weight, /*transpose_a=*/false, /*transpose_b=*/true);  // [..., out] = x · Wᵀ
-  return bias.defined() ? add(y, bias) : y;                              // [..., out] + b, b broadcast to every row
+  if (!fused()) {
+    Tensor y = matmul(x, weight, /*transpose_a=*/false, /*transpose_b=*/true);  // [..., out] = x · Wᵀ
+    return bias.defined() ? add(y, bias) : y;                            // [..., out] + b, b broadcast to every row
+  }
+  return linear(x, weight, bias);                                        // the same as one op (kernels/linear.cpp)
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
