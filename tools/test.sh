@@ -17,6 +17,9 @@ case "${1:-}" in
 esac
 
 tools/install-deps.sh
+# ccache (when installed) may reuse objects compiled in another clone of the repository: paths under this folder
+# are hashed relative to it. (Objects with debug information still hash their folder, so they are never mixed up.)
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
 ctest --preset "$preset" -j "$(nproc)"
