@@ -168,9 +168,14 @@ Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory&
   std::optional<std::string> latest = checkpoints.latest();
   if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
   CheckpointState state = load_checkpoint(*latest, *learner.model, &learner.optimizer);
-  learner.dropout_generator.set_state(state.generator_state);
-  const int64_t epoch = std::stoll(state.extra.at("epoch"));
-  const int64_t batch_in_epoch = std::stoll(state.extra.at("batch_in_epoch"));
+  // Every step draws at least one batch, so the epoch is at most the step; batch_in_epoch may equal the epoch's
+  // batch count (the epoch is used up, the next step starts the next one).
+  const int64_t epoch = checkpoint_extra_integer(*latest, state, "epoch", 0, state.step, ", at most the step");
+  const int64_t batches = static_cast<int64_t>(batcher.batches_per_epoch());
+  const int64_t batch_in_epoch = checkpoint_extra_integer(
+      *latest, state, "batch_in_epoch", 0, batches,
+      ", the batches in one epoch of this run's training data (" + std::to_string(batches) + ")");
+  learner.dropout_generator.set_state(state.generator_state);   // load_checkpoint has checked it parses
   observer.on_message("resuming from " + *latest + " at step " + std::to_string(state.step));
   return {state.step, BatchStream(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step};
 }
