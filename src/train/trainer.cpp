@@ -119,6 +119,7 @@ struct Learner {
 
 Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
   const ModelConfig model_config = model_config_for(config, tokenizers);
+  check_model_fits_memory(model_config, 4, "training's weights, gradients and Adam's two moments");
   Generator init(config.train.seed);                                   // draws the initial weights
   auto model = std::make_unique<Seq2Seq>(model_config, init);
   std::vector<NamedParameter> parameters = model->named_parameters();
