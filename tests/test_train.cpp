@@ -263,3 +263,29 @@ TEST_CASE("a tokenizers.json of the wrong shape is refused naming the file, not 
     CHECK_THROWS_WITH_AS(load_run(dir + "/run"), doctest::Contains("tokenizers.json"), Error);
   }
 }
+
+// ---- A failed start leaves nothing behind ------------------------------------------------------------------------
+
+TEST_CASE("a start refused before training leaves no folder behind, and the same command works once fixed") {
+  const std::string dir = fresh_dir("failed-start");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  const std::string missing = "data.train_src=" + dir + "/no-such.src";
+  CHECK_THROWS_WITH_AS(train({config, dir + "/run", {missing}, false}, quiet), doctest::Contains("no-such.src"), Error);
+  CHECK_FALSE(fs::exists(dir + "/run"));
+  // A model too large for the machine is refused after the tokenizers were written: they go too.
+  CHECK_THROWS_WITH_AS(
+      train({config, dir + "/run", {"model.d_model=65536", "model.d_ff=1048576", "model.encoder_layers=1000"}, false},
+            quiet),
+      doctest::Contains("too large for this machine"), Error);
+  CHECK_FALSE(fs::exists(dir + "/run"));
+  CHECK_THROWS_WITH_AS(train({"", dir + "/run", {}, true}, quiet), doctest::Contains("not a run folder"), Error);
+  CHECK(train({config, dir + "/run", {"train.max_steps=2"}, false}, quiet).step == 2);
+
+  // A folder the user already had stays, with what it held, and nothing else.
+  fs::create_directories(dir + "/mine");
+  std::ofstream(dir + "/mine/notes.txt") << "my notes\n";
+  CHECK_THROWS_AS(train({config, dir + "/mine", {missing}, false}, quiet), Error);
+  CHECK(fs::exists(dir + "/mine/notes.txt"));
+  CHECK(std::distance(fs::directory_iterator(dir + "/mine"), fs::directory_iterator()) == 1);
+}

@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "autograd/ops.h"
@@ -62,14 +63,58 @@ RunConfig config_for(const TrainRequest& request) {
   return load_config(request.config_path, request.overrides);
 }
 
-// The config, the run folder with the effective config written into it, and the thread count.
+// The config, the run folder (created if missing; config.yaml comes only once the run has started), the threads.
 RunConfig set_up_run(const TrainRequest& request) {
   RunConfig config = config_for(request);
-  std::filesystem::create_directories(checkpoints_dir(request.run_dir));
-  write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
+  std::error_code error;
+  std::filesystem::create_directories(request.run_dir, error);
+  if (error || !std::filesystem::is_directory(request.run_dir)) {
+    throw Error("cannot make the run folder '" + request.run_dir + "': " +
+                (error ? error.message() : std::string("a file of that name is in the way")));
+  }
   use_threads(config.train.threads);
   return config;
 }
+
+// A start that fails — a missing corpus, a model too large, a damaged checkpoint — must leave the folder as it
+// found it, or the next attempt would find a half-made run. So what the folder holds is noted first, and unless
+// keep() is called (the run has started), whatever appeared in it since is removed on the way out, and the folder
+// itself if it did not exist. Nothing that was there before is touched.
+class StartAttempt {
+ public:
+  explicit StartAttempt(std::string run_dir) : run_dir_(std::move(run_dir)) {
+    std::error_code error;
+    existed_ = std::filesystem::exists(run_dir_, error) || error;   // when in doubt, it existed
+    if (!existed_ || !std::filesystem::is_directory(run_dir_, error)) return;
+    for (const auto& entry : std::filesystem::directory_iterator(run_dir_, error)) {
+      before_.insert(entry.path().filename().string());
+    }
+  }
+  StartAttempt(const StartAttempt&) = delete;
+  StartAttempt& operator=(const StartAttempt&) = delete;
+
+  void keep() { keep_ = true; }
+
+  ~StartAttempt() {
+    if (keep_) return;
+    std::error_code error;                       // a destructor must not throw: what cannot go, stays
+    if (!existed_) {
+      std::filesystem::remove_all(run_dir_, error);
+      return;
+    }
+    std::vector<std::filesystem::path> created;
+    for (const auto& entry : std::filesystem::directory_iterator(run_dir_, error)) {
+      if (!before_.count(entry.path().filename().string())) created.push_back(entry.path());
+    }
+    for (const std::filesystem::path& path : created) std::filesystem::remove_all(path, error);
+  }
+
+ private:
+  std::string run_dir_;
+  bool existed_ = false;
+  std::set<std::string> before_;               // the names the folder held before the attempt
+  bool keep_ = false;
+};
 
 // ---- 2. The data: text, tokenizers, token ids -------------------------------------------------------------
 
@@ -379,12 +424,15 @@ int use_threads(int64_t requested) {
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   stop_requested.store(0);
+  StartAttempt attempt(request.run_dir);         // until keep(), a failure removes what this start created
   const RunConfig config = set_up_run(request);
   const TrainingData data = load_data(config, request.run_dir, observer);
   Learner learner = build_model(config, data.tokenizers, observer);
   const Batcher batcher(data.train_pairs, config.train.batch_tokens, config.train.seed);
   CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last);
   Progress progress = start_or_resume(request, checkpoints, batcher, learner, observer);
+  write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));   // the folder is now a run
+  attempt.keep();
 
   Run run{config, data, learner, checkpoints, observer};
   Records records(request.run_dir);
