@@ -12,7 +12,6 @@
 #include <system_error>
 #include <utility>
 
-#include "tensor/random.h"
 #include "tensor/safetensors.h"
 #include "util/error.h"
 #include "util/quote.h"

@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "nn/module.h"
+#include "tensor/random.h"
 #include "train/optimizer.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -39,7 +40,8 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 struct CheckpointState {
   int64_t step = 0;                          // training steps completed
   std::string config_yaml;                   // the run's config, as YAML text
-  std::string generator_state;               // Generator::state()
+  std::string generator_state = Generator().state();   // Generator::state(); by default a fresh generator's,
+                                                        // so that a default CheckpointState saves a loadable file
   double best_metric = 0;                    // best validation score so far (the trainer decides its meaning)
   std::map<std::string, std::string> extra;  // stored as metadata "extra.<key>"
 };
