@@ -288,4 +288,8 @@ TEST_CASE("a start refused before training leaves no folder behind, and the same
   CHECK_THROWS_AS(train({config, dir + "/mine", {missing}, false}, quiet), Error);
   CHECK(fs::exists(dir + "/mine/notes.txt"));
   CHECK(std::distance(fs::directory_iterator(dir + "/mine"), fs::directory_iterator()) == 1);
+  // So does a link of the user's that points nowhere: the start is refused, and the link stays.
+  fs::create_symlink(dir + "/nowhere", dir + "/link");
+  CHECK_THROWS_AS(train({config, dir + "/link", {}, false}, quiet), Error);
+  CHECK(fs::is_symlink(dir + "/link"));
 }

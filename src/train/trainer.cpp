@@ -83,11 +83,10 @@ RunConfig set_up_run(const TrainRequest& request) {
 class StartAttempt {
  public:
   explicit StartAttempt(std::string run_dir) : run_dir_(std::move(run_dir)) {
-    std::error_code error;
-    existed_ = std::filesystem::exists(run_dir_, error) || error;   // when in doubt, it existed
-    if (!existed_ || !std::filesystem::is_directory(run_dir_, error)) return;
-    for (const auto& entry : std::filesystem::directory_iterator(run_dir_, error)) {
-      before_.insert(entry.path().filename().string());
+    std::error_code error;   // the name itself, not what a link points to; when in doubt, it existed
+    existed_ = std::filesystem::symlink_status(run_dir_, error).type() != std::filesystem::file_type::not_found;
+    if (existed_) {
+      for (const std::filesystem::path& entry : entries()) before_.insert(entry.filename().string());
     }
   }
   StartAttempt(const StartAttempt&) = delete;
@@ -102,14 +101,22 @@ class StartAttempt {
       std::filesystem::remove_all(run_dir_, error);
       return;
     }
-    std::vector<std::filesystem::path> created;
-    for (const auto& entry : std::filesystem::directory_iterator(run_dir_, error)) {
-      if (!before_.count(entry.path().filename().string())) created.push_back(entry.path());
+    for (const std::filesystem::path& entry : entries()) {
+      if (!before_.count(entry.filename().string())) std::filesystem::remove_all(entry, error);
     }
-    for (const std::filesystem::path& path : created) std::filesystem::remove_all(path, error);
   }
 
  private:
+  // What the folder holds now, without throwing a filesystem error (the range-for's ++ on a directory_iterator
+  // would), so that the destructor, which runs while an error is on its way out, cannot end the program.
+  std::vector<std::filesystem::path> entries() const {
+    std::vector<std::filesystem::path> found;
+    std::error_code error;
+    std::filesystem::directory_iterator entry(run_dir_, error), end;
+    for (; !error && entry != end; entry.increment(error)) found.push_back(entry->path());
+    return found;
+  }
+
   std::string run_dir_;
   bool existed_ = false;
   std::set<std::string> before_;               // the names the folder held before the attempt
