@@ -34,6 +34,27 @@ printf 'train:\n  max_step: 10\n' > typo.yaml
 expect_error "mistyped config key" "did you mean 'train.max_steps'" "$attnlab" train --config typo.yaml --run r
 expect_error "translate without a run" "not a run folder" "$attnlab" translate --run nowhere --text "a b"
 expect_error "resume without a run" "not a run folder" "$attnlab" train --resume nowhere
+[ ! -e r ] && [ ! -e nowhere ] || { failures=$((failures + 1)); echo "FAIL: a refused train left a folder behind"; }
+
+# The command line itself: an unknown subcommand is named with the closest one; CLI11's own refusals (a value out
+# of range, an unknown or missing option) end like every other error, in one "attnlab: …" line and exit code 1.
+expect_error "unknown subcommand" "unknown subcommand 'trian'; did you mean 'train'?" "$attnlab" trian --run r
+expect_error "no subcommand" "a subcommand is needed: gradcheck, corpus, train" "$attnlab"
+expect_error "an option value out of range" "translate: --beam: Value 0 not in range 1 to 1000" \
+  "$attnlab" translate --run nowhere --beam 0
+expect_error "eval --beam above its ceiling" "eval: --beam: Value 100000000 not in range" \
+  "$attnlab" eval --run nowhere --beam 100000000
+expect_error "an unknown option" "corpus: " "$attnlab" corpus --task copy --out c --sise 3
+expect_error "a missing required option" "translate: --run is required" "$attnlab" translate --text "a b"
+huge=$(printf '9%.0s' $(seq 1 5000))
+expect_error "a huge option value" "translate: " "$attnlab" translate --run nowhere --beam "$huge"
+[ "$(tail -n 1 err.txt | wc -c)" -lt 500 ] ||
+  { failures=$((failures + 1)); echo "FAIL: the message echoes the whole value"; }
+expect_ok "--help" "$attnlab" --help
+expect_ok "translate --help" "$attnlab" translate --help
+printf 'data: {train_src: a.src, train_tgt: a.tgt}\n' > sized.yaml
+expect_error "a size above its ceiling" "model.d_model: expected a whole number > 0 and at most 65536" \
+  "$attnlab" train --config sized.yaml --run r --set model.d_model=1000000000
 
 # A corpus whose files disagree in length: the error names both files and both counts.
 expect_ok "corpus copy" "$attnlab" corpus --task copy --out data --size 300
@@ -43,6 +64,7 @@ data: {train_src: data/train.src, train_tgt: data/short.tgt}
 YAML
 expect_error "mismatched corpus" "300" "$attnlab" train --config mismatch.yaml --run m
 grep -qF "short.tgt" err.txt || { failures=$((failures + 1)); echo "FAIL: the mismatch message does not name short.tgt"; }
+[ ! -e m ] || { failures=$((failures + 1)); echo "FAIL: a start refused for its corpus left the folder m"; ls -R m; }
 
 # Invalid UTF-8 in a corpus: the error names the file and the line.
 cp data/train.src bad.src && printf 'a b \xff c\n' >> bad.src && cp data/train.tgt bad.tgt && echo "a b c" >> bad.tgt
@@ -62,6 +84,13 @@ grep -q "finished at step 12" out.txt || { failures=$((failures + 1)); echo "FAI
 [ -s run/metrics.jsonl ] && [ -f run/config.yaml ] && [ -f run/checkpoints/best.safetensors ] ||
   { failures=$((failures + 1)); echo "FAIL: the run folder is incomplete"; ls -R run; }
 expect_error "new run into an existing run folder" "already holds a run" "$attnlab" train --config tiny.yaml --run run
+# A start that fails — here a model too large for the machine, found after the tokenizers are written — leaves no
+# folder; the same command with the cause fixed then trains.
+expect_error "a model too large for the machine" "too large for this machine" "$attnlab" train --config tiny.yaml \
+  --run big --set model.d_model=65536 --set model.heads=1 --set model.d_ff=1048576 --set model.encoder_layers=1000
+grep -q "but this machine has" err.txt || { failures=$((failures + 1)); echo "FAIL: no memory figures"; cat err.txt; }
+[ ! -e big ] || { failures=$((failures + 1)); echo "FAIL: the refused start left the folder big"; ls -R big; }
+expect_ok "the same command, fixed" "$attnlab" train --config tiny.yaml --run big --set train.max_steps=2
 printf 'a b c\nd e f g\n' > input.txt
 expect_ok "translate stdin" "$attnlab" translate --run run < input.txt
 [ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: two lines in, $(wc -l < out.txt) out"; }
@@ -81,6 +110,14 @@ expect_error "train with a bad model.kernels" "model.kernels" "$attnlab" train -
 expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
 printf 'a \xfe b\n' > badinput.txt
 expect_error "translate invalid UTF-8" "not valid UTF-8" "$attnlab" translate --run run < badinput.txt
+# Sinusoidal positions have no last row, but memory has a limit: a 3000-token line is cut to its first 1024 tokens
+# with a warning naming the line, and the next line is still translated.
+{ printf 'a %.0s' $(seq 1 3000); printf '\na b c\n'; } > longline.txt
+expect_ok "translate a runaway line" "$attnlab" translate --run run < longline.txt
+[ "$(wc -l < out.txt)" -eq 2 ] ||
+  { failures=$((failures + 1)); echo "FAIL: runaway line: 2 lines in, $(wc -l < out.txt) out"; }
+grep -q "input line 1 has 3000 tokens, more than the 1024 tokens attnlab translate reads at once" err.txt ||
+  { failures=$((failures + 1)); echo "FAIL: no warning naming the runaway line"; cat err.txt; }
 # --- eval: scores of a run on a split or on two files ---
 grep '"type":"valid"' run/metrics.jsonl | grep -q '"bleu":' ||
   { failures=$((failures + 1)); echo "FAIL: metrics.jsonl validation lines carry no bleu"; }

@@ -352,12 +352,13 @@ TEST_CASE("a value of the wrong type names the key, what was expected, what was 
   CHECK(contains(error_of(minimal + "train:\n  lr: .nan\n"), "train.lr: expected a number > 0, got '.nan'"));
 }
 
-TEST_CASE("out-of-range values are refused with the range") {
+TEST_CASE("out-of-range values are refused with the range, and sizes above their ceiling with the ceiling") {
   struct Case {
     std::string yaml, expected;
   };
   for (const Case& c : {
-           Case{"model:\n  d_model: 0\n", "model.d_model: expected a whole number > 0, got '0' (line 5)"},
+           Case{"model:\n  d_model: 0\n",
+                "model.d_model: expected a whole number > 0 and at most 65536, got '0' (line 5)"},
            Case{"model:\n  dropout: 1\n", "model.dropout: expected a number in [0, 1), got '1' (line 5)"},
            Case{"train:\n  label_smoothing: -0.1\n", "train.label_smoothing: expected a number in [0, 1)"},
            Case{"train:\n  lr: 0\n", "train.lr: expected a number > 0, got '0'"},
@@ -371,11 +372,40 @@ TEST_CASE("out-of-range values are refused with the range") {
            Case{"model:\n  attention:\n    decoder: {window: [2]}\n",
                 "model.attention.decoder.window: expected none or [left, right] with two whole numbers ≥ 0"},
            Case{"model:\n  attention:\n    decoder: {window: [-1, 0]}\n", "got '[-1, 0]'"},
+           // Sizes that would reach an allocation or an overflow have ceilings, and the message gives them.
+           Case{"model:\n  d_model: 1000000000\n", "model.d_model: expected a whole number > 0 and at most 65536, "
+                                                  "got '1000000000' (line 5)"},
+           Case{"model:\n  d_ff: 2000000\n", "model.d_ff: expected a whole number > 0 and at most 1048576"},
+           Case{"model:\n  encoder_layers: 100000\n",
+                "model.encoder_layers: expected a whole number > 0 and at most 1000"},
+           Case{"model:\n  max_len: 9223372036854775807\n", "model.max_len: expected a whole number > 0 and at most"},
+           Case{"model:\n  attention:\n    encoder: {kind: external, memory_slots: 100000000}\n",
+                "memory_slots: expected a whole number > 0 and at most 65536"},
+           Case{"train:\n  threads: 1000000\n", "train.threads: expected a whole number ≥ 0 and at most 1024"},
+           Case{"decode:\n  beam: 1000000\n", "decode.beam: expected a whole number > 0 and at most 1000"},
+           Case{"decode:\n  max_len_extra: 9223372036854775807\n",
+                "decode.max_len_extra: expected a whole number ≥ 0 and at most 1000"},
+           Case{"decode:\n  max_len_ratio: 1e300\n", "decode.max_len_ratio: expected a number > 0 and at most 10"},
        }) {
     CAPTURE(c.yaml);
     std::string message = error_of(minimal + c.yaml);
     CHECK_MESSAGE(contains(message, c.expected), message);
   }
+  RunConfig at_the_ceiling = parse_config(minimal + "train:\n  threads: 1024\ndecode:\n  max_len_ratio: 10\n", "t");
+  CHECK(at_the_ceiling.train.threads == 1024);
+  CHECK(at_the_ceiling.decode.max_len_ratio == 10);
+}
+
+TEST_CASE("a message quotes at most a short prefix of a long bad value, and says how long it was") {
+  const std::string long_value(10 * 1024 * 1024, 'x');
+  const std::string in_file = error_of(minimal + "train:\n  lr: " + long_value + "\n");
+  CHECK_MESSAGE(in_file.size() < 300, in_file.substr(0, 300));
+  CHECK(contains(in_file, "train.lr: expected a number > 0, got 'xxxx"));
+  CHECK(contains(in_file, "(10485760 bytes)"));
+  const std::string in_set = error_of(minimal, {"train.lr=" + long_value});
+  CHECK_MESSAGE(in_set.size() < 300, in_set.substr(0, 300));
+  const std::string unknown = error_of(minimal, {"train." + long_value + "=1"});
+  CHECK_MESSAGE(unknown.size() < 1000, unknown.substr(0, 300));
 }
 
 TEST_CASE("a kind outside its fixed list is refused with the list and the closest") {
@@ -444,11 +474,13 @@ TEST_CASE("overrides get the same checks as the file, and name the --set they ca
 
 // ---- The documentation ----------------------------------------------------------------------------------------
 
-TEST_CASE("configs/README.md documents every key with the code's default, and no key the code does not know") {
+TEST_CASE("configs/README.md documents every key with the code's default and ceiling, and no key the code does not "
+          "know") {
   const std::string readme = read_text(fs::path(ATTNLAB_SOURCE_DIR) / "configs" / "README.md");
   REQUIRE_FALSE(readme.empty());
   // Table rows look like: | `train.max_steps` | `10000` | optimizer steps |
   std::map<std::string, std::string> documented;  // key → default, as the README writes them
+  std::map<std::string, std::string> rows;        // key → its whole row
   std::istringstream lines(readme);
   for (std::string line; std::getline(lines, line);) {
     if (!line.starts_with("| `")) continue;
@@ -458,6 +490,7 @@ TEST_CASE("configs/README.md documents every key with the code's default, and no
     const size_t value_begin = line.find('`', key_end + 1);
     const size_t value_end = line.find('`', value_begin + 1);
     documented[key] = line.substr(value_begin + 1, value_end - value_begin - 1);
+    rows[key] = line;
   }
   std::set<std::string> known;
   for (const ConfigKeyDoc& key : config_key_docs()) {
@@ -466,6 +499,10 @@ TEST_CASE("configs/README.md documents every key with the code's default, and no
     REQUIRE_MESSAGE(documented.count(key.path) == 1, key.path, " is not in configs/README.md");
     CHECK_MESSAGE(documented[key.path] == key.default_value, key.path, ": README says ", documented[key.path],
                   ", the code ", key.default_value);
+    if (!key.most.empty()) {
+      CHECK_MESSAGE(contains(rows[key.path], "at most " + key.most), key.path, ": README does not give its ceiling, "
+                    "at most ", key.most);
+    }
   }
   for (const auto& [key, value] : documented) {
     CHECK_MESSAGE(known.count(key) == 1, "configs/README.md documents '", key, "', which is not a config key");

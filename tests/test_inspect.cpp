@@ -319,3 +319,17 @@ TEST_CASE("metrics.jsonl is read back; BLEU is optional; a bad line is named by 
   CHECK(message.find("metrics.jsonl:6") != std::string::npos);
   CHECK(message.find("\"loss\"") != std::string::npos);
 }
+
+TEST_CASE("a metrics.jsonl line with a \"type\" that is not a string, or a step that is no step, is named, not a "
+          "JSON library exception") {
+  const auto directory = testing::fresh_directory("inspect", "metrics-types");
+  const auto path = (directory / "metrics.jsonl").string();
+  std::ofstream(path) << R"({"type":7,"step":1})" "\n";          // not a line read (no string "type")
+  CHECK(read_metrics(path).train.empty());
+  for (const std::string step : {"1e300", "-5", "2.5"}) {
+    std::ofstream(path) << R"({"type":"train","step":)" << step << R"(,"loss":1,"lr":1,"tokens_per_s":1,"elapsed_s":1})"
+                        << "\n";
+    CAPTURE(step);
+    CHECK_THROWS_WITH_AS(read_metrics(path), doctest::Contains("metrics.jsonl:1: \"step\" is"), Error);
+  }
+}

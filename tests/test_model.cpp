@@ -11,6 +11,7 @@
 
 #include "autograd/ops.h"
 #include "model/transformer.h"
+#include "util/error.h"
 
 using namespace attnlab;
 
@@ -83,4 +84,42 @@ TEST_CASE("a tiny Transformer trained with plain SGD overfits a 4-sentence copy 
   INFO("loss before ", initial, ", after 200 steps ", final_loss);
   CHECK(initial > 1.5);
   CHECK(final_loss < 0.1);
+}
+
+TEST_CASE("the parameter count estimated from the config alone is exact for every attention kind but sagan, and "
+          "never below the real count") {
+  for (const std::string& kind : attention_kinds()) {
+    for (const std::string norm : {"post", "pre"}) {
+      ModelConfig c;
+      c.src_vocab = 37, c.tgt_vocab = 41, c.d_model = 16, c.heads = 2, c.d_ff = 24, c.norm = norm;
+      c.encoder_attention.kind = c.decoder_attention.kind = kind;
+      c.encoder_attention.memory_slots = c.decoder_attention.memory_slots = 5;
+      if (kind == "sagan") c.positional = "learned", c.max_len = 12, c.tie_output = true;
+      Generator init(1);
+      const Seq2Seq model(c, init);
+      CAPTURE(kind);
+      CAPTURE(norm);
+      const double real_count = static_cast<double>(model.parameter_count());
+      if (kind == "sagan") CHECK(estimated_parameters(c) >= real_count);
+      else CHECK(estimated_parameters(c) == real_count);
+    }
+  }
+}
+
+TEST_CASE("a model too large for the machine's memory is refused before anything is allocated, with the estimate") {
+  ModelConfig c;
+  c.src_vocab = c.tgt_vocab = 1000;
+  c.d_model = 65536, c.heads = 1, c.d_ff = 1048576, c.encoder_layers = c.decoder_layers = 1000;  // ~10¹⁴ parameters
+  Generator init(1);
+  try {
+    Seq2Seq model(c, init);
+    FAIL("a model of 10¹⁴ parameters was built");
+  } catch (const Error& e) {
+    const std::string message = e.what();
+    CHECK_MESSAGE(message.find("model.d_model = 65536") != std::string::npos, message);
+    CHECK_MESSAGE(message.find("parameters") != std::string::npos, message);
+    CHECK_MESSAGE(message.find("but this machine has") != std::string::npos, message);
+  }
+  CHECK_THROWS_WITH_AS(check_model_fits_memory(c, 4, "training's copies"), doctest::Contains("training's copies"),
+                       Error);
 }

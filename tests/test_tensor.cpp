@@ -59,6 +59,22 @@ TEST_CASE("the generator is reproducible, and a saved state resumes the exact sa
   CHECK_THROWS_AS(c.set_state("not a state"), Error);
 }
 
+TEST_CASE("a generator state is refused unless it is exactly what state() writes: no stray word, no odd flag") {
+  Generator a(42);
+  a.normal();
+  const std::string saved = a.state();                      // 313 engine words, the flag 1, the spare normal
+  const std::string engine = saved.substr(0, saved.rfind(' ', saved.rfind(' ') - 1));
+  Generator b(0);
+  CHECK_NOTHROW(b.set_state(saved));
+  CHECK_NOTHROW(b.set_state(saved + "\n"));
+  for (const std::string bad : {saved + " 7", engine + " 2 0.5", engine + " 1 nan", engine + " 1", engine,
+                                std::string("")}) {
+    CAPTURE(bad.substr(bad.size() > 40 ? bad.size() - 40 : 0));
+    CHECK_THROWS_WITH_AS(b.set_state(bad), doctest::Contains("not a random-generator state"), Error);
+  }
+  CHECK(b.state() == saved);                                // a refused state changes nothing
+}
+
 TEST_CASE("normal draws have mean 0 and standard deviation 1; integer draws stay in range") {
   Generator gen(7);
   double sum = 0, sum_sq = 0;

@@ -6,10 +6,14 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <map>
 
 #include "decode/greedy.h"
 #include "util/error.h"
+#include "tensor/safetensors.h"
 #include "test_support.h"
+#include "train/config_io.h"
 #include "train/run.h"
 #include "train/trainer.h"
 
@@ -183,4 +187,109 @@ TEST_CASE("a trained run folder translates: load_run gives the model, tokenizers
   std::vector<std::vector<int32_t>> out = greedy_decode(*run.model, pad_batch({ids}), run.config.decode);
   REQUIRE(out.size() == 1);
   CHECK(out[0].size() <= static_cast<size_t>(run.config.decode.max_len_ratio * 3 + run.config.decode.max_len_extra));
+}
+
+// ---- Values read from a checkpoint are checked where they are read --------------------------------------------
+
+namespace {
+
+// The message of the Error that resuming `run_dir` ends in ("" if it does not end in one; any other exception
+// escapes and fails the test, as an `internal error` would).
+std::string resume_error(const std::string& run_dir) {
+  Quiet quiet;
+  try {
+    train({"", run_dir, {"train.max_steps=20"}, true}, quiet);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST_CASE("a checkpoint whose metadata lacks a field, holds text for a number or an impossible position is refused, "
+          "naming the file and the field") {
+  const std::string dir = fresh_dir("metadata");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  const TrainSummary done = train({config, dir + "/run", {"train.max_steps=10"}, false}, quiet);
+  const SafetensorsContents good = load_safetensors(done.checkpoint);
+  const std::string file = fs::path(done.checkpoint).filename().string();
+  struct Case {
+    std::string field, value;  // value "" erases the field
+    std::string expected;
+  };
+  for (const Case& c : {Case{"step", "", "no \"step\""}, Case{"step", "12x", "\"step\" is \"12x\", not a whole number"},
+                        Case{"step", "-4", "\"step\" is -4, but it must be ≥ 0"},
+                        Case{"optimizer_steps", "", "no \"optimizer_steps\""},
+                        Case{"best_metric", "low", "\"best_metric\" is \"low\", not a number"},
+                        Case{"best_metric", "nan", "\"best_metric\" is \"nan\", not a number"},
+                        Case{"generator", "", "no \"generator\""},
+                        Case{"generator", "not a state", "\"generator\": not a random-generator state"},
+                        Case{"generator", good.metadata.at("generator") + " 7", "\"generator\": not a random"},
+                        Case{"extra.epoch", "", "no \"extra.epoch\""},
+                        Case{"extra.epoch", "one", "\"extra.epoch\" is \"one\", not a whole number"},
+                        Case{"extra.epoch", "-1", "\"extra.epoch\" is -1, but it must be in 0 … 10"},
+                        Case{"extra.batch_in_epoch", "", "no \"extra.batch_in_epoch\""},
+                        Case{"extra.batch_in_epoch", "-3", "\"extra.batch_in_epoch\" is -3, but it must be in 0 …"},
+                        Case{"extra.batch_in_epoch", "100000", "\"extra.batch_in_epoch\" is 100000, but it must be"},
+                        Case{"extra.batch_in_epoch", std::string(100000, '7'), "(100000 bytes)"}}) {
+    CAPTURE(c.field);
+    CAPTURE(c.value);
+    std::map<std::string, std::string> metadata = good.metadata;
+    if (c.value.empty()) metadata.erase(c.field);
+    else metadata[c.field] = c.value;
+    save_safetensors(done.checkpoint, good.tensors, metadata);
+    const std::string message = resume_error(dir + "/run");
+    CHECK_MESSAGE(message.find(file) != std::string::npos, message);
+    CHECK_MESSAGE(message.find(c.expected) != std::string::npos, message);
+    CHECK_MESSAGE(message.size() < 400, message);   // a long value is quoted by a short prefix
+  }
+  save_safetensors(done.checkpoint, good.tensors, good.metadata);   // and the untouched file still resumes
+  CHECK(resume_error(dir + "/run").empty());
+}
+
+TEST_CASE("a tokenizers.json of the wrong shape is refused naming the file, not with a JSON library exception") {
+  const std::string dir = fresh_dir("tokenizers-json");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  train({config, dir + "/run", {"train.max_steps=2"}, false}, quiet);
+  const RunConfig run_config = load_config(dir + "/run/config.yaml");
+  for (const std::string text : {R"({"src": 5, "tgt": "tokenizer"})", R"(["tokenizer"])", R"({"src": "../../x"})",
+                                 R"({"src": ""})", "7"}) {
+    CAPTURE(text);
+    write_file_atomically(dir + "/run/tokenizers.json", text);
+    CHECK_THROWS_WITH_AS(load_run_tokenizers(run_config, dir + "/run"), doctest::Contains("tokenizers.json"), Error);
+    CHECK_THROWS_WITH_AS(load_run(dir + "/run"), doctest::Contains("tokenizers.json"), Error);
+  }
+}
+
+// ---- A failed start leaves nothing behind ------------------------------------------------------------------------
+
+TEST_CASE("a start refused before training leaves no folder behind, and the same command works once fixed") {
+  const std::string dir = fresh_dir("failed-start");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  const std::string missing = "data.train_src=" + dir + "/no-such.src";
+  CHECK_THROWS_WITH_AS(train({config, dir + "/run", {missing}, false}, quiet), doctest::Contains("no-such.src"), Error);
+  CHECK_FALSE(fs::exists(dir + "/run"));
+  // A model too large for the machine is refused after the tokenizers were written: they go too.
+  CHECK_THROWS_WITH_AS(
+      train({config, dir + "/run", {"model.d_model=65536", "model.d_ff=1048576", "model.encoder_layers=1000"}, false},
+            quiet),
+      doctest::Contains("too large for this machine"), Error);
+  CHECK_FALSE(fs::exists(dir + "/run"));
+  CHECK_THROWS_WITH_AS(train({"", dir + "/run", {}, true}, quiet), doctest::Contains("not a run folder"), Error);
+  CHECK(train({config, dir + "/run", {"train.max_steps=2"}, false}, quiet).step == 2);
+
+  // A folder the user already had stays, with what it held, and nothing else.
+  fs::create_directories(dir + "/mine");
+  std::ofstream(dir + "/mine/notes.txt") << "my notes\n";
+  CHECK_THROWS_AS(train({config, dir + "/mine", {missing}, false}, quiet), Error);
+  CHECK(fs::exists(dir + "/mine/notes.txt"));
+  CHECK(std::distance(fs::directory_iterator(dir + "/mine"), fs::directory_iterator()) == 1);
+  // So does a link of the user's that points nowhere: the start is refused, and the link stays.
+  fs::create_symlink(dir + "/nowhere", dir + "/link");
+  CHECK_THROWS_AS(train({config, dir + "/link", {}, false}, quiet), Error);
+  CHECK(fs::is_symlink(dir + "/link"));
 }

@@ -2,11 +2,13 @@
 //
 // Library code logs through spdlog; only this front end writes results to stdout. Any attnlab::Error (bad
 // input: a missing file, a malformed checkpoint, a shape that does not fit) ends the program with its one-line
-// message on stderr and exit code 1; a command-line mistake exits with CLI11's message and code.
+// message on stderr and exit code 1. So does a command-line mistake: CLI11's own message (a bad option value, a
+// missing --run), or for an unknown subcommand the closest one, on one "attnlab: …" line, exit code 1.
 #include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <exception>
@@ -14,6 +16,51 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/quote.h"
+#include "util/suggest.h"
+
+namespace {
+
+using attnlab::closest_match, attnlab::join, attnlab::quote, attnlab::shorten;
+
+// The first word of the command line that is not an option (nor --log-level's value): the subcommand, if any.
+std::string first_word(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (word == "--log-level") ++i;
+    else if (!word.starts_with("-")) return word;
+  }
+  return "";
+}
+
+// A command line CLI11 refused, as one "attnlab: …" line and exit code 1 (--help and --version, which CLI11 also
+// reports this way, print and exit 0 as usual).
+int refuse_command_line(CLI::App& app, const CLI::ParseError& error, int argc, char** argv) {
+  if (error.get_exit_code() == 0) return app.exit(error);
+  std::vector<std::string> names;
+  for (const CLI::App* subcommand : app.get_subcommands([](CLI::App*) { return true; })) {
+    names.push_back(subcommand->get_name());
+  }
+  const std::vector<CLI::App*> parsed = app.get_subcommands();
+  const std::string word = first_word(argc, argv);
+  const bool known = std::find(names.begin(), names.end(), word) != names.end();
+  const std::string name = parsed.empty() ? "" : parsed.back()->get_name();
+  std::string message;
+  if (argc == 1) {
+    message = "a subcommand is needed: " + join(names) + " (attnlab --help says what each does)";
+  } else if (parsed.empty() && !word.empty() && !known) {
+    message = "unknown subcommand " + quote(word, '\'') + "; did you mean '" + closest_match(word, names) +
+              "'? (subcommands: " + join(names) + ")";
+  } else {
+    // CLI11 quotes the values it refuses in full: keep the message to a readable length.
+    message = (name.empty() ? "" : name + ": ") + shorten(error.what(), 300) + " (attnlab " +
+              (name.empty() ? "" : name + " ") + "--help lists the options)";
+  }
+  std::fprintf(stderr, "attnlab: %s\n", message.c_str());
+  return 1;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"attnlab — a Transformer encoder–decoder trainer on a from-scratch autograd engine, "
@@ -106,7 +153,8 @@ int main(int argc, char** argv) {
   eval_app->add_option("--src", eval.src, "Source sentences, one per line (instead of --split; needs --ref)");
   eval_app->add_option("--ref", eval.ref, "Reference translations, line-aligned with --src");
   CLI::Option* eval_beam_option =
-      eval_app->add_option("--beam", eval_beam, "Beam size (1 = greedy; default: the run's decode.beam)");
+      eval_app->add_option("--beam", eval_beam, "Beam size (1 = greedy; default: the run's decode.beam)")
+          ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   eval_app->add_option("--kernels", eval.kernels,
                  "fused (the fast kernels) or reference (the paper's chain of plain ops, for stepping through)")
       ->check(CLI::IsMember({"fused", "reference"}));
@@ -198,7 +246,11 @@ int main(int argc, char** argv) {
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& error) {
+    return refuse_command_line(app, error, argc, argv);
+  }
   if (corpus_size_option->count() > 0) corpus.size = corpus_size;
   if (eval_beam_option->count() > 0) eval.beam = eval_beam;
   if (trace_target_option->count() > 0) trace.target = trace_target;

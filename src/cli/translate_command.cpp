@@ -7,8 +7,13 @@
 // first model.max_len tokens, with a warning naming the line on standard error: one long line in a stream must
 // not stop the lines after it, nor shift the output against the input. (`attnlab eval` refuses such a
 // sentence instead, since scores of a cut sentence would mislead.)
+// Sinusoidal positions (or none) have no such limit, but memory does: a source of T tokens costs [heads, T, T]
+// attention scores per layer, and a runaway line (a file without line breaks, 10⁷ tokens) would ask for
+// terabytes. So translate reads at most source_tokens_most = 1024 tokens of a line — far beyond any sentence,
+// 4 MB of scores per head — and cuts a longer one the same way, with the same warning.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -23,6 +28,12 @@
 #include "util/utf8.h"
 
 namespace attnlab {
+
+namespace {
+
+constexpr int64_t source_tokens_most = 1024;   // the longest source read at once with unlimited positions
+
+}  // namespace
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
@@ -39,11 +50,15 @@ int translate_command(const TranslateCommandOptions& options) {
     }
     std::vector<int32_t> ids = run.tokenizers.src->encode(clean_like_training(run.config, sentence));
     if (ids.empty()) return std::string();
-    const int64_t limit = position_limit(run.model->config());
+    const int64_t positions = position_limit(run.model->config());
+    const int64_t limit = std::min(positions, source_tokens_most);
     if (static_cast<int64_t>(ids.size()) > limit) {
-      spdlog::warn("{} has {} tokens, more than model.max_len = {}, the positions this model learned; translating "
-                   "its first {} tokens", options.text.empty() ? "input line " + std::to_string(line_number) : "--text",
-                   ids.size(), limit, limit);
+      const std::string why = positions <= source_tokens_most
+                                  ? "model.max_len = " + std::to_string(limit) + ", the positions this model learned"
+                                  : "the " + std::to_string(limit) + " tokens attnlab translate reads at once";
+      spdlog::warn("{} has {} tokens, more than {}; translating its first {} tokens",
+                   options.text.empty() ? "input line " + std::to_string(line_number) : "--text", ids.size(), why,
+                   limit);
       ids.resize(static_cast<size_t>(limit));
     }
     std::vector<std::vector<int32_t>> out = translate_ids(*run.model, pad_batch({ids}), decode);

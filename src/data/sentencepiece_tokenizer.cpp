@@ -30,6 +30,7 @@
 #include "data/tokenizer_kinds.h"
 #include "model/config.h"
 #include "util/error.h"
+#include "util/quote.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -70,7 +71,7 @@ class SentencePieceTokenizer : public Tokenizer {
   std::vector<int32_t> encode(const std::string& text) const override {
     std::vector<int> ids;
     sentencepiece::util::Status status = processor_.Encode(text, &ids);
-    if (!status.ok()) throw Error("sentencepiece could not encode \"" + text + "\": " + plain_message(status));
+    if (!status.ok()) throw Error("sentencepiece could not encode " + quote(text) + ": " + plain_message(status));
     return {ids.begin(), ids.end()};
   }
 

@@ -15,6 +15,7 @@
 #include "util/files.h"
 #include "model/config.h"
 #include "util/error.h"
+#include "util/quote.h"
 #include "util/suggest.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -25,7 +26,7 @@ const std::vector<std::string> tokenizer_kinds = {"word", "char", "bpe", "unigra
 
 void check_kind(const std::string& kind) {
   if (std::find(tokenizer_kinds.begin(), tokenizer_kinds.end(), kind) != tokenizer_kinds.end()) return;
-  throw Error("unknown tokenizer.kind \"" + kind + "\"; did you mean \"" + closest_match(kind, tokenizer_kinds) +
+  throw Error("unknown tokenizer.kind " + quote(kind) + "; did you mean \"" + closest_match(kind, tokenizer_kinds) +
               "\"? (kinds: " + join(tokenizer_kinds) + ")");
 }
 
@@ -97,19 +98,19 @@ void VocabularyTokenizer::read(const std::string& path_prefix, const std::string
   for (size_t i = 0; i < special_pieces.size(); ++i) {
     if (i >= lines.size() || lines[i] != special_pieces[i]) {
       throw Error(path + " is not an attnlab vocabulary: line " + std::to_string(i + 1) + " should be \"" +
-                  special_pieces[i] + "\" but is " + (i < lines.size() ? "\"" + lines[i] + "\"" : "missing"));
+                  special_pieces[i] + "\" but is " + (i < lines.size() ? quote(lines[i]) : "missing"));
     }
   }
   std::unordered_map<std::string, size_t> first_line;
   for (size_t i = special_pieces.size(); i < lines.size(); ++i) {
     const std::string where = path + ":" + std::to_string(i + 1) + ": ";
     if (!is_valid_piece(lines[i])) {
-      throw Error(where + "\"" + lines[i] + "\" is not a " + kind + " piece; was this file written by a " +
+      throw Error(where + quote(lines[i]) + " is not a " + kind + " piece; was this file written by a " +
                   "tokenizer of another tokenizer.kind?");
     }
     auto [previous, inserted] = first_line.emplace(lines[i], i + 1);
     if (!inserted) {
-      throw Error(where + "\"" + lines[i] + "\" appears twice (first on line " + std::to_string(previous->second) +
+      throw Error(where + quote(lines[i]) + " appears twice (first on line " + std::to_string(previous->second) +
                   ")");
     }
   }

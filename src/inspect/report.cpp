@@ -1,6 +1,7 @@
 // report.cpp — the run report: metrics read back from metrics.jsonl, drawn as charts, with samples and attention.
 #include "inspect/report.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -13,12 +14,27 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
+// A line's "type" ("train", "valid"), or "" when it has none or it is not a string (such a line is skipped).
+std::string type_of(const nlohmann::json& line) {
+  const auto it = line.find("type");
+  return it != line.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 double field(const nlohmann::json& line, const char* name, const std::string& where) {
   const auto it = line.find(name);
   if (it == line.end() || !it->is_number()) {
-    throw Error(where + ": a \"" + line.value("type", "") + "\" line without the number \"" + name + "\"");
+    throw Error(where + ": a \"" + type_of(line) + "\" line without the number \"" + name + "\"");
   }
   return it->get<double>();
+}
+
+// The "step" of a line: a whole number ≥ 0 (a double that large would not even convert to int64_t).
+int64_t step_of(const nlohmann::json& line, const std::string& where) {
+  const double step = field(line, "step", where);
+  if (!(step >= 0 && step <= 1e15 && step == std::floor(step))) {
+    throw Error(where + ": \"step\" is " + line["step"].dump() + ", not a step number (a whole number ≥ 0)");
+  }
+  return static_cast<int64_t>(step);
 }
 
 std::string percent(double share) {
@@ -46,13 +62,13 @@ TrainingHistory read_metrics(const std::string& path) {
       throw Error(where + " is not JSON: " + e.what());
     }
     if (!line.is_object()) throw Error(where + " is not a JSON object");
-    const std::string type = line.value("type", "");
+    const std::string type = type_of(line);
     if (type == "train") {
-      history.train.push_back({static_cast<int64_t>(field(line, "step", where)), field(line, "loss", where),
+      history.train.push_back({step_of(line, where), field(line, "loss", where),
                                field(line, "lr", where), field(line, "tokens_per_s", where),
                                field(line, "elapsed_s", where)});
     } else if (type == "valid") {
-      ValidRecord record{static_cast<int64_t>(field(line, "step", where)), field(line, "loss", where),
+      ValidRecord record{step_of(line, where), field(line, "loss", where),
                          field(line, "perplexity", where), field(line, "token_accuracy", where),
                          field(line, "exact_match", where), std::nullopt};
       if (line.contains("bleu")) record.bleu = field(line, "bleu", where);

@@ -2,10 +2,12 @@
 #include "model/transformer.h"
 
 #include <cmath>
+#include <cstdio>
 
 #include "autograd/ops.h"
 #include "kernels/kernels.h"
 #include "util/error.h"
+#include "util/machine_memory.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -111,6 +113,48 @@ void DecoderState::reorder(const std::vector<int64_t>& rows) {
 
 // ---------------------------------------------------------------- the whole model
 
+namespace {
+
+double attention_parameters(const AttentionConfig& a, double d, double heads) {
+  const double projection = d * d + d;                                          // one d → d Linear with its bias
+  if (a.kind == "additive") return 4 * projection + d;                          // + the score vector of each head
+  if (a.kind == "external") return 2 * projection + 2 * double(a.memory_slots) * (d / heads);   // M_k, M_v
+  if (a.kind == "simplified") return projection;                                // out_proj only
+  return 4 * projection;                                                        // scaled_dot, linear; sagan fewer
+}
+
+}  // namespace
+
+double estimated_parameters(const ModelConfig& c) {
+  const double d = double(c.d_model), heads = double(c.heads), norm = 2 * d;
+  const double ffn = 2 * d * double(c.d_ff) + double(c.d_ff) + d;
+  const double encoder_layer = attention_parameters(c.encoder_attention, d, heads) + ffn + 2 * norm;
+  const double decoder_layer = attention_parameters(c.decoder_attention, d, heads) +
+                               attention_parameters(c.cross_attention, d, heads) + ffn + 3 * norm;
+  double total = double(c.encoder_layers) * encoder_layer + double(c.decoder_layers) * decoder_layer;
+  total += double(c.src_vocab) * d + (c.share_embeddings ? 0 : double(c.tgt_vocab) * d);
+  if (c.positional == "learned") total += 2 * double(c.max_len) * d;
+  if (c.norm == "pre") total += 2 * norm;
+  if (!c.tie_output) total += double(c.tgt_vocab) * d;
+  return total;
+}
+
+void check_model_fits_memory(const ModelConfig& c, int copies, const std::string& what) {
+  const double parameters = estimated_parameters(c);
+  const double needed = parameters * double(copies) * double(sizeof(real));
+  const double memory = machine_memory_bytes();
+  if (memory <= 0 || needed <= memory) return;
+  char count[32];
+  std::snprintf(count, sizeof count, "%.3g", parameters);
+  throw Error("the model is too large for this machine: model.d_model = " + std::to_string(c.d_model) +
+              ", model.d_ff = " + std::to_string(c.d_ff) + ", " + std::to_string(c.encoder_layers) + " + " +
+              std::to_string(c.decoder_layers) + " layers and vocabularies of " + std::to_string(c.src_vocab) +
+              " and " + std::to_string(c.tgt_vocab) + " tokens make about " + count + " parameters, and " + what +
+              " (" + std::to_string(copies) + " × " + std::to_string(sizeof(real)) + " bytes per parameter) need " +
+              "about " + bytes_text(needed) + ", but this machine has " + bytes_text(memory) +
+              " of memory; make model.d_model, model.d_ff, the layers or tokenizer.vocab_size smaller");
+}
+
 void check_model_config(const ModelConfig& c) {
   auto positive = [](int64_t value, const char* key) {
     if (value <= 0) throw Error(std::string(key) + " must be a positive whole number, got " + std::to_string(value));
@@ -138,6 +182,7 @@ void check_model_config(const ModelConfig& c) {
     throw Error("model.share_embeddings needs one vocabulary for both sides, but the source has " +
                 std::to_string(c.src_vocab) + " tokens and the target " + std::to_string(c.tgt_vocab));
   }
+  check_model_fits_memory(c, 1, "its weights");
 }
 
 Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {

@@ -123,7 +123,23 @@ class Seq2Seq : public Module {
   Tensor output_weight_;                         // [tgt_vocab, d_model]: own parameter, or the tied embedding
 };
 
-// Throws attnlab::Error naming the config key for anything that cannot build a model.
+// Throws attnlab::Error naming the config key for anything that cannot build a model, including a model whose
+// weights alone would not fit in the machine's memory (check_model_fits_memory with one copy).
 void check_model_config(const ModelConfig& config);
+
+// The parameters a Seq2Seq of this config has, counted from the config alone, before anything is allocated (and
+// in double, so an absurd config cannot overflow it). Per layer, with d = d_model:
+//   attention   4 (d² + d)  (q, k, v, out projections with biases; additive + d, external 2 (d² + d) + 2 S d_k,
+//               simplified d² + d; sagan is counted as 4 (d² + d), more than it has)
+//   FFN         2 d d_ff + d_ff + d,   each LayerNorm 2 d;   encoder layer: attention, FFN, 2 norms;
+//   decoder layer: 2 attentions, FFN, 3 norms.  Then the embeddings (V_src d, and V_tgt d unless shared), the
+//   learned positions (2 max_len d), pre-LN's two final norms, the output projection (V_tgt d unless tied).
+// Exact for every kind but sagan, which it overestimates (tests/test_model.cpp).
+double estimated_parameters(const ModelConfig& config);
+
+// Refuses, naming the sizes, the estimate and the machine's memory, a model whose `copies` numbers per
+// parameter would need more than the machine's memory: 1 copy for the weights (translating), 4 for training
+// (weights, gradients, Adam's two moments). `what` names the copies in the message.
+void check_model_fits_memory(const ModelConfig& config, int copies, const std::string& what);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

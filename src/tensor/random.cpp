@@ -61,7 +61,14 @@ void Generator::set_state(const std::string& text) {
   int has_spare = 0;
   double spare = 0.0;
   in >> engine >> has_spare >> spare;
-  if (in.fail()) throw Error("the random-generator state in this file is not one attnlab wrote");
+  const bool complete = !in.fail();
+  std::string stray;
+  // state() writes the engine's 312 words and its position, 0 or 1 for a kept normal, and that normal; anything
+  // else (a cut, a stray word, a NaN) would draw numbers no uninterrupted run draws.
+  if (!complete || (in >> stray) || (has_spare != 0 && has_spare != 1) || !std::isfinite(spare)) {
+    throw Error("not a random-generator state attnlab wrote (313 whole numbers of the Mersenne Twister, then 0 or 1 "
+                "and a number)");
+  }
   engine_ = engine;
   has_spare_normal_ = has_spare != 0;
   spare_normal_ = spare;

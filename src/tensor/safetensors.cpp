@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "util/error.h"
+#include "util/quote.h"
 #include "util/utf8.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -93,13 +94,7 @@ std::string describe_json(const Json& value) {
   if (value.is_number() || value.is_boolean() || value.is_null()) return value.dump();
   if (value.is_array()) return "an array";
   if (value.is_object()) return "an object";
-  std::string text = value.get<std::string>();
-  if (text.size() > 40) {
-    size_t cut = 40;
-    while (cut > 0 && (static_cast<unsigned char>(text[cut]) & 0xC0) == 0x80) --cut;  // not inside a character
-    text = text.substr(0, cut) + "…";
-  }
-  return "the string \"" + text + "\"";
+  return "the string " + quote(value.get<std::string>());
 }
 
 // ---- Reading: the header ----
@@ -151,9 +146,9 @@ Json parse_header(const std::string& header_text, const std::string& file) {
   }
   if (found_duplicate) {
     if (duplicate_is_top_level && duplicate_key != "__metadata__") {
-      refuse(file, "the header names the tensor \"" + duplicate_key + "\" twice; names must be unique");
+      refuse(file, "the header names the tensor " + quote(duplicate_key) + " twice; names must be unique");
     }
-    refuse(file, "the header has the key \"" + duplicate_key + "\" twice in one object; keys must be unique");
+    refuse(file, "the header has the key " + quote(duplicate_key) + " twice in one object; keys must be unique");
   }
   return header;
 }
@@ -167,7 +162,7 @@ std::map<std::string, std::string> read_metadata(const Json& metadata_json, cons
   std::map<std::string, std::string> metadata;
   for (const auto& [key, value] : metadata_json.items()) {
     if (!value.is_string()) {
-      refuse(file, "\"__metadata__\" value for \"" + key + "\" must be a string, but it is " + describe_json(value));
+      refuse(file, "\"__metadata__\" value for " + quote(key) + " must be a string, but it is " + describe_json(value));
     }
     metadata[key] = value.get<std::string>();
   }
@@ -191,7 +186,7 @@ bool is_whole_number(const Json& value) {
 
 TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64_t data_bytes,
                               const std::string& file) {
-  const std::string tensor = "tensor \"" + name + "\": ";
+  const std::string tensor = "tensor " + quote(name) + ": ";
   if (!entry.is_object()) {
     refuse(file, tensor + "the entry must be an object {\"dtype\": …, \"shape\": …, \"data_offsets\": …}, but it is " +
                      describe_json(entry));
@@ -214,7 +209,7 @@ TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64
   result.dtype = dtype.get<std::string>();
   result.number_bytes = bytes_per_number(result.dtype);
   if (result.number_bytes == 0) {
-    refuse(file, tensor + "the dtype is \"" + result.dtype + "\", but attnlab reads only F32 and F64; " +
+    refuse(file, tensor + "the dtype is " + quote(result.dtype) + ", but attnlab reads only F32 and F64; " +
                      "convert the tensor in Python first (for example tensor.float())");
   }
 

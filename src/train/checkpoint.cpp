@@ -5,13 +5,16 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <filesystem>
+#include <limits>
 #include <optional>
 #include <system_error>
 #include <utility>
 
-#include "util/error.h"
 #include "tensor/safetensors.h"
+#include "util/error.h"
+#include "util/quote.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -22,6 +25,7 @@ namespace {
 const std::string extra_prefix = "extra.";
 const std::string step_file_prefix = "step-";
 const std::string step_file_suffix = ".safetensors";
+const std::string damaged = "; the file is damaged or was not written by attnlab's save_checkpoint";
 
 // Shortest text that reads back as the same double ("0.25", "1e-09", "inf").
 std::string double_text(double value) {
@@ -34,27 +38,34 @@ std::string double_text(double value) {
 const std::string& required(const std::map<std::string, std::string>& metadata, const std::string& key,
                             const std::string& path) {
   auto at = metadata.find(key);
-  if (at == metadata.end()) {
-    throw Error(path + ": the checkpoint's metadata has no \"" + key +
-                "\"; the file is damaged or was not written by attnlab's save_checkpoint");
-  }
+  if (at == metadata.end()) throw Error(path + ": the checkpoint's metadata has no \"" + key + "\"" + damaged);
   return at->second;
 }
 
-int64_t parse_integer(const std::string& text, const std::string& key, const std::string& path) {
+// A whole number in [low, high]; `meaning` says what the range is, for the message.
+int64_t parse_integer(const std::string& text, const std::string& key, const std::string& path, int64_t low = 0,
+                      int64_t high = std::numeric_limits<int64_t>::max(), const std::string& meaning = "") {
   int64_t value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
-    throw Error(path + ": the checkpoint's metadata \"" + key + "\" is \"" + text + "\", not a whole number");
+    throw Error(path + ": the checkpoint's metadata \"" + key + "\" is " + quote(text) + ", not a whole number" +
+                damaged);
+  }
+  if (value < low || value > high) {
+    const std::string range = high == std::numeric_limits<int64_t>::max() ? "≥ " + std::to_string(low)
+                              : "in " + std::to_string(low) + " … " + std::to_string(high);
+    throw Error(path + ": the checkpoint's metadata \"" + key + "\" is " + text + ", but it must be " + range +
+                meaning + damaged);
   }
   return value;
 }
 
+// A number, or ±inf; not NaN, which no comparison could ever beat.
 double parse_double(const std::string& text, const std::string& key, const std::string& path) {
   double value = 0;
   auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  if (error != std::errc() || end != text.data() + text.size() || text.empty()) {
-    throw Error(path + ": the checkpoint's metadata \"" + key + "\" is \"" + text + "\", not a number");
+  if (error != std::errc() || end != text.data() + text.size() || text.empty() || std::isnan(value)) {
+    throw Error(path + ": the checkpoint's metadata \"" + key + "\" is " + quote(text) + ", not a number" + damaged);
   }
   return value;
 }
@@ -127,13 +138,13 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
   auto format = metadata.find("format");
   if (format == metadata.end() || format->second != checkpoint_format) {
     throw Error(path + " is a safetensors file but not an attnlab checkpoint (its metadata has " +
-                (format == metadata.end() ? std::string("no \"format\"") : "\"format\": \"" + format->second + "\"") +
+                (format == metadata.end() ? std::string("no \"format\"") : "\"format\": " + quote(format->second)) +
                 ", expected \"format\": \"" + checkpoint_format +
                 "\"); attnlab checkpoints are the step-….safetensors and best.safetensors files training writes");
   }
   const std::string& version = required(metadata, "version", path);
   if (version != checkpoint_version) {
-    throw Error(path + ": checkpoint format version " + version + ", but this attnlab reads version " +
+    throw Error(path + ": checkpoint format version " + quote(version) + ", but this attnlab reads version " +
                 checkpoint_version + "; use the attnlab that wrote it");
   }
 
@@ -142,6 +153,11 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
   state.step = parse_integer(required(metadata, "step", path), "step", path);
   state.config_yaml = required(metadata, "config", path);
   state.generator_state = required(metadata, "generator", path);
+  try {
+    Generator().set_state(state.generator_state);   // a trial run: the dropout generator is set only on resume
+  } catch (const Error& error) {
+    throw Error(path + ": the checkpoint's metadata \"generator\": " + error.what() + damaged);
+  }
   state.best_metric = parse_double(required(metadata, "best_metric", path), "best_metric", path);
   const int64_t optimizer_steps = parse_integer(required(metadata, "optimizer_steps", path), "optimizer_steps", path);
   for (const auto& [key, value] : metadata) {
@@ -194,6 +210,13 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
   }
   spdlog::debug("checkpoint: loaded {} (step {})", path, state.step);
   return state;
+}
+
+int64_t checkpoint_extra_integer(const std::string& path, const CheckpointState& state, const std::string& key,
+                                 int64_t low, int64_t high, const std::string& meaning) {
+  std::map<std::string, std::string> metadata;            // the extras under the names they have in the file
+  for (const auto& [name, value] : state.extra) metadata[extra_prefix + name] = value;
+  return parse_integer(required(metadata, extra_prefix + key, path), extra_prefix + key, path, low, high, meaning);
 }
 
 // ---- a directory of them ----

@@ -15,8 +15,10 @@
 //
 // Loading trusts nothing: a file that is not an attnlab checkpoint, a checkpoint for a differently shaped
 // model, or a damaged file ends in one attnlab::Error that names the file and the problem, and nothing in
-// the model or the optimizer has changed. Values are copied into the existing parameter tensors, so handles
-// held elsewhere (the optimizer's, the model's members) stay valid.
+// the model or the optimizer has changed. Every metadata value is checked where it is read: a missing field,
+// text where a number belongs, a negative step or a generator state that does not parse names the file and the
+// field; the extras are the trainer's to read, with checkpoint_extra_integer(). Values are copied into the
+// existing parameter tensors, so handles held elsewhere (the optimizer's, the model's members) stay valid.
 //
 // CheckpointDirectory keeps a run's checkpoints together:
 //   <dir>/step-00001234.safetensors   the last `keep_last` periodic checkpoints (older ones are deleted)
@@ -30,6 +32,7 @@
 #include <vector>
 
 #include "nn/module.h"
+#include "tensor/random.h"
 #include "train/optimizer.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -37,7 +40,8 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 struct CheckpointState {
   int64_t step = 0;                          // training steps completed
   std::string config_yaml;                   // the run's config, as YAML text
-  std::string generator_state;               // Generator::state()
+  std::string generator_state = Generator().state();   // Generator::state(); by default a fresh generator's,
+                                                        // so that a default CheckpointState saves a loadable file
   double best_metric = 0;                    // best validation score so far (the trainer decides its meaning)
   std::map<std::string, std::string> extra;  // stored as metadata "extra.<key>"
 };
@@ -56,6 +60,12 @@ void save_checkpoint(const std::string& path, const Module& model, const Optimiz
 // to five differences: "x is [8, 8] here but [16, 16] in the checkpoint", "missing: …", "unexpected: …").
 // On error neither the model nor the optimizer has changed.
 CheckpointState load_checkpoint(const std::string& path, Module& model, Optimizer* optimizer);
+
+// The whole number state.extra[key], read from the checkpoint `path`, in [low, high]. Throws attnlab::Error naming
+// the file and the field "extra.<key>" when it is missing, not a whole number or out of range (`meaning` ends
+// that message: ", the batches in one epoch").
+int64_t checkpoint_extra_integer(const std::string& path, const CheckpointState& state, const std::string& key,
+                                 int64_t low, int64_t high, const std::string& meaning);
 
 class CheckpointDirectory {
  public:

@@ -53,7 +53,7 @@ Section attention_section(const std::string& use) {
            {"window", [at](RunConfig& c) { return Window{&at(c).has_window, &at(c).window_left, &at(c).window_right}; },
             Range::any, {}, "none, or [left, right]: query i sees only keys i − left … i + right (softmax kinds)"},
            {"memory_slots", [at](RunConfig& c) { return &at(c).memory_slots; }, Range::positive, {},
-            "S, the number of learned memory rows of external attention"}}};
+            "S, the number of learned memory rows of external attention", 65536}}};
 }
 
 // The sections, in the order to_yaml() writes them.
@@ -95,15 +95,15 @@ std::vector<Section> sections() {
         {"tie_output", [](RunConfig& c) { return &c.model.tie_output; }, Range::any, {},
          "the output projection reuses the target embedding table"},
         {"d_model", [](RunConfig& c) { return &c.model.d_model; }, Range::positive, {},
-         "width of every token vector (a multiple of heads)"},
+         "width of every token vector (a multiple of heads)", 65536},
         {"heads", [](RunConfig& c) { return &c.model.heads; }, Range::positive, {},
          "attention heads; each has d_k = d_model / heads"},
         {"d_ff", [](RunConfig& c) { return &c.model.d_ff; }, Range::positive, {},
-         "hidden width of the position-wise feed-forward network"},
+         "hidden width of the position-wise feed-forward network", 1048576},
         {"encoder_layers", [](RunConfig& c) { return &c.model.encoder_layers; }, Range::positive, {},
-         "N, encoder layers"},
+         "N, encoder layers", 1000},
         {"decoder_layers", [](RunConfig& c) { return &c.model.decoder_layers; }, Range::positive, {},
-         "N, decoder layers"},
+         "N, decoder layers", 1000},
         {"dropout", [](RunConfig& c) { return &c.model.dropout; }, Range::below_one, {},
          "on embeddings, attention weights, FFN hidden units and sublayer outputs"},
         {"activation", [](RunConfig& c) { return &c.model.activation; }, Range::any, {"relu", "gelu"},
@@ -115,7 +115,7 @@ std::vector<Section> sections() {
         {"positional", [](RunConfig& c) { return &c.model.positional; }, Range::any,
          {"sinusoidal", "learned", "none"}, "sinusoidal | learned | none"},
         {"max_len", [](RunConfig& c) { return &c.model.max_len; }, Range::positive, {},
-         "positions in the learned table (learned positions only)"},
+         "positions in the learned table (learned positions only)", 1048576},
         {"kernels", [](RunConfig& c) { return &c.model.kernels; }, Range::any, {"fused", "reference"},
          "fused (the fast kernels, src/kernels/) | reference (the paper's chain of plain ops)"}}},
       attention_section("encoder"),
@@ -125,7 +125,7 @@ std::vector<Section> sections() {
        {{"seed", [](RunConfig& c) { return &c.train.seed; }, Range::any, {},
          "seeds initialisation, dropout and batch order: the same seed gives the same run"},
         {"threads", [](RunConfig& c) { return &c.train.threads; }, Range::non_negative, {},
-         "CPU threads (0 = all cores)"},
+         "CPU threads (0 = all cores)", 1024},
         {"batch_tokens", [](RunConfig& c) { return &c.train.batch_tokens; }, Range::positive, {},
          "source + target tokens per batch, padding included (approximately)"},
         {"max_steps", [](RunConfig& c) { return &c.train.max_steps; }, Range::positive, {}, "optimizer steps"},
@@ -161,13 +161,13 @@ std::vector<Section> sections() {
         {"log_every", [](RunConfig& c) { return &c.train.log_every; }, Range::positive, {},
          "steps between log lines when not on a terminal"}}},
       {"decode",
-       {{"beam", [](RunConfig& c) { return &c.decode.beam; }, Range::positive, {}, "beam size (1 = greedy)"},
+       {{"beam", [](RunConfig& c) { return &c.decode.beam; }, Range::positive, {}, "beam size (1 = greedy)", 1000},
         {"length_penalty", [](RunConfig& c) { return &c.decode.length_penalty; }, Range::non_negative, {},
          "GNMT's α: scores are divided by ((5 + length) / 6)^α"},
         {"max_len_ratio", [](RunConfig& c) { return &c.decode.max_len_ratio; }, Range::positive, {},
-         "longest output = max_len_ratio · source length + max_len_extra"},
+         "longest output = max_len_ratio · source length + max_len_extra", 10},
         {"max_len_extra", [](RunConfig& c) { return &c.decode.max_len_extra; }, Range::non_negative, {},
-         "see max_len_ratio"}}},
+         "see max_len_ratio", 1000}}},
   };
 }
 
@@ -249,7 +249,7 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
     fail("model.share_embeddings" + where("model.share_embeddings") + " needs one vocabulary for both sides; set "
          "tokenizer.shared: true" + where("tokenizer.shared") + " or model.share_embeddings: false");
   }
-  if (c.model.positional == "learned" && c.data.max_len + 1 > c.model.max_len) {
+  if (c.model.positional == "learned" && c.data.max_len >= c.model.max_len) {   // needs max_len + 1 positions
     fail("model.max_len = " + std::to_string(c.model.max_len) + where("model.max_len") +
          " is too small for learned positions: sentences of data.max_len = " + std::to_string(c.data.max_len) +
          where("data.max_len") + " tokens plus bos or eos need " + std::to_string(c.data.max_len + 1) +
@@ -321,7 +321,9 @@ std::vector<ConfigKeyDoc> config_key_docs() {
     }
     for (const Key& key : s.keys) {
       std::string value = value_text(key.field(defaults));
-      docs.push_back({path + "." + key.name, value.empty() ? "\"\"" : value, key.doc});
+      double most = key.most;
+      docs.push_back({path + "." + key.name, value.empty() ? "\"\"" : value, key.doc,
+                      most > 0 ? value_text(&most) : ""});
     }
   }
   return docs;

@@ -41,6 +41,7 @@ struct ConfigKeyDoc {
   std::string path;           // "train.max_steps"; the attention keys once, as "model.attention.<use>.kind"
   std::string default_value;  // as written in YAML: "10000", "noam", "none", "\"\""
   std::string doc;            // one line
+  std::string most;           // the largest value allowed ("1024"), or "" for none
 };
 std::vector<ConfigKeyDoc> config_key_docs();
 

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/quote.h"
 #include "util/suggest.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -84,12 +85,10 @@ std::string number_text(double value) {
 // How a value is shown in a message: as it was written ('fast', '[2]', '{a: 1}'), or "nothing" when empty.
 std::string shown(const YAML::Node& node) {
   if (node.IsNull()) return "nothing";
-  if (node.IsScalar()) return "'" + node.Scalar() + "'";
+  if (node.IsScalar()) return quote(node.Scalar(), '\'');
   YAML::Emitter flow;
   flow << YAML::Flow << node;
-  std::string text = flow.c_str();
-  if (text.size() > 40) text = text.substr(0, 37) + "...";
-  return "'" + text + "'";
+  return "'" + shorten(flow.c_str()) + "'";
 }
 
 template <typename Integer>
@@ -109,15 +108,17 @@ std::optional<double> finite_number(const std::string& text) {
   return value;
 }
 
-// What a key's value must be, for messages: "a whole number > 0", "one of adam, adamw".
+// What a key's value must be, for messages: "a whole number > 0", "a number > 0 and at most 10", "one of adam,
+// adamw".
 std::string expectation(const Field& field, const Key& key) {
   const bool whole = std::holds_alternative<int64_t*>(field);
   if (whole || std::holds_alternative<double*>(field)) {
     const std::string kind = whole ? "a whole number" : "a number";
+    const std::string most = key.most > 0 ? " and at most " + number_text(key.most) : "";
     switch (key.range) {
-      case Range::any: return kind;
-      case Range::positive: return kind + " > 0";
-      case Range::non_negative: return kind + " ≥ 0";
+      case Range::any: return kind + most;
+      case Range::positive: return kind + " > 0" + most;
+      case Range::non_negative: return kind + " ≥ 0" + most;
       case Range::below_one: return kind + " in [0, 1)";
     }
   }
@@ -129,7 +130,8 @@ std::string expectation(const Field& field, const Key& key) {
   return key.choices.empty() ? "a file path" : "one of " + join(key.choices);
 }
 
-bool in_range(double value, Range range) {
+bool in_range(double value, Range range, double most = 0) {
+  if (most > 0 && value > most) return false;
   switch (range) {
     case Range::any: return true;
     case Range::positive: return value > 0;
@@ -165,7 +167,7 @@ bool store(const YAML::Node& node, const Field& field, const Key& key) {
   const std::string& scalar = node.Scalar();
   if (auto p = std::get_if<int64_t*>(&field)) {
     std::optional<int64_t> value = whole_number<int64_t>(scalar);
-    if (!value || !in_range(static_cast<double>(*value), key.range)) return false;
+    if (!value || !in_range(static_cast<double>(*value), key.range, key.most)) return false;
     **p = *value;
   } else if (auto p = std::get_if<uint64_t*>(&field)) {        // train.seed: any 64-bit number ≥ 0
     std::optional<uint64_t> value = whole_number<uint64_t>(scalar);
@@ -173,7 +175,7 @@ bool store(const YAML::Node& node, const Field& field, const Key& key) {
     **p = *value;
   } else if (auto p = std::get_if<double*>(&field)) {
     std::optional<double> value = finite_number(scalar);
-    if (!value || !in_range(*value, key.range)) return false;
+    if (!value || !in_range(*value, key.range, key.most)) return false;
     **p = *value;
   } else if (auto p = std::get_if<bool*>(&field)) {
     if (scalar == "true" || scalar == "True" || scalar == "yes" || scalar == "on") {
@@ -236,7 +238,8 @@ class Reader {
     if (auto reason = table_.not_keys.find(full); reason != table_.not_keys.end()) {
       fail(full + " is not a config key: " + reason->second + "; remove it" + line(name_node));
     }
-    fail("unknown key '" + full + "'" + suggestion(path, name) + (has_lines_ ? " at" + bare_line(name_node) : ""));
+    fail("unknown key '" + shorten(full) + "'" + suggestion(path, name) +
+         (has_lines_ ? " at" + bare_line(name_node) : ""));
   }
 
   // " (did you mean 'train.max_steps'?)", or the list of valid keys when nothing is close.
@@ -248,7 +251,8 @@ class Reader {
     if (!elsewhere.empty()) return " (did you mean " + join(elsewhere, " or ") + "?)";
     const std::vector<std::string> valid = children(table_, path);
     const std::string closest = closest_match(name, valid);
-    if (!closest.empty() && edit_distance(name, closest) <= std::max<size_t>(2, name.size() / 3)) {
+    if (!closest.empty() && name.size() <= closest_match_most &&
+        edit_distance(name, closest) <= std::max<size_t>(2, name.size() / 3)) {
       return " (did you mean '" + child_path(path, closest) + "'?)";
     }
     return " (the keys " + (path.empty() ? std::string("at the top level") : "of " + path) + " are " + join(valid) +
@@ -296,22 +300,23 @@ class Reader {
 
 // "model.attention.decoder.window=[2,0]" → the tree {model: {attention: {decoder: {window: [2, 0]}}}}.
 YAML::Node override_tree(const std::string& text) {
+  const std::string source = "--set " + shorten(text);
   const size_t equals = text.find('=');
   if (equals == std::string::npos || equals == 0) {
-    throw Error("--set " + text + ": expected key=value, e.g. --set train.max_steps=100");
+    throw Error(source + ": expected key=value, e.g. --set train.max_steps=100");
   }
   const std::string path = text.substr(0, equals), value = text.substr(equals + 1);
   YAML::Node tree;
   try {
     tree.reset(YAML::Load(value));
   } catch (const YAML::Exception& e) {
-    throw Error("--set " + text + ": the value '" + value + "' is not valid YAML: " + e.msg);
+    throw Error(source + ": the value " + quote(value, '\'') + " is not valid YAML: " + e.msg);
   }
   std::vector<std::string> names;
   std::stringstream parts(path);
   for (std::string name; std::getline(parts, name, '.');) names.push_back(name);
   if (path.back() == '.' || std::find(names.begin(), names.end(), "") != names.end()) {
-    throw Error("--set " + text + ": '" + path + "' is not a key path (names joined by dots, e.g. train.lr)");
+    throw Error(source + ": " + quote(path, '\'') + " is not a key path (names joined by dots, e.g. train.lr)");
   }
   for (auto name = names.rbegin(); name != names.rend(); ++name) {
     YAML::Node parent(YAML::NodeType::Map);
@@ -375,7 +380,7 @@ void read_yaml(const Table& table, const std::string& yaml_text, const std::stri
 }
 
 void read_override(const Table& table, const std::string& text, RunConfig& config, SetAt& set_at) {
-  Reader(table, config, set_at, "--set " + text, /*has_lines=*/false).read_group("", override_tree(text));
+  Reader(table, config, set_at, "--set " + shorten(text), /*has_lines=*/false).read_group("", override_tree(text));
 }
 
 std::string write_yaml(const Table& table, const RunConfig& config) {

@@ -47,6 +47,8 @@ struct Key {
   Range range = Range::any;
   std::vector<std::string> choices;         // when not empty, a string key must be one of these
   std::string doc;                          // one line, for configs/README.md and the comments of to_yaml()
+  double most = 0;                          // when > 0, the largest value a number may take: a size that would
+                                            // otherwise reach an allocation or overflow unbounded
 };
 
 struct Section {

@@ -9,6 +9,7 @@
 #include "train/checkpoint.h"
 #include "train/config_io.h"
 #include "util/files.h"
+#include "util/quote.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -20,6 +21,21 @@ namespace {
 
 // tokenizers.json records which tokenizer files the run has, so resume and translate load exactly those.
 std::string tokenizers_index(const std::string& run_dir) { return run_dir + "/tokenizers.json"; }
+
+// The file prefix tokenizers.json gives for one side: a plain file name in the run folder (prepare_tokenizers
+// writes "tokenizer", "src_tokenizer" or "tgt_tokenizer"), or `fallback` when the entry is missing.
+std::string index_entry(const nlohmann::json& index, const std::string& side, const std::string& fallback,
+                        const std::string& index_path) {
+  auto entry = index.find(side);
+  if (entry == index.end()) return fallback;
+  if (!entry->is_string() || entry->get<std::string>().empty() ||
+      entry->get<std::string>().find('/') != std::string::npos) {
+    const std::string found = entry->is_string() ? quote(entry->get<std::string>()) : std::string(entry->type_name());
+    throw Error(index_path + ": \"" + side + "\" must be the name of a tokenizer file in the run folder, such as "
+                "\"" + fallback + "\", but it is " + found + "; the file is damaged");
+  }
+  return entry->get<std::string>();
+}
 
 }  // namespace
 
@@ -34,12 +50,16 @@ RunTokenizers load_run_tokenizers(const RunConfig& config, const std::string& ru
   } catch (const nlohmann::json::exception& e) {
     throw Error(index_path + " is not valid JSON: " + e.what());
   }
+  if (!index.is_object()) {
+    throw Error(index_path + " must be a JSON object {\"src\": …, \"tgt\": …}, but it is " +
+                std::string(index.type_name()) + "; the file is damaged");
+  }
   RunTokenizers tokenizers;
-  tokenizers.src = load_tokenizer(config.tokenizer, run_dir + "/" + index.value("src", std::string("tokenizer")));
+  tokenizers.src = load_tokenizer(config.tokenizer, run_dir + "/" + index_entry(index, "src", "tokenizer", index_path));
   tokenizers.tgt = config.tokenizer.shared
                        ? tokenizers.src
                        : std::shared_ptr<Tokenizer>(load_tokenizer(
-                             config.tokenizer, run_dir + "/" + index.value("tgt", std::string("tgt_tokenizer"))));
+                             config.tokenizer, run_dir + "/" + index_entry(index, "tgt", "tgt_tokenizer", index_path)));
   return tokenizers;
 }
 

@@ -15,6 +15,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "autograd/ops.h"
@@ -62,14 +63,65 @@ RunConfig config_for(const TrainRequest& request) {
   return load_config(request.config_path, request.overrides);
 }
 
-// The config, the run folder with the effective config written into it, and the thread count.
+// The config, the run folder (created if missing; config.yaml comes only once the run has started), the threads.
 RunConfig set_up_run(const TrainRequest& request) {
   RunConfig config = config_for(request);
-  std::filesystem::create_directories(checkpoints_dir(request.run_dir));
-  write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
+  std::error_code error;
+  std::filesystem::create_directories(request.run_dir, error);
+  if (error || !std::filesystem::is_directory(request.run_dir)) {
+    throw Error("cannot make the run folder '" + request.run_dir + "': " +
+                (error ? error.message() : std::string("a file of that name is in the way")));
+  }
   use_threads(config.train.threads);
   return config;
 }
+
+// A start that fails — a missing corpus, a model too large, a damaged checkpoint — must leave the folder as it
+// found it, or the next attempt would find a half-made run. So what the folder holds is noted first, and unless
+// keep() is called (the run has started), whatever appeared in it since is removed on the way out, and the folder
+// itself if it did not exist. Nothing that was there before is touched.
+class StartAttempt {
+ public:
+  explicit StartAttempt(std::string run_dir) : run_dir_(std::move(run_dir)) {
+    std::error_code error;   // the name itself, not what a link points to; when in doubt, it existed
+    existed_ = std::filesystem::symlink_status(run_dir_, error).type() != std::filesystem::file_type::not_found;
+    if (existed_) {
+      for (const std::filesystem::path& entry : entries()) before_.insert(entry.filename().string());
+    }
+  }
+  StartAttempt(const StartAttempt&) = delete;
+  StartAttempt& operator=(const StartAttempt&) = delete;
+
+  void keep() { keep_ = true; }
+
+  ~StartAttempt() {
+    if (keep_) return;
+    std::error_code error;                       // a destructor must not throw: what cannot go, stays
+    if (!existed_) {
+      std::filesystem::remove_all(run_dir_, error);
+      return;
+    }
+    for (const std::filesystem::path& entry : entries()) {
+      if (!before_.count(entry.filename().string())) std::filesystem::remove_all(entry, error);
+    }
+  }
+
+ private:
+  // What the folder holds now, without throwing a filesystem error (the range-for's ++ on a directory_iterator
+  // would), so that the destructor, which runs while an error is on its way out, cannot end the program.
+  std::vector<std::filesystem::path> entries() const {
+    std::vector<std::filesystem::path> found;
+    std::error_code error;
+    std::filesystem::directory_iterator entry(run_dir_, error), end;
+    for (; !error && entry != end; entry.increment(error)) found.push_back(entry->path());
+    return found;
+  }
+
+  std::string run_dir_;
+  bool existed_ = false;
+  std::set<std::string> before_;               // the names the folder held before the attempt
+  bool keep_ = false;
+};
 
 // ---- 2. The data: text, tokenizers, token ids -------------------------------------------------------------
 
@@ -119,6 +171,7 @@ struct Learner {
 
 Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
   const ModelConfig model_config = model_config_for(config, tokenizers);
+  check_model_fits_memory(model_config, 4, "training's weights, gradients and Adam's two moments");
   Generator init(config.train.seed);                                   // draws the initial weights
   auto model = std::make_unique<Seq2Seq>(model_config, init);
   std::vector<NamedParameter> parameters = model->named_parameters();
@@ -168,9 +221,14 @@ Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory&
   std::optional<std::string> latest = checkpoints.latest();
   if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
   CheckpointState state = load_checkpoint(*latest, *learner.model, &learner.optimizer);
-  learner.dropout_generator.set_state(state.generator_state);
-  const int64_t epoch = std::stoll(state.extra.at("epoch"));
-  const int64_t batch_in_epoch = std::stoll(state.extra.at("batch_in_epoch"));
+  // Every step draws at least one batch, so the epoch is at most the step; batch_in_epoch may equal the epoch's
+  // batch count (the epoch is used up, the next step starts the next one).
+  const int64_t epoch = checkpoint_extra_integer(*latest, state, "epoch", 0, state.step, ", at most the step");
+  const int64_t batches = static_cast<int64_t>(batcher.batches_per_epoch());
+  const int64_t batch_in_epoch = checkpoint_extra_integer(
+      *latest, state, "batch_in_epoch", 0, batches,
+      ", the batches in one epoch of this run's training data (" + std::to_string(batches) + ")");
+  learner.dropout_generator.set_state(state.generator_state);   // load_checkpoint has checked it parses
   observer.on_message("resuming from " + *latest + " at step " + std::to_string(state.step));
   return {state.step, BatchStream(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step};
 }
@@ -373,12 +431,15 @@ int use_threads(int64_t requested) {
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   stop_requested.store(0);
+  StartAttempt attempt(request.run_dir);         // until keep(), a failure removes what this start created
   const RunConfig config = set_up_run(request);
   const TrainingData data = load_data(config, request.run_dir, observer);
   Learner learner = build_model(config, data.tokenizers, observer);
   const Batcher batcher(data.train_pairs, config.train.batch_tokens, config.train.seed);
   CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last);
   Progress progress = start_or_resume(request, checkpoints, batcher, learner, observer);
+  write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));   // the folder is now a run
+  attempt.keep();
 
   Run run{config, data, learner, checkpoints, observer};
   Records records(request.run_dir);

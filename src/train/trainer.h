@@ -2,11 +2,14 @@
 //
 // train() (trainer.cpp) reads as its own table of contents; it calls, in this order:
 //   set_up_run()           the config (the file and its --set overrides, or the run folder's own config.yaml
-//                          on --resume), the run folder with the effective config.yaml written in it, the threads
+//                          on --resume), the run folder, the threads
 //   load_data()            training text, the tokenizers (trained on it, or loaded on --resume), token ids;
 //                          then the validation text, token ids and fixed batches
 //   build_model()          the model (weights drawn from train.seed), Adam(W), the dropout generator (seed + 1)
-//   start_or_resume()      step 0 in epoch 0, or the latest checkpoint
+//   start_or_resume()      step 0 in epoch 0, or the latest checkpoint; then the effective config.yaml is
+//                          written, and only now is the folder a run: a start that fails before this point
+//                          removes what it created (StartAttempt), so the same command works once the cause is
+//                          fixed, and never touches what the folder held before
 //   train_until_stopped()  train_step() after train_step() until train.max_steps, a stop request or the time
 //                          limit; after each step report_step() (the observer; metrics.jsonl every log_every
 //                          steps) and validate_and_checkpoint() (every valid_every and checkpoint_every steps)

@@ -25,10 +25,13 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 }
 
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates) {
+  // The distance costs |word| · |candidate| steps; past its first characters a typo is no longer a typo, and a
+  // 10 MB "word" (a line pasted where a name belongs) must not take seconds to refuse.
+  const std::string head = word.substr(0, closest_match_most);
   std::string best;
   size_t best_distance = SIZE_MAX;
   for (const std::string& candidate : candidates) {
-    size_t d = edit_distance(word, candidate);
+    size_t d = edit_distance(head, candidate);
     if (d < best_distance) best_distance = d, best = candidate;
   }
   return best;

@@ -12,7 +12,9 @@
 namespace attnlab {
 
 size_t edit_distance(const std::string& a, const std::string& b);
-// The candidate with the smallest edit distance to `word` (the first, on ties); empty when there are none.
+// The candidate with the smallest edit distance to `word` (the first, on ties); empty when there are none. Only
+// the first closest_match_most bytes of a longer word are compared.
+constexpr size_t closest_match_most = 256;
 std::string closest_match(const std::string& word, const std::vector<std::string>& candidates);
 // "a, b, c"
 std::string join(const std::vector<std::string>& words, const std::string& separator = ", ");
