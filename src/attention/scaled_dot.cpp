@@ -77,7 +77,7 @@ class ScaledDotAttention : public Attention {
       return merge_heads(windowed(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask,
                                   ctx));                                     // [B, Tq, d_model]
     }
-    const real s = config_.scale ? score_scale(x_width(q) / heads_) : real(1);
+    const real s = config_.scale ? score_scale(q.size(2) / heads_) : real(1);
     const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
     if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
     const bool want_weights = ctx.recorder || ctx.tracer;
@@ -148,8 +148,6 @@ class ScaledDotAttention : public Attention {
       }
     return full;
   }
-
-  static int64_t x_width(const Tensor& q) { return q.size(2); }            // d_model of [B, T, d_model]
 
   AttentionConfig config_;
   int64_t heads_;

@@ -222,7 +222,8 @@ Tensor band_dropout(const Tensor& weights, int64_t left, int64_t key_len, real p
   const uint64_t key = draw_dropout_key(gen);                           // the key dropout(A_full) would draw
   const int64_t Tq = weights.size(-2), W = weights.size(-1), rows = weights.numel() / std::max<int64_t>(W, 1);
   // The mask of every band element, once: [rows, W]; kept for backward (a band is small: O(n·W)).
-  std::vector<real> mask(static_cast<size_t>(rows * W), real(0));
+  // A tensor, not a std::vector: its memory comes from and goes back to the pool, so a warm step allocates none.
+  Tensor mask = Tensor::zeros({rows, W});                               // [rows, W]
 #pragma omp parallel for schedule(static)
   for (int64_t row = 0; row < rows; ++row) {                            // row = r·Tq + i
     const int64_t i = row % Tq;
@@ -231,11 +232,11 @@ Tensor band_dropout(const Tensor& weights, int64_t left, int64_t key_len, real p
     dropout_mask(key, row * key_len + first, last - first, p, mask.data() + row * W + (first - i + left));
   }
   Tensor out = Tensor::empty(weights.shape());                          // [..., Tq, W]
-  for (int64_t e = 0; e < weights.numel(); ++e) out.data()[e] = weights.data()[e] * mask[static_cast<size_t>(e)];
-  record(out, "band_dropout", {weights}, [weights, mask = std::move(mask)](TensorNode& node) {
+  for (int64_t e = 0; e < weights.numel(); ++e) out.data()[e] = weights.data()[e] * mask.data()[e];
+  record(out, "band_dropout", {weights}, [weights, mask](TensorNode& node) {
     real* g = weights.grad();
     const real* upstream = node.grad.data();                            // [..., Tq, W]
-    for (int64_t e = 0; e < weights.numel(); ++e) g[e] += upstream[e] * mask[static_cast<size_t>(e)];
+    for (int64_t e = 0; e < weights.numel(); ++e) g[e] += upstream[e] * mask.data()[e];
   });
   return out;
 }
