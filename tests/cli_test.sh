@@ -138,7 +138,7 @@ grep -q "BLEU" out.txt && grep -q "hypotheses written to run/eval-valid.hyp" out
 # The model's own translations as references: BLEU 100 (there are sentences of 4+ tokens), every one exact.
 cp run/eval-valid.hyp own.ref
 expect_ok "eval against its own output" "$attnlab" eval --run run --src data/valid.src --ref own.ref --beam 1 --json
-grep -q '"beam":1,' out.txt && grep -q '"exact_match":1.0,' out.txt && grep -q '"hypotheses_file":"data/valid.src.hyp"' out.txt &&
+grep -q '"beam":1,' out.txt && grep -q '"exact_match":1.0,' out.txt && grep -q '"hypotheses_file":"run/eval-valid.src.hyp"' out.txt &&
   awk -F'"bleu":' '{ split($2, v, ","); exit !(v[1] > 99.999) }' out.txt ||
   { failures=$((failures + 1)); echo "FAIL: eval against its own output is not BLEU 100 / exact 1"; cat out.txt; }
 expect_ok "eval --out" "$attnlab" eval --run run --src data/valid.src --ref data/valid.tgt --out mine.hyp --json

@@ -3,10 +3,13 @@
 // options are refused by name. The length sweep fits growth exponents correctly and draws a valid log–log plot.
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <algorithm>
 
 #include "util/error.h"
 #include "train/bench.h"
+#include "util/profile.h"
 #include "train/config_io.h"
 #include "train/length_sweep.h"
 #include "util/svg_plot.h"
@@ -77,9 +80,49 @@ TEST_CASE("a benchmark run gives consistent figures: every phase within its step
   CHECK(r.greedy_sentences_per_second > 0);
   CHECK(r.greedy_mean_length >= 0);
   CHECK(r.greedy_mean_length <= 5);
-  if (r.beam_sentences_per_second) CHECK(*r.beam_sentences_per_second > 0);
+  CHECK(r.beam_sentences_per_second > 0);
+  CHECK(r.greedy_batched_sentences_per_second > 0);
+  CHECK(r.beam_batched_sentences_per_second > 0);
   CHECK(r.training_peak_rss_mb > 1);
   CHECK(r.peak_rss_mb >= r.training_peak_rss_mb);
+}
+
+TEST_CASE("the op profile accounts for the step: every op of the model, forward and backward, and the optimizer") {
+  RunConfig config = parse_config(tiny_yaml, "tiny.yaml");
+  config.train.threads = 2;
+  BenchOptions options;
+  options.steps = 3;
+  options.warmup = 1;
+  options.batch = 2;
+  options.length = 4;
+  options.vocab = 12;
+  options.gemm_size = 16;
+  ProfileResult p = run_profile(config, options);
+  CHECK(p.threads == 2);
+  REQUIRE(p.step_ms_one > 0);
+  REQUIRE(p.step_ms_many > 0);
+  std::map<std::string, ProfileRow> rows;
+  double total_one = 0, total_many = 0;
+  for (const ProfileRow& r : p.rows) {
+    rows[r.op + " " + r.pass] = r;
+    CHECK(r.calls_per_step > 0);
+    total_one += r.ms_one;
+    total_many += r.ms_many;
+  }
+  // The model's ops, forward and backward, and what the optimizer does outside the graph.
+  for (const char* row : {"embedding forward", "embedding backward", "layer_norm forward", "layer_norm backward",
+                          "adam other", "clip_grad_norm other", "zero_grad other"}) {
+    CAPTURE(row);
+    CHECK(rows.count(row) == 1);
+  }
+  CHECK(rows["adam other"].calls_per_step == doctest::Approx(1));
+  // The rows are parts of the step: together no more than the whole, and (for this tiny model, all ops) most of it.
+  CHECK(total_one <= p.step_ms_one * 1.0001);
+  CHECK(total_many <= p.step_ms_many * 1.0001);
+  CHECK(total_many >= 0.5 * p.step_ms_many);
+  // Sorted by time on N threads, the largest first.
+  for (size_t i = 1; i < p.rows.size(); ++i) CHECK(p.rows[i - 1].ms_many >= p.rows[i].ms_many);
+  CHECK(!profile::running());
 }
 
 TEST_CASE("bench refuses options it cannot run, naming the option") {

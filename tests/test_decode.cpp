@@ -15,11 +15,13 @@
 //   * a windowed decoder's self-attention cache holds only the window's keys, however long the output.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
 
 #include "autograd/graph.h"
+#include "decode/batched.h"
 #include "decode/beam_search.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
@@ -330,6 +332,56 @@ TEST_CASE("a windowed decoder's self-attention cache holds only the window's key
         for (auto& p : prefixes) p.push_back(static_cast<int32_t>(tokens.integer(4, c.tgt_vocab)));
       }
       CHECK(worst < 1e-4);
+    }
+  }
+}
+
+// ---- Many sentences at once: sorted by length, batched, back in input order (decode/batched.h) ----------------
+
+TEST_CASE("length_batches sorts by length, keeps every batch within batch_tokens and leaves out empty sources") {
+  const std::vector<int64_t> lengths{5, 0, 2, 9, 2, 30, 5, 1};
+  const std::vector<std::vector<size_t>> batches = length_batches(lengths, 10);
+  std::vector<size_t> seen;
+  int64_t previous = 0;
+  for (const std::vector<size_t>& batch : batches) {
+    REQUIRE(!batch.empty());
+    int64_t longest = 0;
+    for (size_t i : batch) {
+      CHECK(lengths[i] >= previous);                   // shortest first, across and within batches
+      previous = lengths[i];
+      longest = std::max(longest, lengths[i]);
+      seen.push_back(i);
+    }
+    // Within the budget, unless one sentence alone is longer than it.
+    CHECK((static_cast<int64_t>(batch.size()) * longest <= 10 || batch.size() == 1));
+  }
+  std::sort(seen.begin(), seen.end());
+  CHECK(seen == std::vector<size_t>{0, 2, 3, 4, 5, 6, 7});   // every source once, but the empty one
+  // Equal lengths keep input order: 2 (index 2) before 2 (index 4).
+  CHECK(batches.front() == std::vector<size_t>{7, 2, 4});    // 1 + 2 + 2: 3 sentences × 2 tokens ≤ 10
+  CHECK_THROWS_AS(length_batches(lengths, 0), Error);
+}
+
+TEST_CASE("translating sentences in length-sorted batches gives each the output it gets alone, every attention kind") {
+  for (const DecodeCase& c : decode_cases()) {
+    SUBCASE(c.name.c_str()) {
+      auto model = random_model(c.config);
+      std::vector<std::vector<int32_t>> sources = random_sentences(12, c.config.src_vocab, 11);
+      sources.insert(sources.begin() + 5, std::vector<int32_t>{});       // an empty line in the middle
+      for (int64_t beam : {1, 3}) {
+        DecodeConfig config;
+        config.beam = beam;
+        config.batch_tokens = 24;                                        // several batches, each padded
+        const std::vector<std::vector<int32_t>> batched = translate_batched(*model, sources, config);
+        REQUIRE(batched.size() == sources.size());
+        CHECK(batched[5].empty());
+        for (size_t i = 0; i < sources.size(); ++i) {
+          if (sources[i].empty()) continue;
+          CAPTURE(beam);
+          CAPTURE(i);
+          CHECK(batched[i] == translate_ids(*model, pad_batch({sources[i]}), config)[0]);
+        }
+      }
     }
   }
 }

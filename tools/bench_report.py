@@ -78,6 +78,8 @@ def main():
         line(model, "greedy sentences/s", a.get("greedy_sentences_per_s"), t.get("greedy_sentences_per_s"),
              "≥ 5×", "higher", 5.0, digits=2)
         line(model, "beam sentences/s", a.get("beam_sentences_per_s"), t.get("beam_sentences_per_s"), digits=2)
+        line(model, "greedy batched sentences/s", a.get("greedy_batched_sentences_per_s"), None, digits=2)
+        line(model, "beam batched sentences/s", a.get("beam_batched_sentences_per_s"), None, digits=2)
         line(model, "peak RSS training (MiB)", a.get("training_peak_rss_mb"), t.get("training_peak_rss_mb"),
              "≤ 0.5×", "lower", 0.5)
         line(model, "peak RSS at end (MiB)", a.get("peak_rss_mb"), t.get("peak_rss_mb"))

@@ -5,6 +5,7 @@
 #include <unordered_set>
 
 #include "util/error.h"
+#include "util/profile.h"
 #include "tensor/storage.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -19,6 +20,7 @@ NoGradGuard::NoGradGuard() : previous_(grad_mode) { grad_mode = false; }
 NoGradGuard::~NoGradGuard() { grad_mode = previous_; }
 
 void record(Tensor& output, const char* op, std::vector<Tensor> inputs, BackwardFunction backward) {
+  profile::forward_done(op);                       // `attnlab bench --profile`: the op's forward ends here
   TensorNode& node = output.node();
   node.op = op;
   if (!grad_mode) return;
@@ -76,7 +78,11 @@ void Tensor::backward() {
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     TensorNode& n = **it;
     const bool computed = static_cast<bool>(n.backward);
-    if (computed && !n.grad.empty()) n.backward(n);
+    if (computed && !n.grad.empty()) {
+      const auto started = profile::now();                         // for `attnlab bench --profile` (util/profile.h)
+      n.backward(n);
+      profile::add(n.op, profile::Pass::backward, started);        // counted only while a profile runs
+    }
     n.backward = nullptr;                                            // release the graph: history forgotten
     n.inputs.clear();
     if (computed && it != order.rbegin()) release_storage(n.grad);   // spent (the loss keeps its 1)

@@ -40,14 +40,16 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
       {"greedy_sentences_per_s", r.greedy_sentences_per_second},
       {"greedy_mean_length", r.greedy_mean_length},
       {"beam", options.beam},
-      {"beam_sentences_per_s",
-       r.beam_sentences_per_second ? nlohmann::json(*r.beam_sentences_per_second) : nlohmann::json(nullptr)},
+      {"beam_sentences_per_s", r.beam_sentences_per_second},
+      {"greedy_batched_sentences_per_s", r.greedy_batched_sentences_per_second},
+      {"beam_batched_sentences_per_s", r.beam_batched_sentences_per_second},
       {"training_peak_rss_mb", r.training_peak_rss_mb},
       {"peak_rss_mb", r.peak_rss_mb},
   };
 }
 
-void print_table(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
+void print_table(const std::string& config_path, const BenchOptions& options, int64_t batch_tokens,
+                 const BenchResult& r) {
   std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads, %s\n",
               config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
               static_cast<long long>(options.length), r.threads, sizeof(real) == 4 ? "float32" : "float64");
@@ -67,13 +69,12 @@ void print_table(const std::string& config_path, const BenchOptions& options, co
     std::printf("  greedy decoding    %9.2f sentences/s (%lld sentences one at a time, ≤ %lld tokens; mean %.1f)\n",
                 r.greedy_sentences_per_second, static_cast<long long>(options.decode_sentences),
                 static_cast<long long>(options.decode_length), r.greedy_mean_length);
-    if (r.beam_sentences_per_second) {
-      std::printf("  beam decoding (%lld) %9.2f sentences/s\n", static_cast<long long>(options.beam),
-                  *r.beam_sentences_per_second);
-    } else {
-      std::printf("  beam decoding (%lld)       n/a (no beam search decoder in this build)\n",
-                  static_cast<long long>(options.beam));
-    }
+    std::printf("  beam decoding (%lld) %9.2f sentences/s\n", static_cast<long long>(options.beam),
+                r.beam_sentences_per_second);
+    std::printf("  greedy, batched    %9.2f sentences/s (the same sentences sorted by length, batches of ≤ %lld "
+                "source tokens)\n", r.greedy_batched_sentences_per_second, static_cast<long long>(batch_tokens));
+    std::printf("  beam (%lld), batched %9.2f sentences/s\n", static_cast<long long>(options.beam),
+                r.beam_batched_sentences_per_second);
   }
   std::printf("  peak RSS           %9.1f MiB while training, %.1f MiB at the end\n", r.training_peak_rss_mb,
               r.peak_rss_mb);
@@ -94,6 +95,49 @@ int sweep_command(const BenchCommandOptions& options) {
   return 0;
 }
 
+// `--profile`: one line per (op, pass), most time first, and the step against the GEMM peak.
+void print_profile(const std::string& config_path, const BenchOptions& options, const ProfileResult& p) {
+  const int n = p.threads;
+  std::printf("attnlab bench --profile %s: batch %lld × %lld tokens each side, %lld steps after %lld warm-up, "
+              "1 thread against %d\n", config_path.c_str(), static_cast<long long>(options.batch),
+              static_cast<long long>(options.length), static_cast<long long>(options.steps),
+              static_cast<long long>(options.warmup), n);
+  std::printf("%-26s %-8s %8s %11s %11s %7s %8s\n", "op", "pass", "calls", "ms (1 thr)", "ms (N thr)", "share",
+              "speed-up");
+  double accounted_one = 0, accounted_many = 0;
+  for (const ProfileRow& r : p.rows) {
+    accounted_one += r.ms_one;
+    accounted_many += r.ms_many;
+    std::printf("%-26s %-8s %8.0f %11.2f %11.2f %6.1f%% %7.2fx\n", r.op.c_str(), r.pass.c_str(), r.calls_per_step,
+                r.ms_one, r.ms_many, 100 * r.ms_many / p.step_ms_many, r.ms_many > 0 ? r.ms_one / r.ms_many : 0.0);
+  }
+  const double outside_one = p.step_ms_one - accounted_one, outside_many = p.step_ms_many - accounted_many;
+  std::printf("%-26s %-8s %8s %11.2f %11.2f %6.1f%% %7.2fx\n", "(outside any op)", "", "", outside_one, outside_many,
+              100 * outside_many / p.step_ms_many, outside_many > 0 ? outside_one / outside_many : 0.0);
+  std::printf("%-26s %-8s %8s %11.2f %11.2f %6.1f%% %7.2fx\n", "training step", "", "", p.step_ms_one, p.step_ms_many,
+              100.0, p.step_ms_one / p.step_ms_many);
+  const double gemm_speedup = p.gemm_gflops_many / p.gemm_gflops_one;
+  std::printf("GEMM peak: %.1f GFLOP/s on 1 thread, %.1f on %d (%.2fx). The step sped up %.2fx: %.2f of the GEMM's "
+              "speed-up.\n", p.gemm_gflops_one, p.gemm_gflops_many, n, gemm_speedup, p.step_ms_one / p.step_ms_many,
+              (p.step_ms_one / p.step_ms_many) / gemm_speedup);
+}
+
+nlohmann::json profile_json(const std::string& config_path, const BenchOptions& options, const ProfileResult& p) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const ProfileRow& r : p.rows) {
+    rows.push_back({{"op", r.op}, {"pass", r.pass}, {"calls_per_step", r.calls_per_step}, {"ms_1_thread", r.ms_one},
+                    {"ms_n_threads", r.ms_many}, {"share", r.ms_many / p.step_ms_many},
+                    {"speedup", r.ms_many > 0 ? r.ms_one / r.ms_many : 0.0}});
+  }
+  return nlohmann::json{{"program", "attnlab"}, {"config", config_path}, {"batch", options.batch},
+                        {"length", options.length}, {"steps", options.steps}, {"threads", p.threads},
+                        {"step_ms_1_thread", p.step_ms_one}, {"step_ms_n_threads", p.step_ms_many},
+                        {"step_speedup", p.step_ms_one / p.step_ms_many},
+                        {"gemm_gflop_per_s_1_thread", p.gemm_gflops_one},
+                        {"gemm_gflop_per_s_n_threads", p.gemm_gflops_many},
+                        {"gemm_speedup", p.gemm_gflops_many / p.gemm_gflops_one}, {"ops", rows}};
+}
+
 }  // namespace
 
 int bench_command(const BenchCommandOptions& options) {
@@ -109,9 +153,15 @@ int bench_command(const BenchCommandOptions& options) {
   bench.length = options.length;
   bench.vocab = options.vocab;
   bench.decode_sentences = options.decode_sentences;
+  if (options.profile) {
+    ProfileResult profile = run_profile(config, bench);
+    if (options.json) std::printf("%s\n", profile_json(options.config, bench, profile).dump().c_str());
+    else print_profile(options.config, bench, profile);
+    return 0;
+  }
   BenchResult result = run_bench(config, bench);
   if (options.json) std::printf("%s\n", as_json(options.config, bench, result).dump().c_str());
-  else print_table(options.config, bench, result);
+  else print_table(options.config, bench, config.decode.batch_tokens, result);
   return 0;
 }
 

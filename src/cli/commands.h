@@ -90,6 +90,7 @@ struct BenchCommandOptions {
   int64_t vocab = 0;                   // 0: tokenizer.vocab_size
   int64_t decode_sentences = 100;      // sentences translated for the decoding figures (0: skip)
   bool json = false;                   // one JSON object instead of the table
+  bool profile = false;                // instead: every op timed, on 1 thread and on --threads (bench.h, run_profile)
   bool sweep_length = false;           // instead: time one attention layer of each kind at n = 32 … 2048
   std::vector<std::string> kinds;      // the sweep's kinds (empty: all)
   int64_t max_length = 2048;           // the sweep's largest n

@@ -1,11 +1,13 @@
 // eval_command.cpp — `attnlab eval`: translate a test set with a trained run and score the translations.
 //
 // The text is the run's --split (its config's data.valid_* / data.test_*) or a --src / --ref pair of
-// line-aligned files. The translations are written one per line (the file is named in the output); the scores
+// line-aligned files. The translations are written one per line, into the run folder (RUN/eval-SPLIT.hyp, or
+// RUN/eval-NAME.hyp for --src NAME) unless --out says otherwise (the file is named in the output); the scores
 // go to standard output as a table, or with --json as one JSON object with the keys
 //   bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy
 // (tools/compare.sh reads that object). What each number means: src/train/evaluate.h and README "Evaluation".
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 
@@ -80,7 +82,9 @@ int eval_command(const EvalCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
   if (!options.kernels.empty()) run.model->use_kernels(parse_kernels(options.kernels));  // --kernels
   EvalText text = use_split ? split_text(run.config, options.split, options.run)
-                            : read_pair(options.src, options.ref, options.src + ".hyp");
+                            : read_pair(options.src, options.ref,
+                                        options.run + "/eval-" + std::filesystem::path(options.src).filename().string() +
+                                            ".hyp");  // in the run folder: --src may sit in a shared or read-only one
   if (text.sources.empty()) throw Error(text.description + ": no sentences to evaluate");
   if (!options.out.empty()) text.hypotheses_file = options.out;
   const int64_t beam = options.beam.value_or(run.config.decode.beam);

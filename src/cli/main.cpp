@@ -161,7 +161,7 @@ int main(int argc, char** argv) {
   eval_app->add_option("--checkpoint", eval.checkpoint, "best (default), latest, or the path of a checkpoint file");
   eval_app->add_flag("--json", eval.json, "Print one JSON object instead of a table");
   eval_app->add_option("--out", eval.out,
-                       "Where to write the translations (default: RUN/eval-SPLIT.hyp, or SRC.hyp next to --src)");
+                       "Where to write the translations (default: RUN/eval-SPLIT.hyp, or RUN/eval-NAME.hyp for --src NAME)");
   attnlab::TraceCommandOptions trace;
   std::string trace_target;
   CLI::App* trace_app = app.add_subcommand(
@@ -215,7 +215,9 @@ int main(int argc, char** argv) {
       "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
       "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
       "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
-      "sentences/s, peak RSS. tools/bench.sh compares it with PyTorch; README.md \"Performance\" explains it. "
+      "sentences/s (one at a time and batched), peak RSS. tools/bench.sh compares it with PyTorch; README.md "
+      "\"Performance\" explains it. With --profile instead: the same steps on 1 thread and on --threads, every op's "
+      "forward and backward timed (calls, ms per step, share of the step, speed-up). "
       "With --sweep-length instead: one encoder self-attention layer of each kind (d_model 64, batch 1) timed "
       "forward + backward (CPU time, one thread) at n = 32, 64, …, 2048, written as a Markdown table and an SVG log-log plot with a "
       "fitted growth exponent per kind.");
@@ -229,9 +231,12 @@ int main(int argc, char** argv) {
   bench_app->add_option("--length", bench.length, "Tokens per sentence on each side (default 32)");
   bench_app->add_option("--vocab", bench.vocab, "Vocabulary of the random ids (default: tokenizer.vocab_size)");
   bench_app->add_option("--decode-sentences", bench.decode_sentences,
-                        "Sentences translated one at a time for the decoding figures, to at most 32 tokens each "
-                        "(default 100; 0 skips decoding)");
+                        "Sentences translated for the decoding figures, to at most 32 tokens each: one at a time, "
+                        "then all at once in batches of decode.batch_tokens (default 100; 0 skips decoding)");
   bench_app->add_flag("--json", bench.json, "Print one JSON object instead of the table");
+  bench_app->add_flag("--profile", bench.profile,
+                      "Time every op, forward and backward, on 1 thread and on --threads: where the step's time goes "
+                      "and which ops do not speed up (no decoding figures)");
   bench_app->add_option("--set", bench.overrides, "Override a config key, e.g. --set model.d_model=512 (repeatable)");
   bench_app->add_flag("--sweep-length", bench.sweep_length,
                       "Time one attention layer of every kind at growing n instead of a model (see above)");

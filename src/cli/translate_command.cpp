@@ -1,7 +1,9 @@
 // translate_command.cpp — `attnlab translate`: source sentences in, translations out.
 //
-// Sentences come from --text, or one per line from standard input (with a "> " prompt when it is a terminal);
-// each translation is written to standard output on its own line, in order. Decoding is the run's decode:
+// Sentences come from --text, or one per line from standard input; each translation is written to standard output
+// on its own line, in input order. From a terminal each line is answered as it is typed (after a "> " prompt); from
+// a file or a pipe every line is read first and the sentences are decoded in batches sorted by length
+// (decode.batch_tokens, src/decode/batched.h), several times faster than one at a time. Decoding is the run's decode:
 // section (greedy when decode.beam is 1, beam search otherwise); --beam and --alpha override it.
 // A sentence longer than the model can read (learned positions: more than model.max_len tokens) is cut to its
 // first model.max_len tokens, with a warning naming the line on standard error: one long line in a stream must
@@ -21,6 +23,7 @@
 
 #include "cli/commands.h"
 #include "data/corpus.h"
+#include "decode/batched.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "util/error.h"
@@ -41,15 +44,13 @@ int translate_command(const TranslateCommandOptions& options) {
   DecodeConfig decode = run.config.decode;              // the run's decode: section, unless overridden
   if (options.beam > 0) decode.beam = options.beam;
   if (options.alpha >= 0) decode.length_penalty = options.alpha;
-  int64_t line_number = 0;
-  auto translate = [&](const std::string& sentence) {
-    ++line_number;
+  // One line of text → its source ids, cut to what the model can read (see the top of this file).
+  auto encode = [&](const std::string& sentence, int64_t line_number) {
     if (size_t bad = first_invalid_utf8(sentence); bad != std::string_view::npos) {
       throw Error("input line " + std::to_string(line_number) + " is not valid UTF-8 (byte " + std::to_string(bad + 1) +
                   "); attnlab reads UTF-8 text");
     }
     std::vector<int32_t> ids = run.tokenizers.src->encode(clean_like_training(run.config, sentence));
-    if (ids.empty()) return std::string();
     const int64_t positions = position_limit(run.model->config());
     const int64_t limit = std::min(positions, source_tokens_most);
     if (static_cast<int64_t>(ids.size()) > limit) {
@@ -61,23 +62,37 @@ int translate_command(const TranslateCommandOptions& options) {
                    limit);
       ids.resize(static_cast<size_t>(limit));
     }
-    std::vector<std::vector<int32_t>> out = translate_ids(*run.model, pad_batch({ids}), decode);
-    return run.tokenizers.tgt->decode(out[0]);
+    return ids;
+  };
+  auto translate_one = [&](const std::string& sentence, int64_t line_number) {
+    std::vector<int32_t> ids = encode(sentence, line_number);
+    if (ids.empty()) return std::string();
+    return run.tokenizers.tgt->decode(translate_ids(*run.model, pad_batch({ids}), decode)[0]);
   };
   if (!options.text.empty()) {
-    std::printf("%s\n", translate(options.text).c_str());
+    std::printf("%s\n", translate_one(options.text, 1).c_str());
     return 0;
   }
-  const bool interactive = ::isatty(STDIN_FILENO) == 1;
   std::string line;
-  while (true) {
-    if (interactive) {
+  int64_t line_number = 0;
+  if (::isatty(STDIN_FILENO) == 1) {
+    // A person typing: each line is answered as soon as it is entered.
+    while (true) {
       std::fprintf(stderr, "> ");
       std::fflush(stderr);
+      if (!std::getline(std::cin, line)) break;
+      std::printf("%s\n", translate_one(line, ++line_number).c_str());
+      std::fflush(stdout);
     }
-    if (!std::getline(std::cin, line)) break;
-    std::printf("%s\n", translate(line).c_str());
-    std::fflush(stdout);
+    return 0;
+  }
+  // A file or a pipe: every line first, then the sentences sorted by length and decoded in batches of
+  // decode.batch_tokens (decode/batched.h), written back in input order.
+  std::vector<std::vector<int32_t>> sources;
+  while (std::getline(std::cin, line)) sources.push_back(encode(line, ++line_number));
+  std::vector<std::vector<int32_t>> outputs = translate_batched(*run.model, sources, decode);
+  for (const std::vector<int32_t>& output : outputs) {
+    std::printf("%s\n", run.tokenizers.tgt->decode(output).c_str());
   }
   return 0;
 }

@@ -13,6 +13,8 @@ struct DecodeConfig {
   double length_penalty = 0.6;    // GNMT α
   double max_len_ratio = 1.5;     // maximum output length = ratio · source length + max_len_extra
   int64_t max_len_extra = 10;
+  int64_t batch_tokens = 4096;    // many sentences (eval, validation, translate from a file): sorted by length and
+                                  // decoded in batches of about this many source tokens (batched.h)
 };
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

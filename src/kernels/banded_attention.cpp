@@ -43,6 +43,7 @@
 
 #include "autograd/ops.h"
 #include "kernels/kernels.h"
+#include "tensor/parallel.h"
 #include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -87,7 +88,7 @@ Tensor band_scores(const Tensor& q, const Tensor& k, int64_t left, int64_t right
   const real* Q = q.data();
   const real* K = k.data();
   real* S = s.data();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
   for (int64_t n = 0; n < p.count; ++n) {                                // one (b, h) slice
     const real* Qn = Q + n * p.Tq * p.d;                                 // [Tq, d]
     const real* Kn = K + n * p.Tk * p.d;                                 // [Tk, d]
@@ -108,7 +109,7 @@ Tensor band_scores(const Tensor& q, const Tensor& k, int64_t left, int64_t right
     const real* K = k.data();
     real* gQ = wants_grad(q) ? q.grad() : nullptr;
     real* gK = wants_grad(k) ? k.grad() : nullptr;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
     for (int64_t n = 0; n < p.count; ++n) {
       const real* Gn = G + n * p.Tq * p.W;
       const real* Qn = Q + n * p.Tq * p.d;
@@ -155,7 +156,7 @@ Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left) {
   const real* A = weights.data();
   const real* V = v.data();
   real* O = o.data();
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
   for (int64_t n = 0; n < p.count; ++n) {
     const real* An = A + n * p.Tq * p.W;                                 // [Tq, W]
     const real* Vn = V + n * p.Tk * p.d;                                 // [Tk, d]
@@ -175,7 +176,7 @@ Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left) {
     const real* V = v.data();
     real* gA = wants_grad(weights) ? weights.grad() : nullptr;
     real* gV = wants_grad(v) ? v.grad() : nullptr;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
     for (int64_t n = 0; n < p.count; ++n) {
       const real* Gn = G + n * p.Tq * p.d;
       const real* An = A + n * p.Tq * p.W;
@@ -224,7 +225,7 @@ Tensor band_dropout(const Tensor& weights, int64_t left, int64_t key_len, real p
   // The mask of every band element, once: [rows, W]; kept for backward (a band is small: O(n·W)).
   // A tensor, not a std::vector: its memory comes from and goes back to the pool, so a warm step allocates none.
   Tensor mask = Tensor::zeros({rows, W});                               // [rows, W]
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(rows * W))
   for (int64_t row = 0; row < rows; ++row) {                            // row = r·Tq + i
     const int64_t i = row % Tq;
     const int64_t first = std::max<int64_t>(0, i - left), last = std::min<int64_t>(key_len, i - left + W);

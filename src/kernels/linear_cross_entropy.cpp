@@ -16,6 +16,7 @@
 #include "tensor/product.h"
 #include "tensor/row_math.h"
 #include "util/error.h"
+#include "tensor/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -78,7 +79,7 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
     Z.setZero();
     ConstMatrixMap H(h.data() + first * d, n, d);                       // h_c [n, d]
     add_product(Z, H, false, ConstMatrixMap(weight.data(), V, d), true);  // z_c = h_c · Wᵀ
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(n * V))
     for (int64_t i = 0; i < n; ++i) {                                   // rows are independent
       const int32_t t = ids[first + i];
       real* row = z.data() + i * V;                                     // [V]: z, then ∂z in place

@@ -25,6 +25,13 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 inline constexpr int64_t elementwise_chunk = 16384;                     // numbers: 64 KiB of floats
 
+// Is a loop that touches `numbers` numbers worth sharing among the threads? Waking the other threads and waiting
+// for them at the end costs a few microseconds — about what one core takes for 16 K numbers. Below that the loop
+// runs on the calling thread: decoding one sentence is a long series of such small ops, and with the threads
+// woken for each it ran slower on two cores than on one. Every `#pragma omp parallel` of the ops and kernels asks
+// this (in its `if` clause) with its own work size; the chunking above already makes the same choice.
+inline bool worth_threads(int64_t numbers) { return numbers >= elementwise_chunk; }
+
 // Give these a lambda that captures its pointers by value ([=]): each chunk runs a private copy of it, whose
 // pointers the compiler can keep in registers and vectorise the loop over (through a captured reference it would
 // have to reload them after every store, and the loop stays scalar).

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "util/error.h"
+#include "tensor/parallel.h"
 #include "tensor/storage.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -116,7 +117,10 @@ MatrixMap Tensor::grad_matrix() const { return MatrixMap(grad(), shape().rows(),
 void Tensor::zero_grad() const {
   node();  // throws for an empty handle
   TensorNode& n = *node_;
-  std::fill(n.grad.begin(), n.grad.end(), real(0));
+  real* g = n.grad.data();
+  for_each_chunk(static_cast<int64_t>(n.grad.size()), [g](int64_t begin, int64_t end) {   // on every thread
+    std::fill(g + begin, g + end, real(0));
+  });
 }
 
 std::string describe(const Tensor& t, int max_values) {

@@ -8,9 +8,11 @@
 #include <spdlog/spdlog.h>
 
 #include "autograd/ops.h"
+#include "decode/batched.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "util/error.h"
+#include "util/profile.h"
 #include "tensor/storage.h"
 #include "train/clip.h"
 #include "train/optimizer.h"
@@ -27,30 +29,24 @@ double seconds_between(Clock::time_point start, Clock::time_point end) {
   return std::chrono::duration<double>(end - start).count();
 }
 
-// The one place the benchmark translates: src/decode/translate.h, greedy or beam search on the decoder's cache,
-// as `attnlab translate` does. (Kept optional so a decoder that cannot run a setting could report "n/a".)
-std::optional<std::vector<std::vector<int32_t>>> translate_for_bench(Seq2Seq& model, const TokenIds& src,
-                                                                    const DecodeConfig& config) {
-  return translate_ids(model, src, config);
-}
-
 struct DecodeTiming {
-  std::optional<double> sentences_per_second;
+  double sentences_per_second = 0;
   double mean_length = 0;   // output tokens per sentence
 };
 
-// Translates `sentences` one at a time (as `attnlab translate` does), each cut at `max_tokens` output tokens.
-DecodeTiming time_decoding(Seq2Seq& model, const std::vector<TokenIds>& sentences, int64_t max_tokens, int64_t beam) {
-  DecodeConfig config;
-  config.beam = beam;
-  config.max_len_ratio = 0;          // the limit is max_len_extra tokens whatever the source length
-  config.max_len_extra = max_tokens;
+// Translates `sentences` through src/decode/: one at a time (as `attnlab translate` does for a person typing), or
+// all at once, sorted by length into batches of config.batch_tokens (batched.h; as eval and translate from a file
+// do). Each output is cut at max_len_extra tokens (max_len_ratio is 0).
+DecodeTiming time_decoding(Seq2Seq& model, const std::vector<std::vector<int32_t>>& sentences,
+                           const DecodeConfig& config, bool batched) {
   int64_t produced = 0;
   const auto start = Clock::now();
-  for (const TokenIds& src : sentences) {                // src [1, S]
-    std::optional<std::vector<std::vector<int32_t>>> out = translate_for_bench(model, src, config);
-    if (!out) return {};
-    produced += static_cast<int64_t>(out->at(0).size());
+  if (batched) {
+    for (const std::vector<int32_t>& out : translate_batched(model, sentences, config))
+      produced += static_cast<int64_t>(out.size());
+  } else {
+    for (const std::vector<int32_t>& src : sentences)                               // [1, S] each
+      produced += static_cast<int64_t>(translate_ids(model, pad_batch({src}), config).at(0).size());
   }
   const double seconds = seconds_between(start, Clock::now());
   DecodeTiming timing;
@@ -113,8 +109,9 @@ double peak_rss_mb() {
   return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports kibibytes
 }
 
-BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
-  const int64_t vocab = options.vocab > 0 ? options.vocab : config.tokenizer.vocab_size;
+namespace {
+
+void check_options(const BenchOptions& options, int64_t vocab) {
   check_option(options.steps >= 1, "--steps must be at least 1");
   check_option(options.warmup >= 0, "--warmup must be 0 or more");
   check_option(options.batch >= 1, "--batch must be at least 1");
@@ -124,41 +121,44 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
   check_option(options.decode_sentences >= 0, "--decode-sentences must be 0 or more");
   check_option(options.decode_length >= 1, "the decoding length must be at least 1");
   check_option(options.gemm_size >= 1, "the GEMM size must be at least 1");
+}
 
-  BenchResult result;
-  result.threads = use_threads(config.train.threads);
-
-  // ---- the model and its synthetic batch ----
-  ModelConfig model_config = config.model;
-  model_config.src_vocab = vocab;
-  model_config.tgt_vocab = vocab;
-  Generator init(options.seed);
-  Seq2Seq model(model_config, init);
-  std::vector<NamedParameter> parameters = model.named_parameters();
-  Optimizer optimizer(parameters, config.train);
-  result.parameters = model.parameter_count();
-
-  const int64_t B = options.batch, T = options.length;
-  Generator data(options.seed + 100);
-  TokenIds src = random_ids(B, T, vocab, data);          // [B, T]
-  TokenIds words = random_ids(B, T - 1, vocab, data);    // [B, T − 1]: the target sentences
-  TokenIds tgt_in{Shape{B, T}, {}}, targets{Shape{B, T}, {}};
-  for (int64_t b = 0; b < B; ++b) {                      // tgt_in = bos + words, targets = words + eos
-    const auto row = words.values.begin() + b * (T - 1);
-    tgt_in.values.push_back(bos_id);
-    tgt_in.values.insert(tgt_in.values.end(), row, row + (T - 1));
-    targets.values.insert(targets.values.end(), row, row + (T - 1));
-    targets.values.push_back(eos_id);
+// The model of a config, its optimizer, and one synthetic batch: B sentences of T random ids on each side.
+struct SyntheticTraining {
+  SyntheticTraining(const RunConfig& run_config, const BenchOptions& options, int64_t vocab)
+      : config(run_config), model_config(with_vocab(run_config.model, vocab)), init(options.seed),
+        model(model_config, init), parameters(model.named_parameters()), optimizer(parameters, config.train),
+        dropout_generator(options.seed + 1), data(options.seed + 100) {
+    const int64_t B = options.batch, T = options.length;
+    src = random_ids(B, T, vocab, data);                 // [B, T]
+    TokenIds words = random_ids(B, T - 1, vocab, data);  // [B, T − 1]: the target sentences
+    tgt_in = TokenIds{Shape{B, T}, {}};
+    targets = TokenIds{Shape{B, T}, {}};
+    for (int64_t b = 0; b < B; ++b) {                    // tgt_in = bos + words, targets = words + eos
+      const auto row = words.values.begin() + b * (T - 1);
+      tgt_in.values.push_back(bos_id);
+      tgt_in.values.insert(tgt_in.values.end(), row, row + (T - 1));
+      targets.values.insert(targets.values.end(), row, row + (T - 1));
+      targets.values.push_back(eos_id);
+    }
   }
-  result.tokens_per_step = B * 2 * T;
-  spdlog::info("bench: {} parameters, batch {} × {} tokens each side, vocabulary {}, {} threads", result.parameters,
-               B, T, vocab, result.threads);
 
-  // ---- training steps: forward, backward, optimizer, each timed ----
-  Generator dropout_generator(options.seed + 1);
-  std::vector<double> step_s, forward_s, backward_s, optimizer_s;
-  for (int64_t step = 1; step <= options.warmup + options.steps; ++step) {
+  static ModelConfig with_vocab(ModelConfig m, int64_t vocab) {
+    m.src_vocab = vocab;
+    m.tgt_vocab = vocab;
+    return m;
+  }
+
+  struct Times {
+    double forward = 0, backward = 0, optimizer = 0;
+    double step() const { return forward + backward + optimizer; }
+  };
+
+  // One training step — forward and loss, backward, clipping, Adam, zero_grad — timed by phase.
+  Times step() {
+    ++steps;
     const auto start = Clock::now();
+    profile::mark();                                     // the model's first op starts here
     Tensor loss;
     {
       ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
@@ -169,16 +169,62 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
     loss.backward();
     loss = Tensor();                                     // the last handle: the graph is freed here
     const auto backward_done = Clock::now();
-    clip_grad_norm(parameters, config.train.clip_norm);
-    optimizer.step(learning_rate(config.train, step, model_config.d_model));
-    model.zero_grad();
+    {
+      profile::Scope timed("clip_grad_norm");
+      clip_grad_norm(parameters, config.train.clip_norm);
+    }
+    {
+      profile::Scope timed("adam");
+      optimizer.step(learning_rate(config.train, steps, model_config.d_model));
+    }
+    {
+      profile::Scope timed("zero_grad");
+      model.zero_grad();
+    }
     const auto end = Clock::now();
-    spdlog::debug("bench: step {} loss {:.4f} in {:.3f} s", step, loss_value, seconds_between(start, end));
+    spdlog::debug("bench: step {} loss {:.4f} in {:.3f} s", steps, loss_value, seconds_between(start, end));
+    return {seconds_between(start, forward_done), seconds_between(forward_done, backward_done),
+            seconds_between(backward_done, end)};
+  }
+
+  const RunConfig& config;
+  ModelConfig model_config;
+  Generator init;
+  Seq2Seq model;
+  std::vector<NamedParameter> parameters;
+  Optimizer optimizer;
+  Generator dropout_generator;
+  Generator data;                                        // the batch's ids, then the sentences to decode
+  TokenIds src, tgt_in, targets;
+  int64_t steps = 0;
+};
+
+}  // namespace
+
+BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
+  const int64_t vocab = options.vocab > 0 ? options.vocab : config.tokenizer.vocab_size;
+  check_options(options, vocab);
+  BenchResult result;
+  result.threads = use_threads(config.train.threads);
+  SyntheticTraining training(config, options, vocab);
+  const ModelConfig& model_config = training.model_config;
+  Seq2Seq& model = training.model;
+  Generator& data = training.data;                       // the sentences to decode
+  result.parameters = model.parameter_count();
+  const int64_t B = options.batch, T = options.length;
+  result.tokens_per_step = B * 2 * T;
+  spdlog::info("bench: {} parameters, batch {} × {} tokens each side, vocabulary {}, {} threads", result.parameters,
+               B, T, vocab, result.threads);
+
+  // ---- training steps: forward, backward, optimizer, each timed ----
+  std::vector<double> step_s, forward_s, backward_s, optimizer_s;
+  for (int64_t step = 1; step <= options.warmup + options.steps; ++step) {
+    const SyntheticTraining::Times t = training.step();
     if (step <= options.warmup) continue;
-    step_s.push_back(seconds_between(start, end));
-    forward_s.push_back(seconds_between(start, forward_done));
-    backward_s.push_back(seconds_between(forward_done, backward_done));
-    optimizer_s.push_back(seconds_between(backward_done, end));
+    step_s.push_back(t.step());
+    forward_s.push_back(t.forward);
+    backward_s.push_back(t.backward);
+    optimizer_s.push_back(t.optimizer);
   }
   result.training_peak_rss_mb = peak_rss_mb();         // the "peak RSS during training"
   trim_storage();                                      // decoding's buffers come from what training used
@@ -194,17 +240,67 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
   result.gemm_gflops_per_second = measure_gemm_gflops(options.gemm_size);
   result.peak_share = result.model_gflops_per_second / result.gemm_gflops_per_second;
 
-  // ---- decoding: sentences of T random source tokens, one at a time ----
+  // ---- decoding: sentences of T random source tokens, one at a time and batched ----
   if (options.decode_sentences > 0) {
-    std::vector<TokenIds> sentences;
-    for (int64_t i = 0; i < options.decode_sentences; ++i) sentences.push_back(random_ids(1, T, vocab, data));
-    DecodeTiming greedy = time_decoding(model, sentences, options.decode_length, 1);
-    result.greedy_sentences_per_second = greedy.sentences_per_second.value_or(0);
+    std::vector<std::vector<int32_t>> sentences;
+    for (int64_t i = 0; i < options.decode_sentences; ++i) sentences.push_back(random_ids(1, T, vocab, data).values);
+    DecodeConfig decode = config.decode;
+    decode.max_len_ratio = 0;                      // the limit is max_len_extra tokens whatever the source length
+    decode.max_len_extra = options.decode_length;
+    decode.beam = 1;
+    DecodeTiming greedy = time_decoding(model, sentences, decode, /*batched=*/false);
+    result.greedy_sentences_per_second = greedy.sentences_per_second;
     result.greedy_mean_length = greedy.mean_length;
-    result.beam_sentences_per_second =
-        time_decoding(model, sentences, options.decode_length, options.beam).sentences_per_second;
+    result.greedy_batched_sentences_per_second = time_decoding(model, sentences, decode, true).sentences_per_second;
+    decode.beam = options.beam;
+    result.beam_sentences_per_second = time_decoding(model, sentences, decode, false).sentences_per_second;
+    result.beam_batched_sentences_per_second = time_decoding(model, sentences, decode, true).sentences_per_second;
   }
   result.peak_rss_mb = peak_rss_mb();
+  return result;
+}
+
+ProfileResult run_profile(const RunConfig& config, const BenchOptions& options) {
+  const int64_t vocab = options.vocab > 0 ? options.vocab : config.tokenizer.vocab_size;
+  check_options(options, vocab);
+  ProfileResult result;
+  result.threads = use_threads(config.train.threads);
+  struct Measured {
+    double step_ms = 0;
+    std::vector<profile::Row> rows;
+    double gemm_gflops_per_second = 0;
+  };
+  // The same steps (same model, batch and dropout masks) on `threads` threads, every op timed.
+  auto measure = [&](int threads) {
+    use_threads(threads);
+    SyntheticTraining training(config, options, vocab);
+    for (int64_t step = 0; step < options.warmup; ++step) training.step();
+    Measured m;
+    profile::start();
+    for (int64_t step = 0; step < options.steps; ++step) m.step_ms += 1e3 * training.step().step();
+    profile::stop();
+    m.step_ms /= static_cast<double>(options.steps);
+    m.rows = profile::rows();
+    m.gemm_gflops_per_second = measure_gemm_gflops(options.gemm_size);
+    return m;
+  };
+  const Measured one = measure(1);
+  const Measured many = measure(result.threads);
+  use_threads(result.threads);
+  result.step_ms_one = one.step_ms;
+  result.step_ms_many = many.step_ms;
+  result.gemm_gflops_one = one.gemm_gflops_per_second;
+  result.gemm_gflops_many = many.gemm_gflops_per_second;
+  const double steps = static_cast<double>(options.steps);
+  for (const profile::Row& r : many.rows) {
+    ProfileRow row{r.op, profile::pass_name(r.pass), static_cast<double>(r.calls) / steps, 0, 1e3 * r.seconds / steps};
+    for (const profile::Row& o : one.rows) {
+      if (o.op == r.op && o.pass == r.pass) row.ms_one = 1e3 * o.seconds / steps;
+    }
+    result.rows.push_back(row);
+  }
+  std::stable_sort(result.rows.begin(), result.rows.end(),
+                   [](const ProfileRow& a, const ProfileRow& b) { return a.ms_many > b.ms_many; });
   return result;
 }
 

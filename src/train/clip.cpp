@@ -1,11 +1,15 @@
 // clip.cpp — the global gradient norm, and scaling every gradient by one factor.
 //
-// Both loops run over each parameter's gradient as a flat Eigen array (a view, no copy), which lets Eigen
-// use SIMD; the plain loop each line stands for is in the comment beside it.
+// Both loops run over each parameter's gradient in chunks shared among the threads, and the scaling as a flat
+// Eigen array (a view, no copy), which lets Eigen use SIMD; the plain loop each line stands for is in the comment
+// beside it.
 #include "train/clip.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <cmath>
+
+#include "tensor/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -14,13 +18,40 @@ using ArrayMap = Eigen::Map<Eigen::Array<real, Eigen::Dynamic, 1>>;
 }  // namespace
 
 double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_norm) {
-  // ‖g‖² = Σ g², accumulated in double, in one fixed order. (Not Eigen's vectorised .sum(): its order of
-  // additions depends on how the buffer happens to be aligned, so two identical runs could clip differently.)
-  double sum_of_squares = 0;
+  // ‖g‖² = Σ g², accumulated in double. The obvious loop adds every square in turn on one thread; here each
+  // parameter's gradient is cut into fixed chunks of elementwise_chunk numbers (tensor/parallel.h), the threads
+  // sum whole chunks, each in order into its own double, and the chunk sums are then added in chunk order — so the
+  // result has the same bits on any number of threads (and is not Eigen's .sum(), whose order of additions
+  // depends on how the buffer happens to be aligned). The list of chunks is kept from step to step: a warm
+  // training step allocates nothing.
+  struct Chunk {
+    const real* g;
+    int64_t n;
+  };
+  thread_local std::vector<Chunk> chunks;
+  thread_local std::vector<double> chunk_sums;
+  chunks.clear();
+  int64_t numbers = 0;
   for (const NamedParameter& parameter : parameters) {
     if (!parameter.tensor.has_grad()) continue;  // no gradient counts as zeros
-    for (real g : parameter.tensor.grad_values()) sum_of_squares += static_cast<double>(g) * static_cast<double>(g);
+    const real* g = parameter.tensor.grad();
+    const int64_t n = parameter.tensor.numel();
+    for (int64_t begin = 0; begin < n; begin += elementwise_chunk)
+      chunks.push_back({g + begin, std::min(elementwise_chunk, n - begin)});
+    numbers += n;
   }
+  chunk_sums.assign(chunks.size(), 0.0);
+  const int64_t count = static_cast<int64_t>(chunks.size());
+  const Chunk* c = chunks.data();
+  double* sums = chunk_sums.data();
+#pragma omp parallel for schedule(static) if (worth_threads(numbers))
+  for (int64_t i = 0; i < count; ++i) {
+    double sum = 0;
+    for (int64_t j = 0; j < c[i].n; ++j) sum += static_cast<double>(c[i].g[j]) * static_cast<double>(c[i].g[j]);
+    sums[i] = sum;
+  }
+  double sum_of_squares = 0;
+  for (double sum : chunk_sums) sum_of_squares += sum;          // in chunk order
   const double norm = std::sqrt(sum_of_squares);
 
   if (!std::isfinite(norm) || max_norm <= 0 || norm <= max_norm) return norm;
@@ -29,8 +60,10 @@ double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_
   const real scale = static_cast<real>(max_norm / (norm + 1e-6));
   for (const NamedParameter& parameter : parameters) {
     if (!parameter.tensor.has_grad()) continue;
-    ArrayMap g(parameter.tensor.grad(), parameter.tensor.numel());
-    g *= scale;  // for (real& x : g) x *= scale;
+    real* g = parameter.tensor.grad();
+    for_each_chunk(parameter.tensor.numel(), [g, scale](int64_t begin, int64_t end) {   // for (real& x : g) x *= scale;
+      ArrayMap(g + begin, end - begin) *= scale;
+    });
   }
   return norm;
 }

@@ -167,7 +167,9 @@ std::vector<Section> sections() {
         {"max_len_ratio", [](RunConfig& c) { return &c.decode.max_len_ratio; }, Range::positive, {},
          "longest output = max_len_ratio · source length + max_len_extra", 10},
         {"max_len_extra", [](RunConfig& c) { return &c.decode.max_len_extra; }, Range::non_negative, {},
-         "see max_len_ratio", 1000}}},
+         "see max_len_ratio", 1000},
+        {"batch_tokens", [](RunConfig& c) { return &c.decode.batch_tokens; }, Range::positive, {},
+         "source tokens per batch when many sentences are translated (sorted by length)", 1048576}}},
   };
 }
 

@@ -8,10 +8,10 @@
 #include "autograd/graph.h"
 #include "data/batching.h"
 #include "data/corpus.h"
+#include "decode/batched.h"
 #include "decode/bleu.h"
 #include "decode/chrf.h"
 #include "decode/greedy.h"
-#include "decode/translate.h"
 #include "nn/context.h"
 #include "util/error.h"
 
@@ -102,22 +102,15 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
     }
   }
 
-  // ---- translate, 64 sentences at a time; an empty source line gets an empty translation ----
+  // ---- translate, sorted by length in batches of decode.batch_tokens (batched.h); an empty source line gets an
+  // empty translation ----
   EvalResult result;
   DecodeConfig decode = run.config.decode;
   decode.beam = beam;
+  std::vector<std::vector<int32_t>> outputs = translate_batched(model, encoded, decode);
   result.hypotheses.resize(sources.size());
-  for (size_t start = 0; start < sources.size(); start += 64) {
-    std::vector<std::vector<int32_t>> ids;
-    std::vector<size_t> which;
-    for (size_t i = start; i < std::min(sources.size(), start + 64); ++i) {
-      if (encoded[i].empty()) continue;
-      ids.push_back(std::move(encoded[i]));
-      which.push_back(i);
-    }
-    if (ids.empty()) continue;
-    std::vector<std::vector<int32_t>> outputs = translate_ids(model, pad_batch(ids), decode);
-    for (size_t k = 0; k < outputs.size(); ++k) result.hypotheses[which[k]] = tgt_tokenizer.decode(outputs[k]);
+  for (size_t i = 0; i < sources.size(); ++i) {
+    if (!encoded[i].empty()) result.hypotheses[i] = tgt_tokenizer.decode(outputs[i]);
   }
   result.sentences = static_cast<int64_t>(sources.size());
   result.bleu = corpus_bleu(result.hypotheses, references).score;

@@ -5,7 +5,7 @@
 
 #include "autograd/ops.h"
 #include "decode/bleu.h"
-#include "decode/greedy.h"
+#include "decode/batched.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -38,20 +38,21 @@ ValidationResult run_validation(Seq2Seq& model, const std::vector<Batch>& batche
     result.token_accuracy = static_cast<double>(correct) / static_cast<double>(tokens);
   }
 
-  // Exact match on a sample, decoded in batches of 64 sentences.
+  // Exact match on a sample, decoded greedily, sorted by length in batches of decode.batch_tokens (batched.h).
   const size_t n = std::min(pairs.size(), static_cast<size_t>(std::max<int64_t>(decode_samples, 0)));
   int64_t exact = 0;
   std::vector<std::string> hypotheses, reference_text;  // detokenised, for BLEU
   const bool with_bleu = tgt_tokenizer != nullptr && references != nullptr;
-  for (size_t start = 0; start < n; start += 64) {
-    std::vector<std::vector<int32_t>> sources;
-    for (size_t i = start; i < std::min(n, start + 64); ++i) sources.push_back(pairs[i].src);
-    std::vector<std::vector<int32_t>> outputs = greedy_decode_cached(model, pad_batch(sources), decode);
-    for (size_t k = 0; k < outputs.size(); ++k) exact += outputs[k] == pairs[start + k].tgt;
-    for (size_t k = 0; with_bleu && k < outputs.size(); ++k) {
-      hypotheses.push_back(tgt_tokenizer->decode(outputs[k]));
-      reference_text.push_back(references->at(pairs[start + k].index));
-    }
+  std::vector<std::vector<int32_t>> sources;
+  for (size_t i = 0; i < n; ++i) sources.push_back(pairs[i].src);
+  DecodeConfig greedy = decode;
+  greedy.beam = 1;
+  std::vector<std::vector<int32_t>> outputs = translate_batched(model, sources, greedy);
+  for (size_t k = 0; k < n; ++k) {
+    exact += outputs[k] == pairs[k].tgt;
+    if (!with_bleu) continue;
+    hypotheses.push_back(tgt_tokenizer->decode(outputs[k]));
+    reference_text.push_back(references->at(pairs[k].index));
   }
   if (with_bleu && n > 0) result.bleu = corpus_bleu(hypotheses, reference_text).score;
   result.sentences_decoded = static_cast<int64_t>(n);

@@ -29,6 +29,7 @@
 #include "autograd/ops.h"
 #include "tensor/row_math.h"
 #include "util/error.h"
+#include "tensor/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -86,7 +87,7 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
   std::vector<real> lse(static_cast<size_t>(rows), real(0));            // [rows]: log Σ_c e^(z_c) per row
   std::vector<real> row_loss(static_cast<size_t>(rows), real(0));       // [rows]: loss_i, 0 where ignored
   const int32_t* ids = targets.values.data();
-#pragma omp parallel
+#pragma omp parallel if (worth_threads(rows * V))
   {
     std::vector<real> e(static_cast<size_t>(V));                        // [V] e^(z_c − m) of the current row
 #pragma omp for schedule(static)
@@ -126,7 +127,7 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
            const int64_t rows = static_cast<int64_t>(ids.size());
            // Rows in parallel; each row writes only its own gradient row. Per row: gz_c += g/N · (p_c − ε/V),
            // then the target's extra −(1 − ε) (the obvious loop computes q_c per element; same value).
-#pragma omp parallel
+#pragma omp parallel if (worth_threads(rows * V))
            {
              std::vector<real> p(static_cast<size_t>(V));               // [V] p_c of the current row
 #pragma omp for schedule(static)

@@ -56,7 +56,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
   const real* pb = beta.data();                                         // [d]
   const real* px = x.data();
   real* py = y.data();
-#pragma omp parallel for schedule(static)                               // rows are independent
+#pragma omp parallel for schedule(static) if (worth_threads(rows * d))   // rows are independent
   for (int64_t r = 0; r < rows; ++r) {
     const real* xr = px + r * d;                                        // [d]
     real* yr = py + r * d;                                              // [d]
@@ -82,7 +82,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
            const int64_t chunks = (rows + chunk - 1) / chunk;
            std::vector<real> partial_gamma(static_cast<size_t>(chunks * d), real(0));  // [chunks, d]
            std::vector<real> partial_beta(static_cast<size_t>(chunks * d), real(0));   // [chunks, d]
-#pragma omp parallel
+#pragma omp parallel if (worth_threads(rows * d))
            {
              std::vector<real> x_hat(static_cast<size_t>(d));           // [d] x̂ of the current row
              std::vector<real> g_hat(static_cast<size_t>(d));           // [d] ĝ = g ⊙ γ of the current row

@@ -64,13 +64,13 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
 
   add_additive_mask(x, additive_mask, py, "softmax");                  // z = x + m, in y's storage
 
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(rows * d))
   for (int64_t r = 0; r < rows; ++r) softmax_row(py + r * d, d);       // each row of [rows, d] → softmax
 
   // Only x is recorded as an input: the mask is a constant and never receives a gradient.
   record(y, "softmax", {x}, [x, rows, d](TensorNode& out) {
     real* gx = x.grad();                                                // [rows, d]
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(static) if (worth_threads(rows * d))
     for (int64_t r = 0; r < rows; ++r) {
       const real* yr = out.value.data() + r * d;                        // y of this row, [d]
       const real* gr = out.grad.data() + r * d;                         // ∂loss/∂y of this row, [d]
