@@ -187,6 +187,18 @@ def gemm_gflops(n):
     return 2.0 * n ** 3 / statistics.median(seconds) / 1e9
 
 
+def blas_core():
+    """The kernel OpenBLAS chose for this CPU ("Cooperlake", "Haswell", …), or None when torch does not use it.
+    OPENBLAS_CORETYPE in the environment forces one: tools/bench.sh unsets it for this script (see there)."""
+    import ctypes
+    try:
+        corename = ctypes.CDLL("libopenblas.so.0").openblas_get_corename
+    except (OSError, AttributeError):
+        return None
+    corename.restype = ctypes.c_char_p
+    return corename().decode()
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--config", required=True, help="an attnlab config (e.g. configs/bench/base.yaml)")
@@ -234,6 +246,7 @@ def main():
 
     r = {
         "program": "pytorch " + torch.__version__,
+        "blas_core": blas_core(),
         "config": args.config,
         "threads": threads,
         "parameters": sum(p.numel() for p in model.parameters()),
