@@ -96,10 +96,16 @@ Tensor relu_dropout(const Tensor& h, real p, Generator& gen) {
   record(y, "relu_dropout", {h}, [h, p, key](TensorNode& out) {
     const real* g = out.grad.data();
     const real* ph = h.data();
-    real* gh = h.grad();                                                // ∂h += g ⊙ m ⊙ [h > 0]
-    for_each_masked(h.numel(), key, p, [=](int64_t i, real m) {
-      if (ph[i] > 0) gh[i] += g[i] * m;
-    });
+    bool first = false;                                                 // ∂h += g ⊙ m ⊙ [h > 0], written when
+    real* gh = gradient_buffer(h, first);                               // first (kernels/gradient_buffer.h)
+    if (!gh) return;
+    if (first) {
+      for_each_masked(h.numel(), key, p, [=](int64_t i, real m) { gh[i] = ph[i] > 0 ? g[i] * m : real(0); });
+    } else {
+      for_each_masked(h.numel(), key, p, [=](int64_t i, real m) {
+        if (ph[i] > 0) gh[i] += g[i] * m;
+      });
+    }
   });
   return y;
 }

@@ -7,6 +7,8 @@
 #include <map>
 #include <mutex>
 
+#include "tensor/parallel.h"
+
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
@@ -74,7 +76,11 @@ std::vector<real> acquire_storage(int64_t n, real fill) {
     return numbers;
   }
   numbers = take_buffer(n);
-  numbers.assign(static_cast<size_t>(n), fill);                        // within capacity: no reallocation
+  // Within capacity: no reallocation. resize writes (zeros, on one thread) only past the buffer's old size —
+  // nothing for a reused buffer of the same shape, the usual case — and the fill is shared among the threads.
+  numbers.resize(static_cast<size_t>(n));
+  real* p = numbers.data();
+  for_each_chunk(n, [p, fill](int64_t begin, int64_t end) { std::fill(p + begin, p + end, fill); });
   return numbers;
 }
 
