@@ -9,9 +9,11 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/graph.h"
+#include "kernels/gradient_buffer.h"
 #include "kernels/kernels.h"
 #include "tensor/product.h"
 #include "tensor/row_math.h"
@@ -112,15 +114,15 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
   record(y, "linear_cross_entropy", {h, weight},
          [h, weight, dh, dw](TensorNode& out) {
            const real g = out.grad[0];                                  // ∂L/∂loss
-           if (dh.defined() && wants_grad(h)) {
-             real* gh = h.grad();
-             const real* saved = dh.data();
-             for (int64_t i = 0; i < dh.numel(); ++i) gh[i] += g * saved[i];  // ∂h += g · ∂h_saved
-           }
-           if (dw.defined() && wants_grad(weight)) {
-             real* gw = weight.grad();
-             const real* saved = dw.data();
-             for (int64_t i = 0; i < dw.numel(); ++i) gw[i] += g * saved[i];  // ∂W += g · ∂W_saved
+           // ∂x += g · ∂x_saved for x = h and W, on every thread; the first gradient is written, not added
+           // (kernels/gradient_buffer.h).
+           for (const auto& [x, saved_gradient] : {std::pair{h, dh}, std::pair{weight, dw}}) {
+             bool first = false;
+             real* gx = saved_gradient.defined() ? gradient_buffer(x, first) : nullptr;
+             if (!gx) continue;
+             const real* saved = saved_gradient.data();
+             if (first) for_each_index(saved_gradient.numel(), [=](int64_t i) { gx[i] = g * saved[i]; });
+             else for_each_index(saved_gradient.numel(), [=](int64_t i) { gx[i] += g * saved[i]; });
            }
          });
   return y;
