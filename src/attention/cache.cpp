@@ -24,6 +24,7 @@
 
 #include "attention/attention.h"
 #include "util/error.h"
+#include "tensor/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -175,10 +176,15 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
     end = std::min<int64_t>(cache.keys, i + config.window_right + 1);
   }
   Tensor context = Tensor::zeros({B, h, 1, d_v});                             // [B, h, 1, d_v]
-  std::vector<real> a(static_cast<size_t>(std::max<int64_t>(end - first, 0)));  // the weights a_ij of one row
-  for (int64_t b = 0; b < B; ++b)
-    for (int64_t head = 0; head < h; ++head) {
-      const int64_t row = b * h + head;                                       // the query's row
+  // Rows are independent (each writes its own context row; `score` only reads), so a batch's rows are shared
+  // among the threads when there is enough work (tensor/parallel.h); the same bits on any thread count.
+  const int64_t keys = std::max<int64_t>(end - first, 0);
+#pragma omp parallel if (worth_threads(B * h * keys * (d_k + d_v)))
+  {
+    std::vector<real> a(static_cast<size_t>(keys));                           // the weights a_ij of one row
+#pragma omp for schedule(static)
+    for (int64_t row = 0; row < B * h; ++row) {                               // the query's row
+      const int64_t b = row / h, head = row % h;
       const int64_t kb = cache.kv_row(b), key_row = kb * h + head;            // the keys' row
       // softmax over the visible keys, as softmax() does it: subtract the max, exponentiate, divide by the sum.
       real max = minus_infinity;
@@ -201,6 +207,7 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
         for (int64_t c = 0; c < d_v; ++c) out[c] += weight * v[c];            // Σ_j a_ij v_j
       }
     }
+  }
   return context;
 }
 

@@ -7,6 +7,7 @@
 
 #include "autograd/graph.h"
 #include "util/error.h"
+#include "tensor/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -109,12 +110,17 @@ std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const Tok
   tokens.values.assign(static_cast<size_t>(B), bos_id);
   while (!sentence.empty()) {
     Tensor logits = model.decode_step(tokens, state, ctx);                  // [rows, V]: one position only
-    const int64_t V = logits.size(1);
+    const int64_t V = logits.size(1), rows = logits.size(0);
+    std::vector<int32_t> best(static_cast<size_t>(rows));                    // each row's argmax, rows on all
+    int32_t* pbest = best.data();                                            // threads when a batch is large
+    const real* plogits = logits.data();
+    pbest[0] = most_likely_output(plogits, V);          // here, not in the threads: may throw (nothing to output)
+#pragma omp parallel for schedule(static) if (worth_threads(rows * V))
+    for (int64_t r = 1; r < rows; ++r) pbest[r] = most_likely_output(plogits + r * V, V);
     std::vector<int64_t> keep;                                               // rows still decoding
     std::vector<int32_t> next_tokens;
     for (size_t r = 0; r < sentence.size(); ++r) {
-      const real* row = logits.data() + static_cast<int64_t>(r) * V;
-      const int32_t next = most_likely_output(row, V);
+      const int32_t next = best[r];
       std::vector<int32_t>& out = output[sentence[r]];
       const bool at_limit = static_cast<int64_t>(out.size()) + 1 >= limit[sentence[r]];
       if (next != eos_id) out.push_back(next);

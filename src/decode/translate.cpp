@@ -8,6 +8,7 @@
 #include "autograd/graph.h"
 #include "decode/greedy.h"
 #include "util/error.h"
+#include "tensor/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -32,6 +33,10 @@ class ModelScorer : public NextTokenScorer {
     Tensor logits = model_.decode_step(tokens, state_, ctx_);                // [rows, V]
     const int64_t rows = logits.size(0), V = logits.size(1);
     std::vector<double> log_p(static_cast<size_t>(rows * V), minus_infinity);  // [rows, V]
+    // Rows are independent: shared among the threads when a batch of hypotheses is large (tensor/parallel.h).
+    // most_likely_output throws for a vocabulary with nothing to output: asked once here, outside the threads.
+    if (rows > 0) most_likely_output(logits.data(), V);
+#pragma omp parallel for schedule(static) if (worth_threads(rows * V))
     for (int64_t r = 0; r < rows; ++r) {
       const real* x = logits.data() + r * V;
       const double max = x[most_likely_output(x, V)];                        // for a stable e^(x − max)
