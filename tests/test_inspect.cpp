@@ -13,6 +13,7 @@
 #include "data/tokenizer.h"
 #include "inspect/attention_maps.h"
 #include "inspect/attention_page.h"
+#include "inspect/explorer_page.h"
 #include "inspect/report.h"
 #include "inspect/svg.h"
 #include "util/error.h"
@@ -71,7 +72,9 @@ size_t count(const std::string& text, const std::string& piece) {
 }
 
 // A run held in memory: word tokenizer over a few sentences, an untrained small model of the given kinds.
-LoadedRun tiny_run(const std::string& self_kind, const std::string& cross_kind, const std::string& tokenizer_kind = "word") {
+// `window`: the encoder's self-attention sees only keys i − 1 … i + 1.
+LoadedRun tiny_run(const std::string& self_kind, const std::string& cross_kind, const std::string& tokenizer_kind = "word",
+                   bool window = false) {
   LoadedRun run;
   run.config.tokenizer.kind = tokenizer_kind;
   std::vector<std::string> text = {"a happy girl does not go .", "une fille heureuse ne va pas .",
@@ -84,6 +87,7 @@ LoadedRun tiny_run(const std::string& self_kind, const std::string& cross_kind, 
   m.decoder_attention.kind = self_kind;
   m.cross_attention.kind = cross_kind;
   m.encoder_attention.memory_slots = m.decoder_attention.memory_slots = 5;
+  m.encoder_attention.has_window = window, m.encoder_attention.window_left = m.encoder_attention.window_right = 1;
   Generator init(7);
   run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
   run.checkpoint_path = "in memory";
@@ -196,7 +200,7 @@ TEST_CASE("attention.json holds the tokens and every head's weights, whose rows 
     LoadedRun run = tiny_run(self_kind, cross_kind);
     AttentionPicture picture = record_attention(run, "the old offices & <tags>");   // greedy translation
     const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
-    CHECK(json["schema"] == "attnlab-attention/1");
+    CHECK(json["schema"] == "attnlab-attention/2");
     CHECK(json["target_forced"] == false);
     CHECK(json["tokens"]["source"] == nlohmann::json(picture.source_tokens));
     CHECK(json["tokens"]["target_input"].size() == json["tokens"]["target_output"].size());
@@ -258,10 +262,13 @@ TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and he
   for (const auto& path : written) {
     if (path.ends_with(".svg")) CHECK(xml_problem(testing::read_bytes(path)) == "");
   }
+  // index.html is the explorer: its own script and styles inline, the data of attention.json inside it.
   const std::string page = testing::read_bytes(directory / "out" / "index.html");
-  CHECK(count(page, "data-map=\"") == 12);
-  CHECK(count(page, "<h3>") == 3);
-  CHECK(page.find("http://") == page.find("http://www.w3.org/2000/svg"));   // nothing fetched: only namespaces
+  CHECK(page.find("<script type=\"application/json\" id=\"explorer-data\">{") != std::string::npos);
+  CHECK(page.find("\"schema\": \"attnlab-attention/2\"") != std::string::npos);
+  CHECK(page.find("function renderNeuron") != std::string::npos);
+  CHECK(page.find("#tabs button") != std::string::npos);
+  CHECK(count(page, "http://") == count(page, "http://www.w3.org/2000/svg"));   // nothing fetched: only namespaces
   CHECK(page.find("https://") == std::string::npos);
   CHECK(page.find(" src=") == std::string::npos);
   // The embedded data cannot end its <script> early, whatever the tokens hold.
@@ -332,4 +339,148 @@ TEST_CASE("a metrics.jsonl line with a \"type\" that is not a string, or a step 
     CAPTURE(step);
     CHECK_THROWS_WITH_AS(read_metrics(path), doctest::Contains("metrics.jsonl:1: \"step\" is"), Error);
   }
+}
+
+// ---- the explorer's data (attention_maps.h: stages, decoding steps, beam log) and page (explorer_page.h) ----
+
+namespace {
+
+// softmax of one row of scores, −∞ (a hidden key) giving 0.
+std::vector<double> softmax_row(const std::vector<double>& scores) {
+  double largest = -INFINITY, total = 0;
+  for (double s : scores) largest = std::max(largest, s);
+  std::vector<double> p;
+  for (double s : scores) total += std::isfinite(s) ? std::exp(s - largest) : 0;
+  for (double s : scores) p.push_back(std::isfinite(s) ? std::exp(s - largest) / total : 0);
+  return p;
+}
+
+const NeuronStage& stage(const AttentionMapRecord& map, const std::string& name) {
+  for (const NeuronStage& s : map.stages) {
+    if (s.name == name) return s;
+  }
+  throw Error("map " + map.name + " has no stage " + name);
+}
+
+// The `d` numbers of stage `s` that start at flat index `at`.
+std::vector<double> slice(const NeuronStage& s, size_t at, size_t d) { return {s.values.begin() + at, s.values.begin() + at + d}; }
+
+double dot(const std::vector<double>& a, const std::vector<double>& b) {
+  double total = 0;
+  for (size_t f = 0; f < a.size(); ++f) total += a[f] * b[f];
+  return total;
+}
+
+}  // namespace
+
+TEST_CASE("every kind's recorded stages make its recorded weights again, by the kind's own equation") {
+  for (const auto& [self_kind, cross_kind] : all_kinds) {
+    CAPTURE(self_kind);
+    LoadedRun run = tiny_run(self_kind, cross_kind, "word", /*window=*/self_kind == "scaled_dot" || self_kind == "additive");
+    AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+    for (const AttentionMapRecord& map : picture.maps) {
+      CAPTURE(map.name);
+      const NeuronStage& q = stage(map, "q");                               // [h, Tq, d]
+      const size_t d = static_cast<size_t>(q.shape.back()), Tq = map.queries, Tk = map.keys;
+      for (int64_t h = 0; h < map.heads; ++h) {
+        for (size_t i = 0; i < Tq; ++i) {
+          const std::vector<double> q_i = slice(q, (h * Tq + i) * d, d);
+          std::vector<double> remade(Tk);
+          if (map.kind == "external") {                                     // a = ã / Σ_s ã, z = q · M_k[s]
+            const NeuronStage& tilde = stage(map, "token_softmax");
+            double total = 0;
+            for (size_t s = 0; s < Tk; ++s) total += tilde.values[(h * Tq + i) * Tk + s];
+            for (size_t s = 0; s < Tk; ++s) {
+              remade[s] = tilde.values[(h * Tq + i) * Tk + s] / (total + 1e-9);
+              CHECK(dot(q_i, slice(stage(map, "memory_k"), s * d, d)) ==
+                    doctest::Approx(stage(map, "scores").values[(h * Tq + i) * Tk + s]).epsilon(1e-4));
+            }
+          } else if (map.kind == "linear") {                                // φ(q)·φ(k) / Σ over keys seen
+            double total = 0;
+            for (size_t j = 0; j < Tk; ++j) {
+              const bool seen = !(map.type == "decoder_self" && j > i);
+              remade[j] = seen ? dot(slice(stage(map, "phi_q"), (h * Tq + i) * d, d), slice(stage(map, "phi_k"), (h * Tk + j) * d, d)) : 0;
+              total += remade[j];
+            }
+            for (double& w : remade) w /= total;
+          } else {                                                          // softmax of the score made here
+            std::vector<double> scores(Tk);
+            const NeuronStage& masked = stage(map, "scores");
+            for (size_t j = 0; j < Tk; ++j) {
+              const double made = map.kind == "additive"
+                                      ? dot(slice(stage(map, "w"), h * d, d), slice(stage(map, "tanh"), ((h * Tq + i) * Tk + j) * d, d))
+                                      : dot(q_i, slice(stage(map, "k"), (h * Tk + j) * d, d)) * map.score_scale;
+              const double recorded = masked.values[(h * Tq + i) * Tk + j];
+              if (std::isfinite(recorded)) CHECK(made == doctest::Approx(recorded).epsilon(1e-4));
+              scores[j] = std::isfinite(recorded) ? made : -INFINITY;
+            }
+            remade = softmax_row(scores);
+          }
+          for (size_t j = 0; j < Tk; ++j) CHECK(remade[j] == doctest::Approx(map.at(h, i, j)).epsilon(1e-4));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("the decoding steps hold the five likeliest next tokens, best first, and the chosen token's probability") {
+  LoadedRun run = tiny_run("scaled_dot", "scaled_dot");
+  AttentionPicture picture = record_attention(run, "a happy girl does not go .");
+  REQUIRE(picture.decoding.size() == picture.target_output_tokens.size());
+  for (size_t t = 0; t < picture.decoding.size(); ++t) {
+    const DecodingStep& step = picture.decoding[t];
+    CHECK(step.chosen == picture.target_output_tokens[t]);
+    REQUIRE(step.likeliest.size() == 5);
+    double total = 0;
+    for (size_t k = 0; k < 5; ++k) {
+      total += step.likeliest[k].second;
+      if (k) CHECK(step.likeliest[k - 1].second >= step.likeliest[k].second);
+    }
+    CHECK(total <= 1 + 1e-9);
+    CHECK(step.chosen_probability <= step.likeliest[0].second);
+  }
+  const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
+  CHECK(json["decoding"]["steps"].size() == picture.decoding.size());
+  CHECK(json["decoding"]["steps"][0]["reads"] == "<s>");
+  CHECK(json["decoding"]["beam"] == 1);
+  CHECK(json["decoding"]["beam_steps"].empty());
+}
+
+TEST_CASE("with beam search every step keeps at most k hypotheses and the translation is the best finished one") {
+  LoadedRun run = tiny_run("scaled_dot", "scaled_dot");
+  AttentionPicture picture = record_attention(run, "a happy girl does not go .", "", 3);
+  CHECK(picture.beam == 3);
+  REQUIRE(!picture.beam_steps.empty());
+  std::vector<std::string> output(picture.target_output_tokens.begin(), picture.target_output_tokens.end() - 1);
+  double best = -INFINITY;
+  bool found = false;
+  for (const auto& step : picture.beam_steps) {
+    CHECK(step.size() <= 6);                                       // the best 2k candidates
+    int64_t kept = 0;
+    for (const BeamCandidate& c : step) {
+      kept += c.fate == "kept";
+      CHECK((c.fate == "kept" || c.fate == "finished" || c.fate == "dropped"));
+      if (c.fate != "finished") continue;
+      best = std::max(best, c.score);
+      std::vector<std::string> tokens = c.tokens;
+      if (!tokens.empty() && tokens.back() == "</s>") tokens.pop_back();
+      if (tokens == output) found = true;
+    }
+    CHECK(kept <= 3);
+  }
+  CHECK(found);
+}
+
+TEST_CASE("the explorer page holds its script, its styles and the data, and no sentence can break out of it") {
+  const std::string data = "{\"source\": \"</script><script>alert(1)</script> /*{{script}}*/ {{data}}\"}";
+  const std::string page = explorer_page_html("a <title> & more", data, {});
+  CHECK(count(page, "</script>") == 3);                            // config, data, script: nothing more closes
+  CHECK(page.find("<title>a &lt;title&gt; &amp; more</title>") != std::string::npos);
+  CHECK(page.find("\"mode\":\"file\"") != std::string::npos);
+  CHECK(page.find("function renderHead") != std::string::npos);   // explorer.js, inline
+  CHECK(page.find("--accent") != std::string::npos);              // explorer.css, inline
+  CHECK(page.find("{{") == page.find("{{script}}"));              // every marker filled; the one left is the data's
+  const std::string served = explorer_page_html("t", "", {"runs/a", "runs/b"});
+  CHECK(served.find("id=\"explorer-data\">null</script>") != std::string::npos);
+  CHECK(served.find("\"runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
 }

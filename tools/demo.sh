@@ -89,6 +89,9 @@ echo "== 5. Looking inside: attention maps and the run report =="
 sentence="a happy girl does not go to the old offices ."
 $attnlab attention --run "$run" --text "$sentence" --out "$run/attention" > /dev/null
 $attnlab report --run "$run" --text "$sentence" --out "$run/report.html" --log-level warn > /dev/null
-echo "  attention of \"$sentence\": $run/attention/index.html (and one SVG per layer and head)"
+echo "  attention of \"$sentence\": $run/attention/index.html, the explorer (and one SVG per layer and head)"
 echo "  run report (curves, samples, attention): $run/report.html"
 echo "  in the terminal: $attnlab attention --run $run --text \"$sentence\" --terminal"
+echo
+echo "== 6. The explorer, live: type your own sentences =="
+echo "  $attnlab serve --run $run     (then open http://127.0.0.1:8080/ ; Ctrl-C stops it)"

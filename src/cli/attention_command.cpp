@@ -1,8 +1,8 @@
 // attention_command.cpp — `attnlab attention`: the attention maps of one sentence, as files and in the terminal.
 //
-// Translates --text greedily (or takes --target), runs one teacher-forced forward pass with a recorder
-// (src/inspect/attention_maps.h), and writes into --out: attention.json, one SVG per map and head, and
-// index.html. With --terminal every head is also printed to standard output as a shaded heatmap.
+// Translates --text (greedily, or by beam search with --beam N) or takes --target, runs one teacher-forced
+// forward pass with a recorder (src/inspect/attention_maps.h), and writes into --out: attention.json, one SVG per
+// map and head, and index.html, the explorer (src/inspect/explorer_page.h). With --terminal every head is also printed to standard output as a shaded heatmap.
 #include <cstdio>
 
 #include "cli/commands.h"
@@ -17,7 +17,7 @@ int attention_command(const AttentionCommandOptions& options) {
     throw Error("attnlab attention has nothing to write: give --out DIR (files) and/or --terminal (stdout)");
   }
   LoadedRun run = load_run(options.run, options.checkpoint);
-  AttentionPicture picture = record_attention(run, options.text, options.target);
+  AttentionPicture picture = record_attention(run, options.text, options.target, options.beam);
   std::vector<std::string> written;
   if (!options.out.empty()) written = write_attention_folder(picture, options.out);
   if (options.terminal) {

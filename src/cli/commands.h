@@ -68,6 +68,7 @@ struct AttentionCommandOptions {
   std::string out;                     // folder for attention.json, the SVGs and index.html (empty: none)
   bool terminal = false;               // also print every head as a shaded heatmap to stdout
   std::string checkpoint = "best";     // best | latest | a checkpoint file
+  int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
 };
 int attention_command(const AttentionCommandOptions& options);   // src/cli/attention_command.cpp
 
@@ -79,6 +80,15 @@ struct ReportCommandOptions {
   std::string checkpoint = "best";     // best | latest | a checkpoint file
 };
 int report_command(const ReportCommandOptions& options);         // src/cli/report_command.cpp
+struct ServeCommandOptions {
+  std::vector<std::string> runs;       // the run folders a visitor may choose among
+  std::string host = "127.0.0.1";      // the address to listen on: this machine only, unless told otherwise
+  int port = 8080;
+  std::string checkpoint = "best";     // best | latest | a checkpoint file (of every run)
+  int64_t max_text_bytes = 1000;       // a longer sentence is refused (400)
+  int64_t max_in_flight = 8;           // translations at once; more are refused (503) until one ends
+};
+int serve_command(const ServeCommandOptions& options);           // src/cli/serve_command.cpp
 struct BenchCommandOptions {
   std::string config;                  // the model to time (its data section is not read)
   std::vector<std::string> overrides;  // --set key=value

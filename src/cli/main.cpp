@@ -181,10 +181,12 @@ int main(int argc, char** argv) {
   attnlab::AttentionCommandOptions attention;
   CLI::App* attention_app = app.add_subcommand(
       "attention",
-      "Draw what every attention head looks at for one sentence: translates --text greedily (or takes --target), "
-      "runs one teacher-forced pass recording every map, and writes into --out attention.json (tokens and weights, "
-      "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html (all maps, hover "
-      "to read a weight). --terminal prints every head as a shaded heatmap instead of, or as well as, the files.");
+      "Draw what every attention head looks at for one sentence: translates --text greedily (or by beam search, "
+      "--beam N; or takes --target), runs one teacher-forced pass recording every map and the numbers behind it, "
+      "and writes into --out attention.json (tokens, weights, the stages of each weight, the decoding steps; "
+      "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html, the explorer "
+      "(head, model, matrix, neuron and decoding views; works opened from disk). --terminal prints every head as "
+      "a shaded heatmap instead of, or as well as, the files.");
   attention_app->add_option("--run", attention.run, "The run folder")->required();
   attention_app->add_option("--text", attention.text, "The source sentence")->required();
   attention_app->add_option("--target", attention.target,
@@ -193,6 +195,25 @@ int main(int argc, char** argv) {
   attention_app->add_flag("--terminal", attention.terminal, "Print every head as a Unicode-shaded heatmap");
   attention_app->add_option("--checkpoint", attention.checkpoint,
                             "best (default), latest, or the path of a checkpoint file");
+  attention_app->add_option("--beam", attention.beam,
+                            "Beam size of the translation (default: the run's decode.beam; 1 = greedy); the decoding "
+                            "view then shows every hypothesis kept, finished and dropped")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}));
+
+  attnlab::ServeCommandOptions serve;
+  CLI::App* serve_app = app.add_subcommand(
+      "serve",
+      "Serve the explorer live: a page where you type a sentence, pick a run and a beam size, and see the "
+      "translation with every view of `attnlab attention`. Listens on --host (127.0.0.1: this machine only, "
+      "unless told otherwise) and --port; answers bad requests with a JSON error and status 400; Ctrl-C stops it.");
+  serve_app->add_option("--run", serve.runs, "A run folder (repeat --run for several runs to choose among)")->required();
+  serve_app->add_option("--port", serve.port, "The TCP port (default 8080)")->check(CLI::Range(1, 65535));
+  serve_app->add_option("--host", serve.host, "The address to listen on (default 127.0.0.1)");
+  serve_app->add_option("--checkpoint", serve.checkpoint, "best (default), latest, or the path of a checkpoint file");
+  serve_app->add_option("--max-text-bytes", serve.max_text_bytes,
+                        "The longest sentence accepted, in bytes (default 1000)")->check(CLI::Range(1, 100000));
+  serve_app->add_option("--max-in-flight", serve.max_in_flight,
+                        "Translations computed at once; more are answered 503 (default 8)")->check(CLI::Range(1, 64));
 
   attnlab::ReportCommandOptions report;
   CLI::App* report_app = app.add_subcommand(
@@ -274,6 +295,7 @@ int main(int argc, char** argv) {
     if (*trace_app) return attnlab::trace_command(trace);
     if (*attention_app) return attnlab::attention_command(attention);
     if (*report_app) return attnlab::report_command(report);
+    if (*serve_app) return attnlab::serve_command(serve);
     if (*bench_app) return attnlab::bench_command(bench);
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());

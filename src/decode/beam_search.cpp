@@ -50,7 +50,7 @@ double gnmt_length_penalty(int64_t length, double alpha) {
 }
 
 std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<int64_t>& limits, int64_t beam,
-                                    double alpha) {
+                                    double alpha, BeamLog* log) {
   if (beam < 1) throw Error("decode.beam must be at least 1, got " + std::to_string(beam));
   const size_t k = static_cast<size_t>(beam);
   std::vector<Sentence> sentences(limits.size());
@@ -86,9 +86,16 @@ std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<i
       // Every live hypothesis has the same length, so this step's candidates have length + 1 tokens.
       const bool at_limit = static_cast<int64_t>(sentence.live[0].tokens.size()) + 1 >= limits[s];
       std::vector<Live> next_live;
+      std::vector<BeamCandidateLog>* step_log = log && s == 0 ? &log->emplace_back() : nullptr;
       for (const Candidate& c : candidates) {
-        if (!at_limit && next_live.size() == k) break;          // the beam is full
         const Live& from = sentence.live[static_cast<size_t>(c.from)];
+        if (step_log) {                                          // what happens to c, for a learner to watch
+          BeamCandidateLog& entry = step_log->emplace_back(BeamCandidateLog{from.tokens, c.log_prob, c.log_prob, "kept"});
+          entry.tokens.push_back(c.token);
+          if (!at_limit && next_live.size() == k) entry.fate = "dropped";
+          else if (c.token == eos_id || at_limit) entry.fate = "finished", entry.score = finish(from, c, alpha).score;
+        }
+        if (!at_limit && next_live.size() == k) continue;       // the beam is full: the rest are dropped
         if (c.token == eos_id || at_limit) {
           sentence.finished.push_back(finish(from, c, alpha));
           continue;

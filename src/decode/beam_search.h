@@ -22,6 +22,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "tensor/real.h"
@@ -46,13 +47,26 @@ struct Hypothesis {
   double score = 0;             // log_prob / lp(length)
 };
 
+// What one step of the search did with its best 2k candidates, for a learner to watch (the explorer's decoding
+// view, src/inspect/attention_maps.h): each candidate is a live hypothesis extended by one token, and its fate is
+//   kept      it fills one of the k live hypotheses of the next step
+//   finished  it ends in eos (or reached the length limit) and is set aside with its score
+//   dropped   the beam was already full when its turn came
+struct BeamCandidateLog {
+  std::vector<int32_t> tokens;  // the hypothesis with its new token (eos included when it ended there)
+  double log_prob = 0;          // log P(tokens | x)
+  double score = 0;             // finished: log_prob / lp(length); otherwise log_prob
+  std::string fate;             // kept | finished | dropped
+};
+using BeamLog = std::vector<std::vector<BeamCandidateLog>>;  // [step][candidate], the first sentence only
+
 // lp(|Y|) = ((5 + |Y|) / 6)^α.
 double gnmt_length_penalty(int64_t length, double alpha);
 
 // Searches every sentence at once. The scorer starts with one row per sentence (limits.size() rows); limits[s]
 // is sentence s's maximum number of generated tokens (eos included). Returns the best finished hypothesis of
-// each sentence. beam ≥ 1.
+// each sentence. beam ≥ 1. When `log` is given, every step's candidates of sentence 0 are appended to it.
 std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<int64_t>& limits, int64_t beam,
-                                    double alpha);
+                                    double alpha, BeamLog* log = nullptr);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -72,13 +72,15 @@ void check_source_lengths(const TokenIds& src, const ModelConfig& model) {
 
 }  // namespace
 
-std::vector<Hypothesis> beam_search_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {
+std::vector<Hypothesis> beam_search_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config,
+                                           BeamLog* log) {
+  check_source_lengths(src, model.config());
   NoGradGuard no_grad;
   ForwardContext ctx;
   const std::vector<int64_t> limits = output_length_limits(src, config, model.config());
   Tensor memory = model.encode(src, ctx);                                    // [B, S, d], once per sentence
   ModelScorer scorer(model, model.start_decoding(memory, src, *std::max_element(limits.begin(), limits.end())));
-  return beam_search(scorer, limits, config.beam, config.length_penalty);
+  return beam_search(scorer, limits, config.beam, config.length_penalty, log);
 }
 
 std::vector<std::vector<int32_t>> translate_ids(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {

@@ -19,7 +19,8 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 std::vector<std::vector<int32_t>> translate_ids(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config);
 
 // Beam search (beam_search.h) of a batch of sentences with the model as the scorer; returns the best finished
-// hypothesis of each sentence, scores included.
-std::vector<Hypothesis> beam_search_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config);
+// hypothesis of each sentence, scores included; `log` (optional) receives every step of the first sentence.
+std::vector<Hypothesis> beam_search_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config,
+                                           BeamLog* log = nullptr);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -12,7 +12,9 @@
 #include "data/corpus.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
-#include "inspect/attention_page.h"
+#include "attention/attention.h"
+#include "inspect/explorer_page.h"
+#include "inspect/trace.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
@@ -38,7 +40,7 @@ class MapCollector : public AttentionRecorder {
   std::vector<AttentionMapRecord> maps;
 };
 
-// "decoder.layers.1.encoder_attn" → type "cross", layer 1.
+// "decoder.layers.1.encoder_attn" → type "cross", layer 1, and the settings of that use of attention.
 void classify(AttentionMapRecord& map, const ModelConfig& config) {
   const std::string prefix = map.name.substr(0, map.name.find('.'));
   const size_t layer_at = map.name.find(".layers.");
@@ -46,15 +48,89 @@ void classify(AttentionMapRecord& map, const ModelConfig& config) {
   const std::string module = layer_end == std::string::npos ? "" : map.name.substr(layer_end + 1);
   if (layer_end == std::string::npos) throw Error("attention map '" + map.name + "' does not name a layer");
   map.layer = std::stoll(map.name.substr(layer_at + 8, layer_end - layer_at - 8));
+  const AttentionConfig* use = nullptr;
   if (prefix == "encoder" && module == "self_attn") {
-    map.type = "encoder_self", map.kind = config.encoder_attention.kind;
+    map.type = "encoder_self", use = &config.encoder_attention;
   } else if (prefix == "decoder" && module == "self_attn") {
-    map.type = "decoder_self", map.kind = config.decoder_attention.kind;
+    map.type = "decoder_self", use = &config.decoder_attention;
   } else if (prefix == "decoder" && module == "encoder_attn") {
-    map.type = "cross", map.kind = config.cross_attention.kind;
+    map.type = "cross", use = &config.cross_attention;
   } else {
     throw Error("attention map '" + map.name + "' is not an encoder, decoder or cross-attention map");
   }
+  map.kind = use->kind;
+  map.has_window = use->has_window, map.window_left = use->window_left, map.window_right = use->window_right;
+}
+
+// A traced tensor [1, …] as a stage without its batch axis; `shape` (when given) reads the same numbers in
+// another shape (additive's tanh, [1, h, Tq·Tk, d_k], as [h, Tq, Tk, d_k]).
+NeuronStage stage_of(const std::string& name, const Tensor& value, std::vector<int64_t> shape = {}) {
+  NeuronStage stage{name, std::move(shape), {value.data(), value.data() + value.numel()}};
+  if (stage.shape.empty()) {
+    for (int axis = value.rank() == 1 ? 0 : 1; axis < value.rank(); ++axis) stage.shape.push_back(value.size(axis));
+  }
+  return stage;
+}
+
+// The numbers behind one map for the neuron view, from the trace of the pass that recorded it: the stages its
+// kind computes on the way to the weights (the names it traces them by, src/attention/<kind>.cpp) and the
+// parameters that enter its score.
+void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Seq2Seq& model) {
+  const bool dot_kind = map.kind == "scaled_dot" || map.kind == "simplified" || map.kind == "sagan";
+  std::vector<std::string> wanted = {"q", "k", "scores"};
+  if (map.kind == "additive") wanted = {"q", "k", "tanh", "scores"};
+  if (map.kind == "linear") wanted = {"q", "k", "phi_q", "phi_k"};
+  if (map.kind == "external") wanted = {"q", "scores", "token_softmax"};
+  for (const auto* stages : {&trace.encoder, &trace.decoder}) {
+    for (const TracedTensor& traced : *stages) {
+      const std::string stage = traced.name.substr(std::min(traced.name.size(), map.name.size() + 1));
+      if (traced.name.rfind(map.name + ".", 0) != 0 ||
+          std::find(wanted.begin(), wanted.end(), stage) == wanted.end()) {
+        continue;
+      }
+      if (stage == "tanh") {
+        map.stages.push_back(stage_of(stage, traced.value, {map.heads, map.queries, map.keys, traced.value.size(3)}));
+      } else {
+        map.stages.push_back(stage_of(stage, traced.value));
+      }
+    }
+  }
+  const std::vector<std::pair<std::string, std::string>> parameters = {
+      {"score_proj.weight", "w"}, {"gamma", "gamma"}, {"memory_k.weight", "memory_k"}};
+  for (const NamedParameter& parameter : model.named_parameters()) {
+    for (const auto& [suffix, stage] : parameters) {
+      if (parameter.name == map.name + "." + suffix) {
+        NeuronStage entry{stage, {}, {parameter.tensor.data(), parameter.tensor.data() + parameter.tensor.numel()}};
+        for (int axis = 0; axis < parameter.tensor.rank(); ++axis) entry.shape.push_back(parameter.tensor.size(axis));
+        map.stages.push_back(std::move(entry));
+      }
+    }
+  }
+  if (dot_kind && !map.stages.empty()) {                 // q [h, Tq, d_k]: the scale of its d_k
+    const AttentionConfig& use = map.type == "encoder_self"   ? model.config().encoder_attention
+                                 : map.type == "decoder_self" ? model.config().decoder_attention
+                                                              : model.config().cross_attention;
+    map.score_scale = use.scale ? double(score_scale(map.stages.front().shape.back())) : 1.0;
+  }
+}
+
+// A stage's numbers as nested JSON arrays, one level per axis of its shape; −∞ (a hidden key) becomes null.
+template <typename Round>
+nlohmann::ordered_json nested(const NeuronStage& stage, Round rounded, size_t axis = 0, size_t offset = 0) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  size_t stride = 1;
+  for (size_t a = axis + 1; a < stage.shape.size(); ++a) stride *= static_cast<size_t>(stage.shape[a]);
+  for (int64_t i = 0; i < stage.shape[axis]; ++i) {
+    const size_t at = offset + static_cast<size_t>(i) * stride;
+    if (axis + 1 < stage.shape.size()) {
+      out.push_back(nested(stage, rounded, axis + 1, at));
+    } else if (std::isfinite(stage.values[at])) {
+      out.push_back(rounded(stage.values[at]));
+    } else {
+      out.push_back(nullptr);
+    }
+  }
+  return out;
 }
 
 int type_order(const std::string& type) { return type == "encoder_self" ? 0 : type == "decoder_self" ? 1 : 2; }
@@ -91,47 +167,65 @@ std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<in
   return translate_ids(model, pad_batch({source_ids}), config)[0];
 }
 
-AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target) {
+AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target,
+                                  int64_t beam) {
   AttentionPicture picture;
   picture.source_text = source;
   picture.checkpoint = run.checkpoint_path;
   picture.step = run.step;
+  DecodeConfig decode = run.config.decode;
+  if (beam > 0) decode.beam = beam;
+  picture.beam = decode.beam, picture.length_penalty = decode.length_penalty;
+  const Tokenizer& target_tokenizer = *run.tokenizers.tgt;
   const std::vector<int32_t> source_ids = encode_text(run, *run.tokenizers.src, source, "source text");
   std::vector<int32_t> target_ids;
-  if (forced_target.empty()) {
-    target_ids = translate_for_pictures(*run.model, source_ids, run.config.decode);
-    picture.target_text = run.tokenizers.tgt->decode(target_ids);
-  } else {
-    target_ids = encode_text(run, *run.tokenizers.tgt, forced_target, "target text");
+  if (!forced_target.empty()) {
+    target_ids = encode_text(run, target_tokenizer, forced_target, "target text");
     picture.target_text = forced_target;
     picture.target_forced = true;
+  } else if (decode.beam > 1) {                          // beam search, every step's candidates kept
+    BeamLog log;
+    target_ids = beam_search_decode(*run.model, pad_batch({source_ids}), decode, &log)[0].tokens;
+    for (const auto& step : log) {
+      std::vector<BeamCandidate>& candidates = picture.beam_steps.emplace_back();
+      for (const BeamCandidateLog& c : step) {
+        candidates.push_back({target_tokenizer.pieces(c.tokens), c.log_prob, c.score, c.fate});
+        for (auto& piece : candidates.back().tokens) piece = display(piece);
+      }
+    }
+  } else {
+    target_ids = translate_for_pictures(*run.model, source_ids, decode);
   }
-  std::vector<int32_t> target_input = {bos_id}, target_output = target_ids;   // <s> y … and y … </s>
-  target_input.insert(target_input.end(), target_ids.begin(), target_ids.end());
+  if (!picture.target_forced) picture.target_text = target_tokenizer.decode(target_ids);
+  std::vector<int32_t> target_output = target_ids;                             // y … </s>
   target_output.push_back(eos_id);
 
-  for (const auto& piece : run.tokenizers.src->pieces(source_ids)) picture.source_tokens.push_back(display(piece));
-  for (const auto& piece : run.tokenizers.tgt->pieces(target_input)) picture.target_input_tokens.push_back(display(piece));
-  for (const auto& piece : run.tokenizers.tgt->pieces(target_output)) picture.target_output_tokens.push_back(display(piece));
-
-  // The one teacher-forced pass: no dropout, no graph, a recorder.
+  // The one teacher-forced pass: no dropout, no graph, the reference path, a recorder and a tracer.
   MapCollector collector;
-  {
-    NoGradGuard no_grad;
-    ForwardContext ctx;
-    ctx.recorder = &collector;
-    run.model->forward(pad_batch({source_ids}), pad_batch({target_input}), ctx);   // [1, T, V], not needed
-  }
+  const SentenceTrace trace = trace_sentence(*run.model, source_ids, target_ids, &collector);
+  for (const auto& piece : run.tokenizers.src->pieces(source_ids)) picture.source_tokens.push_back(display(piece));
+  for (const auto& piece : target_tokenizer.pieces(trace.decoder_input)) picture.target_input_tokens.push_back(display(piece));
+  for (const auto& piece : target_tokenizer.pieces(target_output)) picture.target_output_tokens.push_back(display(piece));
+
   for (auto& map : collector.maps) {
     classify(map, run.model->config());
     for (double& w : map.weights) {
       if (!std::isfinite(w)) throw Error("attention map '" + map.name + "' holds a non-finite weight");
     }
+    attach_stages(map, trace, *run.model);
   }
   std::stable_sort(collector.maps.begin(), collector.maps.end(), [](const auto& a, const auto& b) {
     return std::pair(type_order(a.type), a.layer) < std::pair(type_order(b.type), b.layer);
   });
   picture.maps = std::move(collector.maps);
+
+  // The decoding view: at each position, the next-token distribution of the same pass.
+  for (size_t t = 0; t < target_output.size(); ++t) {
+    const std::vector<double> p = next_token_probabilities(trace, static_cast<int64_t>(t));   // [V]
+    DecodingStep step{picture.target_output_tokens[t], p[target_output[t]], {}};
+    for (int32_t id : likeliest_tokens(p, 5)) step.likeliest.emplace_back(display(target_tokenizer.pieces({id})[0]), p[id]);
+    picture.decoding.push_back(std::move(step));
+  }
   spdlog::debug("recorded {} attention maps for '{}' → '{}'", picture.maps.size(), source, picture.target_text);
   return picture;
 }
@@ -207,12 +301,33 @@ std::string row_normalisation(const AttentionMapRecord& map) {
 //     "heads": 4, "queries": "source" | "target_input" | "target_output",
 //     "keys": "source" | "target_input" | "slots", (slots: external attention's memory, "slot 0" …)
 //     "row_normalisation": "softmax over keys",    why each query's row sums to 1 (row_normalisation())
-//     "weights": [[[…]]]                           weights[head][query][key], rounded to 6 decimals
-//   } ]
+//     "weights": [[[…]]],                          weights[head][query][key], rounded to 6 decimals
+//     "score_scale": 0.176777,                     what q·k is multiplied by (1/√d_k; 1 with scale: false);
+//                                                  null for the kinds with no q·k (additive, linear, external)
+//     "window": [2, 0] | null,                     [left, right] of a windowed attention
+//     "neuron": {                                  the numbers that made the weights, from the same pass
+//       "q": [[[…]]],                              q[head][query][feature]     (every kind)
+//       "k": [[[…]]],                              k[head][key][feature]       (all but external)
+//       "scores": [[[…]]],                         as the softmax saw them, null where the mask hid the key
+//                                                  (external: z = q·M_k, [head][token][slot], no mask)
+//       "tanh": [[[[…]]]], "w": [[…]],             additive: tanh(q_i + k_j)[head][query][key][feature], w[head]
+//       "phi_q", "phi_k": [[[…]]],                 linear: elu + 1 of q and of k (0 for a padded key)
+//       "token_softmax": [[[…]]], "memory_k": [[…]]  external: ã (softmax over tokens), M_k [slot][feature]
+//       "gamma": [γ]                               sagan: the output gate
+//     }
+//   } ],
+//   "decoding": {                                  the translation step by step (the same pass's logits)
+//     "beam": 1, "length_penalty": 0.6,            how it was searched (beam 1: greedy)
+//     "steps": [ {"reads": "<s>", "chosen": "une", "p": 0.93,     position t reads target_input[t] and
+//                 "likeliest": [{"token": "une", "p": 0.93}, …]} ],  predicts target_output[t]; top five
+//     "beam_steps": [ [ {"tokens": ["une", "fille"], "log_prob": -0.2, "score": -0.2,
+//                        "fate": "kept" | "finished" | "dropped"} ] ]   beam > 1: each step's 2k candidates
+//   }
 // }
 std::string attention_json(const AttentionPicture& picture) {
+  auto rounded = [](double x) { return std::round(x * 1e6) / 1e6; };
   nlohmann::ordered_json out;
-  out["schema"] = "attnlab-attention/1";
+  out["schema"] = "attnlab-attention/2";
   out["checkpoint"] = picture.checkpoint;
   out["step"] = picture.step;
   out["source"] = picture.source_text;
@@ -243,7 +358,33 @@ std::string attention_json(const AttentionPicture& picture) {
       heads.push_back(std::move(rows));
     }
     entry["weights"] = std::move(heads);
+    entry["score_scale"] = map.score_scale > 0 ? nlohmann::ordered_json(rounded(map.score_scale)) : nullptr;
+    entry["window"] = map.has_window ? nlohmann::ordered_json{map.window_left, map.window_right} : nullptr;
+    entry["neuron"] = nlohmann::ordered_json::object();
+    for (const NeuronStage& stage : map.stages) entry["neuron"][stage.name] = nested(stage, rounded);
     out["maps"].push_back(std::move(entry));
+  }
+  nlohmann::ordered_json& decoding = out["decoding"];
+  decoding["beam"] = picture.beam;
+  decoding["length_penalty"] = picture.length_penalty;
+  decoding["steps"] = nlohmann::ordered_json::array();
+  for (size_t t = 0; t < picture.decoding.size(); ++t) {
+    const DecodingStep& step = picture.decoding[t];
+    nlohmann::ordered_json likeliest = nlohmann::ordered_json::array();
+    for (const auto& [token, p] : step.likeliest) likeliest.push_back({{"token", token}, {"p", rounded(p)}});
+    decoding["steps"].push_back({{"reads", picture.target_input_tokens[t]},
+                                 {"chosen", step.chosen},
+                                 {"p", rounded(step.chosen_probability)},
+                                 {"likeliest", std::move(likeliest)}});
+  }
+  decoding["beam_steps"] = nlohmann::ordered_json::array();
+  for (const auto& candidates : picture.beam_steps) {
+    nlohmann::ordered_json step = nlohmann::ordered_json::array();
+    for (const BeamCandidate& c : candidates) {
+      step.push_back({{"tokens", c.tokens}, {"log_prob", rounded(c.log_prob)}, {"score", rounded(c.score)},
+                      {"fate", c.fate}});
+    }
+    decoding["beam_steps"].push_back(std::move(step));
   }
   return out.dump(1) + "\n";
 }
@@ -291,13 +432,14 @@ std::vector<std::string> write_attention_folder(const AttentionPicture& picture,
     write_file_atomically(path, contents);
     written.push_back(path);
   };
-  write("attention.json", attention_json(picture));
+  const std::string json = attention_json(picture);
+  write("attention.json", json);
   for (const auto& map : picture.maps) {
     for (int64_t head = 0; head < map.heads; ++head) {
       write(heatmap_file_name(map, head), heatmap_svg(heatmap_of(picture, map, head), HeatmapStyle{}));
     }
   }
-  write("index.html", attention_page_html(picture));
+  write("index.html", explorer_page_html("attnlab explorer — " + picture.source_text, json, {}));
   return written;
 }
 

@@ -25,6 +25,15 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+// One number-making stage behind a map, for the explorer's neuron view: a tensor the module traced on its way to
+// the weights (q, k, scores, additive's tanh, linear's phi_q/phi_k, external's token_softmax) or one of its
+// parameters (additive's w = score_proj.weight, sagan's gamma, external's memory_k). Shape without the batch axis.
+struct NeuronStage {
+  std::string name;             // "q", "scores", "tanh", "w", …
+  std::vector<int64_t> shape;   // "q": [heads, T_query, d_k]; "tanh": [heads, T_query, T_key, d_k]; …
+  std::vector<double> values;   // row-major; −∞ (a hidden key's score) stays −∞ here and is null in the JSON
+};
+
 struct AttentionMapRecord {
   std::string name;           // "decoder.layers.0.encoder_attn", as the module was named
   std::string type;           // encoder_self | decoder_self | cross
@@ -32,9 +41,31 @@ struct AttentionMapRecord {
   std::string kind;           // the attention kind of that use (model.attention.*.kind): scaled_dot, external, …
   int64_t heads = 0, queries = 0, keys = 0;
   std::vector<double> weights;  // [heads, queries, keys], row-major
+  // How its scores were made, for the neuron view: the factor the softmax kinds multiply q·k by (1/√d_k, or 1
+  // with scale: false; 0 for the kinds with no q·k score: additive, linear, external), the window (when
+  // has_window) and the stages of the one forward pass that made `weights`.
+  double score_scale = 0;
+  bool has_window = false;
+  int64_t window_left = 0, window_right = 0;
+  std::vector<NeuronStage> stages;
 
   double at(int64_t head, int64_t query, int64_t key) const { return weights[(head * queries + query) * keys + key]; }
   bool keys_are_slots() const { return kind == "external"; }
+};
+
+// One step of the translation, for the explorer's decoding view: at decoder position t (reading target input
+// token t) the model's distribution over the next token, p = softmax(logits[t]) of the same forward pass.
+struct DecodingStep {
+  std::string chosen;                                      // the token the translation has there (</s> at the end)
+  double chosen_probability = 0;
+  std::vector<std::pair<std::string, double>> likeliest;   // the five most likely next tokens, best first
+};
+
+// One candidate of one beam-search step (decode/beam_search.h, BeamCandidateLog) with its tokens as text.
+struct BeamCandidate {
+  std::vector<std::string> tokens;
+  double log_prob = 0, score = 0;
+  std::string fate;                                        // kept | finished | dropped
 };
 
 struct AttentionPicture {
@@ -44,6 +75,10 @@ struct AttentionPicture {
   std::vector<AttentionMapRecord> maps;  // encoder_self layers, then decoder_self layers, then cross layers
   std::string checkpoint;                // which weights drew it
   int64_t step = 0;
+  std::vector<DecodingStep> decoding;    // one per target position (target_output_tokens.size())
+  int64_t beam = 1;                      // the beam size the translation was searched with (1: greedy)
+  double length_penalty = 0;             // its GNMT α
+  std::vector<std::vector<BeamCandidate>> beam_steps;  // beam > 1 and not forced: every step's 2k candidates
 };
 
 // The source text as the model's ids, with the clean-up the training text had (spaces normalised, lower case
@@ -55,10 +90,13 @@ std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenize
 std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<int32_t>& source_ids,
                                             const DecodeConfig& config);
 
-// Translates `source` greedily (or takes `forced_target` when not empty), then runs the one teacher-forced
-// forward pass with a recorder. Every map it returns has real weights (NaN or ±∞ would be a bug upstream and
-// throws attnlab::Error naming the map).
-AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target = "");
+// Translates `source` as the run's decode settings say (beam > 0 overrides decode.beam; 1 = greedy), or takes
+// `forced_target` when not empty, then runs the one teacher-forced forward pass on the reference path with a
+// recorder and a tracer (src/inspect/trace.h): the maps, the stages behind them and the next-token
+// distributions all come from that pass. Every map it returns has real weights (NaN or ±∞ would be a bug
+// upstream and throws attnlab::Error naming the map).
+AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target = "",
+                                  int64_t beam = 0);
 
 // "encoder self-attention", "decoder self-attention", "cross-attention"
 std::string type_title(const std::string& type);
@@ -86,7 +124,8 @@ std::string attention_json(const AttentionPicture& picture);
 // downwards), one shade per weight band: "  " < 0.1 ≤ "░░" < 0.3 ≤ "▒▒" < 0.5 ≤ "▓▓" < 0.75 ≤ "██".
 std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head);
 
-// Writes into out_dir (created if missing): attention.json, one SVG per map and head, and index.html.
+// Writes into out_dir (created if missing): attention.json, one SVG per map and head, and index.html (the
+// explorer, src/inspect/explorer_page.h).
 // Returns the paths written, index.html last.
 std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir);
 

@@ -50,7 +50,8 @@ void TraceRecorder::trace(const std::string& name, const Tensor& value) {
   stages.push_back({name, value.detach()});
 }
 
-SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target) {
+SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target,
+                             AttentionRecorder* maps) {
   if (source.empty()) throw Error("trace: the source sentence has no tokens");
   NoGradGuard no_graph;                                  // inference: no graph, no dropout
   SentenceTrace trace;
@@ -71,6 +72,7 @@ SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source,
   TraceRecorder recorder;
   ForwardContext ctx;
   ctx.tracer = &recorder;
+  ctx.recorder = maps;                                                         // null: no maps asked for
   Tensor memory = model.encode(src, ctx);                                      // [1, S, d]
   trace.encoder = std::move(recorder.stages);
   recorder.stages.clear();
@@ -90,26 +92,36 @@ std::string format_stage(const TracedTensor& stage, int64_t values, size_t name_
   return line;
 }
 
+std::vector<double> next_token_probabilities(const SentenceTrace& trace, int64_t t) {
+  const int64_t V = trace.logits.size(2);
+  const real* row = trace.logits.data() + t * V;                             // [V]
+  const double largest = *std::max_element(row, row + V);
+  std::vector<double> p(static_cast<size_t>(V));
+  double total = 0;
+  for (int64_t v = 0; v < V; ++v) total += p[v] = std::exp(double(row[v]) - largest);
+  for (double& x : p) x /= total;
+  return p;
+}
+
+std::vector<int32_t> likeliest_tokens(const std::vector<double>& p, int64_t top) {
+  const int64_t k = std::clamp<int64_t>(top, 1, static_cast<int64_t>(p.size()));
+  std::vector<int32_t> order(p.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::partial_sort(order.begin(), order.begin() + k, order.end(),
+                    [&](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
+  order.resize(static_cast<size_t>(k));
+  return order;
+}
+
 std::vector<std::string> format_next_tokens(const SentenceTrace& trace, const Tokenizer& target_tokenizer,
                                             int64_t top) {
-  const int64_t T = trace.logits.size(1), V = trace.logits.size(2);
-  const int64_t k = std::clamp<int64_t>(top, 1, V);
+  const int64_t T = trace.logits.size(1);
   std::vector<std::string> previous = target_tokenizer.pieces(trace.decoder_input);
   std::vector<std::string> lines;
   for (int64_t t = 0; t < T; ++t) {
-    // p = softmax(logits[0, t, :]), in double, subtracting the largest logit first.
-    const real* row = trace.logits.data() + t * V;                           // [V]
-    const double largest = *std::max_element(row, row + V);
-    std::vector<double> p(static_cast<size_t>(V));
-    double total = 0;
-    for (int64_t v = 0; v < V; ++v) total += p[v] = std::exp(double(row[v]) - largest);
-    for (double& x : p) x /= total;
-
-    std::vector<int32_t> order(static_cast<size_t>(V));
-    std::iota(order.begin(), order.end(), 0);
-    std::partial_sort(order.begin(), order.begin() + k, order.end(),
-                      [&](int32_t a, int32_t b) { return p[a] > p[b] || (p[a] == p[b] && a < b); });
-    order.resize(static_cast<size_t>(k));
+    const std::vector<double> p = next_token_probabilities(trace, t);       // [V]
+    const std::vector<int32_t> order = likeliest_tokens(p, top);
+    const int64_t k = static_cast<int64_t>(order.size());
     std::vector<std::string> pieces = target_tokenizer.pieces(order);
 
     const int32_t follows = t + 1 < T ? trace.decoder_input[t + 1] : eos_id;  // what the data says comes next

@@ -47,9 +47,16 @@ struct SentenceTrace {
   Tensor logits;                        // [1, T, V]: what decode returned
 };
 
-// Runs encode and decode once at inference (no dropout, no graph) with a TraceRecorder. Throws attnlab::Error
-// for an empty source.
-SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target);
+// Runs encode and decode once at inference (no dropout, no graph) with a TraceRecorder, and hands every attention
+// map to `maps` when one is given (the explorer's maps and neuron stages then come from one pass). Throws
+// attnlab::Error for an empty source.
+SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target,
+                             AttentionRecorder* maps = nullptr);
+
+// p = softmax(logits[0, t, :]) at decoder position t, in double (the largest logit subtracted first): [V].
+std::vector<double> next_token_probabilities(const SentenceTrace& trace, int64_t t);
+// The `top` most likely token ids of p, best first (ties: the smaller id).
+std::vector<int32_t> likeliest_tokens(const std::vector<double>& p, int64_t top);
 
 // One stage as a line: name, shape, the first `values` numbers of the first row ("…" when there are more).
 // name_width pads the name so that the shapes line up.

@@ -1,0 +1,30 @@
+// explorer_page.h — the attention explorer: one self-contained page to ask the maps questions.
+//
+// `attnlab attention` writes it as index.html next to attention.json and the SVG files; `attnlab serve` hands
+// out the same page and answers its requests for new sentences. The views (src/inspect/explorer/explorer.js):
+//   head view     query and key tokens in two columns, joined by one line per head whose opacity is the weight;
+//                 hover a token to keep only its lines, click to pin it; encoder self, decoder self, cross, all
+//   model view    every layer × head as a thumbnail with its attention entropy; click one to open it large
+//   matrix view   heatmaps of every map and head, with the mean over heads and over layers
+//   neuron view   for one query and each key, the numbers that made the weight (q, k, q⊙k, q·k, scaled, masked,
+//                 normalised — or the kind's own stages: additive's tanh features, linear's φ(q)·φ(k), external's
+//                 two normalisations, sagan's γ, a window's band)
+//   decoding view the translation token by token: the cross-attention row of each step, the five likeliest next
+//                 tokens, and with beam search every hypothesis kept, finished or dropped
+// Everything it shows comes from attention.json (attention_maps.h): the maps, the stages of the same forward
+// pass, and the decoder's distributions. Nothing is fetched from elsewhere: the page's HTML, CSS and JavaScript
+// are the project's own files in src/inspect/explorer/, read into the binary at build time
+// (cmake/embed_text.cmake), and written inline.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+// The page. `attention_json`: the data of one sentence (attention_json()), or "" for a page that asks a server
+// for it; `runs`: the runs a server offers (empty for a page on disk).
+std::string explorer_page_html(const std::string& title, const std::string& attention_json,
+                               const std::vector<std::string>& runs);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
