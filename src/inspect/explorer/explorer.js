@@ -293,6 +293,9 @@
         var node = el('text', {class: 'tok', x: side[2], y: y(index) + 4, 'text-anchor': side[3], 'data-side': side[1],
                                'data-index': index, 'data-block': token.block}, svg, token.text);
         tokenNodes.push(node);
+        // The read-out beside a token while a token of the other side is in focus: the mean weight of the lines.
+        node.readout = el('text', {class: 'readout', x: side[1] === 'q' ? 8 : xR + textW, y: y(index) + 4,
+                                   'data-side': side[1], 'data-index': index}, svg);
         node.addEventListener('mouseenter', function () { focus(side[1], index); });
         node.addEventListener('mouseleave', function () { focus(state.pinned && state.pinned[0], state.pinned && state.pinned[1]); });
         node.addEventListener('click', function () {
@@ -319,6 +322,22 @@
       });
       svg.setAttribute('data-focus', side ? side + index : '');
       svg.setAttribute('data-visible-lines', visible);
+      // Beside each token of the other side: its weight, the mean over the heads drawn (lines under 0.01 are not
+      // drawn, so a blank is below that).
+      var other = side === 'q' ? 'data-k' : 'data-q', totals = {}, heads = {};
+      if (side) {
+        lineNodes.forEach(function (line) {
+          if (line.style.display === 'none') return;
+          var at = line.getAttribute(other);
+          totals[at] = (totals[at] || 0) + Number(line.getAttribute('data-w'));
+          heads[line.getAttribute('data-head')] = true;
+        });
+      }
+      var drawn = Object.keys(heads).length;
+      tokenNodes.forEach(function (t) {
+        var total = side && t.getAttribute('data-side') !== side ? totals[t.getAttribute('data-index')] : undefined;
+        t.readout.textContent = total === undefined ? '' : (total / drawn).toFixed(2);
+      });
     }
     if (state.pinned) {
       tokenNodes.forEach(function (t) {
