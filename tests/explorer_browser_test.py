@@ -11,10 +11,12 @@ wrote for three tiny trained runs (every attention kind among them), opened from
     them; with --beam 3 the kept/finished/dropped hypotheses;
   * neuron view, for every map type of every run: the weights shown are attention.json's, the softmax (or the
     kind's own normalisation) of the recorded stages gives them again, and q·k × scale gives the recorded scores;
-  * against a running `attnlab serve`: submitting a sentence draws new maps, for either run;
+  * against a running `attnlab serve`: submitting a sentence draws new maps, for either run, and the compare
+    view shows both runs on one sentence;
   * screenshots of every view are not blank (tests/png_not_blank.py); with --screenshots DIR they are kept there.
 Exits 77 (skipped) when selenium, chromium or chromedriver is missing.
     usage: explorer_browser_test.py ATTNLAB_BINARY SOURCE_DIR RUNS_DIR WORK_DIR [--screenshots DIR]
+                                    [--walk ATTENTION_DIR] [--beam-page ATTENTION_DIR]
 """
 import json
 import os
@@ -39,7 +41,16 @@ except ImportError:
     sys.exit(77)
 
 attnlab, source_dir, runs_dir, work = sys.argv[1:5]
-screenshots_out = sys.argv[sys.argv.index("--screenshots") + 1] if "--screenshots" in sys.argv else None
+
+def option(name):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+
+
+# --screenshots DIR keeps the screenshots there (README: docs/); --walk PAGE and --beam-page PAGE take the views'
+# walk-through and the beam-search checks on other `attnlab attention` folders (a better-trained run's).
+screenshots_out = option("--screenshots")
+walk_page = option("--walk") or os.path.join(runs_dir, "dot-page")
+beam_page = option("--beam-page") or os.path.join(runs_dir, "dot-beam-page")
 chromium = shutil.which("chromium") or shutil.which("chromium-browser")
 chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 if not chromium or not os.path.exists(chromedriver):
@@ -195,7 +206,7 @@ def walk_through(driver, page_dir, label, shots):
     driver.find_element(By.CSS_SELECTOR, 'svg.headview text.tok[data-side="q"][data-index="1"]').click()   # unpin
     click(driver, 'button.chip[data-head="1"]')
     lines = visible_lines(driver)
-    check(lines and all(head == 0 for _, _, head in lines), label + ": head 1 toggled off leaves only head 0's lines")
+    check(lines and all(head != 1 for _, _, head in lines), label + ": head 1 toggled off leaves none of its lines")
     click(driver, 'button.chip[data-head="1"]')
     click(driver, '#view-head .seg button[data-value="all"]')
     parts = driver.execute_script("return Array.from(new Set(Array.from(document.querySelectorAll("
@@ -251,7 +262,7 @@ def walk_through(driver, page_dir, label, shots):
 
 driver, profile = start_browser()
 try:
-    walk_through(driver, os.path.join(runs_dir, "dot-page"), "dot", "")
+    walk_through(driver, walk_page, "dot", "")
 
     for run in ("mixed", "other"):
         page = os.path.join(runs_dir, run + "-page")
@@ -266,12 +277,11 @@ try:
             screenshot(driver, "neuron-additive")
 
     # Beam search: the hypotheses of step 1, as attention.json has them.
-    page = os.path.join(runs_dir, "dot-beam-page")
-    data = json.load(open(os.path.join(page, "attention.json")))
-    open_page(driver, "file://" + os.path.join(page, "index.html"), "beam")
+    data = json.load(open(os.path.join(beam_page, "attention.json")))
+    open_page(driver, "file://" + os.path.join(beam_page, "index.html"), "beam")
     view(driver, "decoding")
     fates = [tr.get_attribute("data-fate") for tr in driver.find_elements(By.CSS_SELECTOR, "#beam-table tr[data-fate]")]
-    check(fates == [c["fate"] for c in data["decoding"]["beam_steps"][0]] and fates.count("kept") <= 3,
+    check(fates == [c["fate"] for c in data["decoding"]["beam_steps"][0]] and fates.count("kept") <= data["decoding"]["beam"],
           "beam: step 1 shows %r" % fates)
     screenshot(driver, "decoding-beam")
 
@@ -303,6 +313,18 @@ try:
             kind = driver.find_element(By.CSS_SELECTOR, "#sentence > div.meta").text
             check(("additive" if run_index else "scaled_dot") in kind, "serve: run %d's kinds: %s" % (run_index, kind))
         screenshot(driver, "serve")
+        # Compare view: the same sentence through both runs, side by side.
+        Select(driver.find_element(By.ID, "ask-run")).select_by_value("0")
+        Select(driver.find_element(By.ID, "ask-compare")).select_by_value("1")
+        renders = int(body(driver, "data-renders"))
+        driver.find_element(By.ID, "ask-text").send_keys(Keys.ENTER)
+        wait(driver, lambda d: int(body(d, "data-renders")) > renders, "the compared answer", 30)
+        view(driver, "compare")
+        pictures = len(driver.find_elements(By.CSS_SELECTOR, "#compare-table svg"))
+        heading = driver.find_element(By.CSS_SELECTOR, "#compare-table tr").text
+        check(pictures == 12 and "dot" in heading and "mixed" in heading,
+              "compare: %d pictures (expected 6 maps × 2 runs) under %r" % (pictures, heading))
+        screenshot(driver, "compare")
         box = driver.find_element(By.ID, "ask-text")
         box.clear()
         box.send_keys(Keys.ENTER)

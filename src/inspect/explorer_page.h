@@ -11,6 +11,7 @@
 //                 two normalisations, sagan's γ, a window's band)
 //   decoding view the translation token by token: the cross-attention row of each step, the five likeliest next
 //                 tokens, and with beam search every hypothesis kept, finished or dropped
+//   compare view  (attnlab serve with two runs) the same sentence through both, mean of heads per layer, side by side
 // Everything it shows comes from attention.json (attention_maps.h): the maps, the stages of the same forward
 // pass, and the decoder's distributions. Nothing is fetched from elsewhere: the page's HTML, CSS and JavaScript
 // are the project's own files in src/inspect/explorer/, read into the binary at build time

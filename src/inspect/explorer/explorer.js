@@ -22,6 +22,7 @@
   var state = {view: 'head', type: 'cross', layer: 0, headsOn: [], meanHeads: false, meanLayers: false,
                pinned: null, neuron: {type: 'encoder_self', layer: 0, head: 0, query: 0, key: null}, step: 0};
   var renders = 0;
+  var compared = null;   // serve, "compare with": the same sentence through a second run ({run, data})
 
   // ---- small helpers ----
   function el(tag, attrs, parent, text) {
@@ -66,10 +67,11 @@
   }
   function mapAt(type, layer) { return mapsOf(type).filter(function (m) { return m.layer === layer; })[0]; }
   function presentTypes() { return ['encoder_self', 'decoder_self', 'cross'].filter(function (t) { return mapsOf(t).length; }); }
-  function labels(map, side) {
+  // The tokens that label a map's rows (side 'q') or columns ('k'); `from` is the data the map came from.
+  function labels(map, side, from) {
     var what = side === 'q' ? map.queries : map.keys;
     if (what === 'slots') return range(map.weights[0][0].length).map(function (s) { return 'slot ' + s; });
-    return data.tokens[what];
+    return (from || data).tokens[what];
   }
   // The mean of the given heads of the given maps (maps of one type: same shape), [queries][keys].
   function meanMatrix(maps, heads) {
@@ -291,6 +293,9 @@
         var node = el('text', {class: 'tok', x: side[2], y: y(index) + 4, 'text-anchor': side[3], 'data-side': side[1],
                                'data-index': index, 'data-block': token.block}, svg, token.text);
         tokenNodes.push(node);
+        // The read-out beside a token while a token of the other side is in focus: the mean weight of the lines.
+        node.readout = el('text', {class: 'readout', x: side[1] === 'q' ? 8 : xR + textW, y: y(index) + 4,
+                                   'data-side': side[1], 'data-index': index}, svg);
         node.addEventListener('mouseenter', function () { focus(side[1], index); });
         node.addEventListener('mouseleave', function () { focus(state.pinned && state.pinned[0], state.pinned && state.pinned[1]); });
         node.addEventListener('click', function () {
@@ -317,6 +322,22 @@
       });
       svg.setAttribute('data-focus', side ? side + index : '');
       svg.setAttribute('data-visible-lines', visible);
+      // Beside each token of the other side: its weight, the mean over the heads drawn (lines under 0.01 are not
+      // drawn, so a blank is below that).
+      var other = side === 'q' ? 'data-k' : 'data-q', totals = {}, heads = {};
+      if (side) {
+        lineNodes.forEach(function (line) {
+          if (line.style.display === 'none') return;
+          var at = line.getAttribute(other);
+          totals[at] = (totals[at] || 0) + Number(line.getAttribute('data-w'));
+          heads[line.getAttribute('data-head')] = true;
+        });
+      }
+      var drawn = Object.keys(heads).length;
+      tokenNodes.forEach(function (t) {
+        var total = side && t.getAttribute('data-side') !== side ? totals[t.getAttribute('data-index')] : undefined;
+        t.readout.textContent = total === undefined ? '' : (total / drawn).toFixed(2);
+      });
     }
     if (state.pinned) {
       tokenNodes.forEach(function (t) {
@@ -673,8 +694,50 @@
     document.body.setAttribute('data-step', String(t));
   }
 
+  // ---- compare view ----
+  // The same sentence through two runs (say scaled_dot and linear): translations, and per type and layer the
+  // mean of the heads with its entropy, side by side.
+  function renderCompare() {
+    var root = clear(document.getElementById('view-compare'));
+    if (!compared) {
+      el('p', {class: 'empty'}, root, config.mode === 'serve' && config.runs.length > 1
+         ? 'Choose a run under “compare with” and translate again.'
+         : 'Serve two runs (attnlab serve --run A --run B) to compare them on one sentence.');
+      return;
+    }
+    var sides = [{name: config.runs[Number(document.getElementById('ask-run').value)], data: data},
+                 {name: config.runs[compared.run], data: compared.data}];
+    var table = el('table', {class: 'grid', id: 'compare-table'}, el('div', {class: 'scroll'}, root));
+    var header = el('tr', {}, table);
+    el('th', {}, header);
+    sides.forEach(function (side) {
+      var th = el('th', {}, header);
+      el('div', {}, th, side.name);
+      el('div', {class: 'tokens'}, th).appendChild(document.createTextNode(side.data.target));
+    });
+    ['encoder_self', 'decoder_self', 'cross'].forEach(function (type) {
+      var layers = Math.max.apply(null, sides.map(function (side) {
+        return side.data.maps.filter(function (m) { return m.type === type; }).length;
+      }));
+      range(layers).forEach(function (layer) {
+        var row = el('tr', {}, table);
+        el('th', {class: 'rowhead'}, row, TYPE_TITLES[type] + ' · layer ' + layer + ' · mean of heads');
+        sides.forEach(function (side) {
+          var cell = el('td', {}, row);
+          var map = side.data.maps.filter(function (m) { return m.type === type && m.layer === layer; })[0];
+          if (!map) { el('span', {class: 'meta'}, cell, '(no such layer)'); return; }
+          var matrix = meanMatrix([map], range(map.heads));
+          var cellSize = map.weights[0][0].length > 24 ? 8 : 16;
+          cell.appendChild(heatmapSvg(matrix, labels(map, 'q', side.data), labels(map, 'k', side.data), cellSize));
+          el('div', {class: 'meta'}, cell, map.kind + ' · H = ' + entropy(matrix).toFixed(2) + ' nats');
+        });
+      });
+    });
+  }
+
   // ---- putting it together ----
-  var VIEWS = {head: renderHead, model: renderModel, matrix: renderMatrix, neuron: renderNeuron, decoding: renderDecoding};
+  var VIEWS = {head: renderHead, model: renderModel, matrix: renderMatrix, neuron: renderNeuron, decoding: renderDecoding,
+               compare: renderCompare};
   function renderAll() {
     renderSentence();
     Object.keys(VIEWS).forEach(function (view) {
@@ -704,23 +767,33 @@
   // Served by `attnlab serve`: a form asks the server for a sentence's data and the views are drawn again.
   if (config.mode === 'serve') {
     var form = document.getElementById('ask'), status = document.getElementById('ask-status');
-    var runSelect = document.getElementById('ask-run');
+    var runSelect = document.getElementById('ask-run'), compareSelect = document.getElementById('ask-compare');
     form.hidden = false;
-    config.runs.forEach(function (run, r) { el('option', {value: r}, runSelect, run); });
+    config.runs.forEach(function (run, r) {
+      el('option', {value: r}, runSelect, run);
+      el('option', {value: r}, compareSelect, run);
+    });
+    // One sentence through one run: a promise of its attention.json, or an error with the server's message.
+    var ask = function (run) {
+      return fetch('api/translate', {method: 'POST', headers: {'Content-Type': 'application/json'},
+                                     body: JSON.stringify({run: run, text: document.getElementById('ask-text').value,
+                                                           beam: Number(document.getElementById('ask-beam').value)})})
+        .then(function (response) {
+          return response.json().then(function (answer) {
+            if (!response.ok) throw new Error(answer.error || 'the server said no');
+            return answer;
+          });
+        });
+    };
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       status.textContent = 'translating…';
       status.setAttribute('data-state', 'busy');
-      fetch('api/translate', {method: 'POST', headers: {'Content-Type': 'application/json'},
-                              body: JSON.stringify({run: Number(runSelect.value),
-                                                    text: document.getElementById('ask-text').value,
-                                                    beam: Number(document.getElementById('ask-beam').value)})})
-        .then(function (response) {
-          return response.json().then(function (answer) { return {ok: response.ok, answer: answer}; });
-        })
-        .then(function (result) {
-          if (!result.ok) throw new Error(result.answer.error || 'the server said no');
-          data = result.answer;
+      var other = compareSelect.value === '' ? null : Number(compareSelect.value);
+      Promise.all([ask(Number(runSelect.value)), other === null ? null : ask(other)])
+        .then(function (answers) {
+          data = answers[0];
+          compared = other === null ? null : {run: other, data: answers[1]};
           state.step = 0;
           state.pinned = null;
           state.neuron.query = 0;
