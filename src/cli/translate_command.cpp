@@ -3,37 +3,17 @@
 // Sentences come from --text, or one per line from standard input (with a "> " prompt when it is a terminal);
 // each translation is written to standard output on its own line, in order. Decoding is the run's decode:
 // section (greedy when decode.beam is 1, beam search otherwise); --beam and --alpha override it.
-// A sentence longer than the model can read (learned positions: more than model.max_len tokens) is cut to its
-// first model.max_len tokens, with a warning naming the line on standard error: one long line in a stream must
-// not stop the lines after it, nor shift the output against the input. (`attnlab eval` refuses such a
-// sentence instead, since scores of a cut sentence would mislead.)
-// Sinusoidal positions (or none) have no such limit, but memory does: a source of T tokens costs [heads, T, T]
-// attention scores per layer, and a runaway line (a file without line breaks, 10⁷ tokens) would ask for
-// terabytes. So translate reads at most source_tokens_most = 1024 tokens of a line — far beyond any sentence,
-// 4 MB of scores per head — and cuts a longer one the same way, with the same warning.
+// Each line goes through translate_line (src/train/run.h): checked to be UTF-8, cleaned like the training text,
+// cut with a warning naming the line when it has more tokens than the model reads at once, translated, decoded.
 #include <unistd.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
-#include <spdlog/spdlog.h>
-
 #include "cli/commands.h"
-#include "data/corpus.h"
-#include "decode/greedy.h"
-#include "decode/translate.h"
-#include "util/error.h"
 #include "train/run.h"
-#include "util/utf8.h"
 
 namespace attnlab {
-
-namespace {
-
-constexpr int64_t source_tokens_most = 1024;   // the longest source read at once with unlimited positions
-
-}  // namespace
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
@@ -44,25 +24,8 @@ int translate_command(const TranslateCommandOptions& options) {
   int64_t line_number = 0;
   auto translate = [&](const std::string& sentence) {
     ++line_number;
-    if (size_t bad = first_invalid_utf8(sentence); bad != std::string_view::npos) {
-      throw Error("input line " + std::to_string(line_number) + " is not valid UTF-8 (byte " + std::to_string(bad + 1) +
-                  "); attnlab reads UTF-8 text");
-    }
-    std::vector<int32_t> ids = run.tokenizers.src->encode(clean_like_training(run.config, sentence));
-    if (ids.empty()) return std::string();
-    const int64_t positions = position_limit(run.model->config());
-    const int64_t limit = std::min(positions, source_tokens_most);
-    if (static_cast<int64_t>(ids.size()) > limit) {
-      const std::string why = positions <= source_tokens_most
-                                  ? "model.max_len = " + std::to_string(limit) + ", the positions this model learned"
-                                  : "the " + std::to_string(limit) + " tokens attnlab translate reads at once";
-      spdlog::warn("{} has {} tokens, more than {}; translating its first {} tokens",
-                   options.text.empty() ? "input line " + std::to_string(line_number) : "--text", ids.size(), why,
-                   limit);
-      ids.resize(static_cast<size_t>(limit));
-    }
-    std::vector<std::vector<int32_t>> out = translate_ids(*run.model, pad_batch({ids}), decode);
-    return run.tokenizers.tgt->decode(out[0]);
+    const std::string where = options.text.empty() ? "input line " + std::to_string(line_number) : "--text";
+    return translate_line(run, decode, sentence, where);
   };
   if (!options.text.empty()) {
     std::printf("%s\n", translate(options.text).c_str());
