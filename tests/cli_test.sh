@@ -55,6 +55,13 @@ expect_ok "translate --help" "$attnlab" translate --help
 printf 'data: {train_src: a.src, train_tgt: a.tgt}\n' > sized.yaml
 expect_error "a size above its ceiling" "model.d_model: expected a whole number > 0 and at most 65536" \
   "$attnlab" train --config sized.yaml --run r --set model.d_model=1000000000
+expect_error "train.threads above its ceiling" "train.threads: expected a whole number ≥ 0 and at most 1024" \
+  "$attnlab" train --config sized.yaml --run r --set train.threads=99999999
+expect_error "decode.max_len_extra above its ceiling" "decode.max_len_extra: expected a whole number ≥ 0 and at most" \
+  "$attnlab" train --config sized.yaml --run r --set decode.max_len_extra=9223372036854775807
+expect_error "decode.max_len_ratio above its ceiling" "decode.max_len_ratio: expected a number > 0 and at most 10" \
+  "$attnlab" train --config sized.yaml --run r --set decode.max_len_ratio=1e300
+[ ! -e r ] || { failures=$((failures + 1)); echo "FAIL: a refused config left the folder r"; }
 
 # A corpus whose files disagree in length: the error names both files and both counts.
 expect_ok "corpus copy" "$attnlab" corpus --task copy --out data --size 300
@@ -108,6 +115,10 @@ if [ "$code" -ne 0 ] && [ "$code" -lt 128 ] && grep -q "fast not in {fused,refer
 expect_error "train with a bad model.kernels" "model.kernels" "$attnlab" train --config tiny.yaml --run k \
   --set model.kernels=fast
 expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
+# A damaged tokenizers.json (a number where a file name belongs) is refused naming the file, not by the JSON library.
+cp -r run badindex && printf '{"src": 5, "tgt": "tokenizer"}' > badindex/tokenizers.json
+expect_error "a tokenizers.json with a wrong type" "badindex/tokenizers.json: \"src\" must be the name of a tokenizer" \
+  "$attnlab" translate --run badindex --text "a b"
 printf 'a \xfe b\n' > badinput.txt
 expect_error "translate invalid UTF-8" "not valid UTF-8" "$attnlab" translate --run run < badinput.txt
 # Sinusoidal positions have no last row, but memory has a limit: a 3000-token line is cut to its first 1024 tokens

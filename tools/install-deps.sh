@@ -21,6 +21,7 @@ packages=(
   chromium-driver python3-selenium          # only for the explorer's browser tests (tests/explorer_browser_test.py)
   jq                                        # tools/compare.sh reads metrics.jsonl with it
   gdb                                       # the debugger walkthrough; tests/gdb_test.sh checks tools/gdb/
+  clang libclang-rt-14-dev libomp-14-dev    # the fuzz preset: clang, its libFuzzer and OpenMP (tests/fuzz)
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 

@@ -1,15 +1,21 @@
 // run.cpp — tokenizers in the run folder, and loading a run's model for translation and inspection.
 #include "train/run.h"
 
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
 #include "data/corpus.h"
+#include "decode/greedy.h"
+#include "decode/translate.h"
 #include "util/error.h"
 #include "train/checkpoint.h"
 #include "train/config_io.h"
 #include "util/files.h"
 #include "util/quote.h"
+#include "util/utf8.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -126,6 +132,34 @@ LoadedRun load_run(const std::string& run_dir, const std::string& which) {
 std::string clean_like_training(const RunConfig& config, const std::string& text) {
   std::string clean = normalize_spaces(text);
   return config.data.lowercase ? lowercase(clean) : clean;
+}
+
+// A sentence longer than the model can read is cut, not refused: one long line in a stream must not stop the
+// lines after it, nor shift the output against the input. (`attnlab eval` refuses such a sentence instead, since
+// scores of a cut sentence would mislead.)
+std::vector<int32_t> encode_line(const LoadedRun& run, const std::string& line, const std::string& where) {
+  if (size_t bad = first_invalid_utf8(line); bad != std::string_view::npos) {
+    throw Error(where + " is not valid UTF-8 (byte " + std::to_string(bad + 1) + "); attnlab reads UTF-8 text");
+  }
+  std::vector<int32_t> ids = run.tokenizers.src->encode(clean_like_training(run.config, line));
+  const int64_t positions = position_limit(run.model->config());
+  const int64_t limit = std::min(positions, translate_source_tokens_most);
+  if (static_cast<int64_t>(ids.size()) > limit) {
+    const std::string why = positions <= translate_source_tokens_most
+                                ? "model.max_len = " + std::to_string(limit) + ", the positions this model learned"
+                                : "the " + std::to_string(limit) + " tokens attnlab translate reads at once";
+    spdlog::warn("{} has {} tokens, more than {}; translating its first {} tokens", where, ids.size(), why, limit);
+    ids.resize(static_cast<size_t>(limit));
+  }
+  return ids;
+}
+
+std::string translate_line(const LoadedRun& run, const DecodeConfig& decode, const std::string& line,
+                           const std::string& where) {
+  std::vector<int32_t> ids = encode_line(run, line, where);
+  if (ids.empty()) return std::string();
+  std::vector<std::vector<int32_t>> out = translate_ids(*run.model, pad_batch({ids}), decode);
+  return run.tokenizers.tgt->decode(out[0]);
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -50,4 +50,19 @@ std::string checkpoints_dir(const std::string& run_dir);
 // spaces made plain, lower-cased when the run's data.lowercase is set. (The caller checks UTF-8 first.)
 std::string clean_like_training(const RunConfig& config, const std::string& text);  // run_dir + "/checkpoints"
 
+// The longest source `attnlab translate` reads at once when positions do not limit it (sinusoidal or none): a
+// source of T tokens costs [heads, T, T] attention scores per layer, and a runaway line (a file without line
+// breaks, 10⁷ tokens) would ask for terabytes; 1024 tokens is far beyond any sentence, 4 MB of scores per head.
+constexpr int64_t translate_source_tokens_most = 1024;
+
+// One line of `attnlab translate` (its --text, or a line of standard input) as source ids: checked to be UTF-8
+// (else attnlab::Error naming `where`, "input line 3" or "--text"), cleaned like the training text, encoded, cut
+// to the tokens the model can read (model.max_len with learned positions, else translate_source_tokens_most) with
+// a warning naming `where`. An empty line gives no ids.
+std::vector<int32_t> encode_line(const LoadedRun& run, const std::string& line, const std::string& where);
+
+// encode_line, then translated with `decode` and decoded to text. An empty line gives "".
+std::string translate_line(const LoadedRun& run, const DecodeConfig& decode, const std::string& line,
+                           const std::string& where);
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -1,0 +1,81 @@
+// fuzz_translate.cpp — `attnlab translate`'s input path: one line of standard input to one line of output.
+//
+// Feeds: the input's first byte picks one of two tiny runs built at start-up from a fixed config (untrained
+//   weights: what is tested is the path, not the translation), the rest up to its first line end is the line
+//   (std::getline never hands translate a "\n"):
+//     even  char tokenizer, lower-casing, sinusoidal positions, beam search (beam 2): a line is cut at
+//           translate_source_tokens_most = 1024 tokens, the issue's "terabyte" case;
+//     odd   word tokenizer, learned positions with model.max_len 12, greedy: a line is cut at 12 tokens.
+//   translate_line (src/train/run.h) then checks UTF-8, cleans, encodes, cuts, decodes and detokenises.
+// Asserts: a line of valid UTF-8 is always translated (never refused, never a crash, an Eigen assertion or a
+//   huge allocation); a line that is not UTF-8 is refused with a short attnlab::Error (fuzz_support.h); the
+//   output is valid UTF-8 and holds no line end, so the output lines stay aligned with the input lines.
+#include <memory>
+
+#include "data/corpus.h"
+#include "fuzz_support.h"
+#include "train/config_io.h"
+#include "train/run.h"
+#include "util/utf8.h"
+
+using namespace attnlab;
+using attnlab::fuzz::check;
+
+namespace {
+
+const char* sinusoidal_char_run = R"(
+tokenizer: {kind: char, shared: true}
+data: {train_src: unused.src, train_tgt: unused.tgt, lowercase: true}   # the paths are never read
+model: {d_model: 8, heads: 2, d_ff: 16, encoder_layers: 1, decoder_layers: 1, dropout: 0.0, positional: sinusoidal}
+decode: {beam: 2, max_len_ratio: 0.01, max_len_extra: 4}
+)";
+
+const char* learned_word_run = R"(
+tokenizer: {kind: word, shared: true}
+data: {train_src: unused.src, train_tgt: unused.tgt, max_len: 10}
+model: {d_model: 8, heads: 2, d_ff: 16, encoder_layers: 1, decoder_layers: 1, dropout: 0.0, positional: learned,
+        max_len: 12, share_embeddings: true, tie_output: true}
+decode: {beam: 1}
+)";
+
+// A run as load_run would give it, but built here: the config, tokenizers trained on the toy grammar, and a
+// freshly initialised model (no checkpoint).
+LoadedRun make_run(const char* yaml, const std::string& name) {
+  LoadedRun run;
+  run.config = parse_config(yaml, name);
+  const ParallelText toy = fuzz::toy_text(200);
+  const std::string run_dir = (fuzz::scratch_directory() / name).string();
+  std::filesystem::create_directories(run_dir);
+  run.tokenizers = prepare_tokenizers(run.config, run_dir, toy.src, toy.tgt);
+  Generator init(run.config.train.seed);
+  run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
+  return run;
+}
+
+std::vector<LoadedRun>& runs() {
+  static std::vector<LoadedRun> made = [] {
+    std::vector<LoadedRun> both;
+    both.push_back(make_run(sinusoidal_char_run, "sinusoidal-char"));
+    both.push_back(make_run(learned_word_run, "learned-word"));
+    return both;
+  }();
+  return made;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size == 0) return 0;
+  const LoadedRun& run = runs()[data[0] % 2];
+  std::string line = fuzz::bytes_of(data + 1, size - 1);
+  line = line.substr(0, line.find('\n'));
+  const bool utf8 = first_invalid_utf8(line) == std::string::npos;
+  std::string output;
+  const bool translated =
+      fuzz::refused_cleanly([&] { output = translate_line(run, run.config.decode, line, "input line 1"); });
+  check(translated == utf8, utf8 ? "a line of valid UTF-8 was refused" : "a line that is not UTF-8 was translated");
+  if (!translated) return 0;
+  check(first_invalid_utf8(output) == std::string::npos, "the translation is not valid UTF-8");
+  check(output.find_first_of("\r\n") == std::string::npos, "the translation holds a line end");
+  return 0;
+}

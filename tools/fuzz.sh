@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# fuzz.sh — build the fuzz preset and run every libFuzzer target of tests/fuzz, one after another.
+#
+#   tools/fuzz.sh                       every target, 10⁶ executions each
+#   tools/fuzz.sh --runs N              N executions each
+#   tools/fuzz.sh --target NAME         only that target (names: tests/fuzz/targets.cmake)
+#
+# Each target starts from its seeds (tests/fuzz/corpus/<name>/) and from what earlier runs found
+# (build/fuzz/fuzz-runs/<name>/corpus/); its log and any crash, leak, timeout or out-of-memory input go to
+# build/fuzz/fuzz-runs/<name>/. Prints per target the executions run, the seconds taken and clean or FOUND;
+# exits non-zero when a target found anything. Replay a found input: build/fuzz/tests/fuzz/fuzz_<name> <file>.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=1000000
+only=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --runs) runs=${2:?--runs needs a number}; shift 2 ;;
+    --target) only=${2:?--target needs a name}; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "fuzz.sh: unknown option '$1' (use --runs N, --target NAME)" >&2; exit 2 ;;
+  esac
+done
+case "$runs" in ''|*[!0-9]*) echo "fuzz.sh: --runs takes a whole number, not '$runs'" >&2; exit 2 ;; esac
+
+targets=$(sed -n 's/^set(ATTNLAB_FUZZ_TARGETS \(.*\))$/\1/p' tests/fuzz/targets.cmake)
+if [ -n "$only" ]; then
+  case " $targets " in
+    *" $only "*) targets=$only ;;
+    *) echo "fuzz.sh: no target '$only' (targets: $targets)" >&2; exit 2 ;;
+  esac
+fi
+
+tools/install-deps.sh   # clang and libclang-rt-14-dev (libFuzzer) among the rest
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+cmake --preset fuzz >/dev/null
+cmake --build --preset fuzz -j "$(nproc)"
+
+found=0
+scratch=$( [ -d /dev/shm ] && mktemp -d /dev/shm/attnlab-fuzz.XXXXXX || mktemp -d )   # the targets' files
+trap 'rm -rf "$scratch"' EXIT
+printf '%-12s %12s %9s  %s\n' target executions seconds result
+for name in $targets; do
+  work=build/fuzz/fuzz-runs/$name
+  mkdir -p "$work/corpus"
+  rm -rf "$work/artifacts" && mkdir -p "$work/artifacts"
+  status=0
+  TMPDIR=$scratch "build/fuzz/tests/fuzz/fuzz_$name" -runs="$runs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$work/artifacts/" "$work/corpus" "tests/fuzz/corpus/$name" >"$work/log" 2>&1 || status=$?
+  executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
+  seconds=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$work/log" | tail -n 1)
+  if [ $status -eq 0 ] && [ -z "$(ls -A "$work/artifacts")" ]; then
+    result=clean
+  else
+    found=1
+    result="FOUND (exit $status): $(ls "$work/artifacts" | tr '\n' ' ')— see $work/log"
+  fi
+  printf '%-12s %12s %9s  %s\n' "$name" "${executions:-?}" "${seconds:-?}" "$result"
+done
+exit $found
