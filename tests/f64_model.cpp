@@ -391,9 +391,10 @@ class MapRecorder : public AttentionRecorder {
 
 // Every real query's row of `map` [B, h, Tq, Tk] sums to 1 over the keys it may see, and gives the others
 // weight exactly 0. `queries` and `keys` are the token ids on either side; `causal` hides keys j > i.
-// For external attention the last axis is the memory slots, and the rows sum to 1 over all of them.
+// For external attention the last axis is the memory slots, and the rows sum to 1 over all of them; local_p's
+// rows sum to between e^(−2) and 1 (its Gaussian is not renormalised).
 void check_map(const std::string& name, const Tensor& map, const TokenIds& queries, const TokenIds& keys,
-               bool causal, bool over_slots, int64_t slots, int64_t heads) {
+               bool causal, bool over_slots, int64_t slots, int64_t heads, bool name_is_local_p) {
   INFO(name);
   const int64_t B = queries.shape[0], Tq = queries.shape[1], Tk = over_slots ? slots : keys.shape[1];
   REQUIRE(map.shape() == Shape{B, heads, Tq, Tk});
@@ -415,7 +416,12 @@ void check_map(const std::string& name, const Tensor& map, const TokenIds& queri
           }
         }
         INFO("sentence ", b, ", head ", head, ", query ", i);
-        CHECK(total == doctest::Approx(1).epsilon(1e-6));  // external and linear may divide by a sum + small ε
+        if (name_is_local_p) {                             // softmax × Gaussian, not renormalised (local.cpp)
+          CHECK(total <= 1 + 1e-12);
+          CHECK(total >= std::exp(-2.0) - 1e-12);
+        } else {
+          CHECK(total == doctest::Approx(1).epsilon(1e-6));  // external and linear may divide by a sum + small ε
+        }
       }
     }
   }
@@ -448,13 +454,13 @@ void check_recorded_maps(const std::string& kind) {
   const int64_t heads = kind == "sagan" ? 1 : 2;
   for (const char* layer : {"encoder.layers.0", "encoder.layers.1"}) {
     check_map(std::string(layer) + ".self_attn", recorder.maps[std::string(layer) + ".self_attn"], src, src, false,
-              external, slots, heads);
+              external, slots, heads, kind == "local_p");
   }
   for (const char* layer : {"decoder.layers.0", "decoder.layers.1"}) {
     check_map(std::string(layer) + ".self_attn", recorder.maps[std::string(layer) + ".self_attn"], tgt_in, tgt_in,
-              true, external, slots, heads);
+              true, external, slots, heads, kind == "local_p");
     check_map(std::string(layer) + ".encoder_attn", recorder.maps[std::string(layer) + ".encoder_attn"], tgt_in,
-              src, false, false, slots, heads);
+              src, false, false, slots, heads, kind == "local_p");
   }
 }
 
@@ -505,9 +511,14 @@ void check_bag_of_words(const std::string& kind) {
   std::vector<int32_t> permuted;
   for (int64_t p : perm) permuted.push_back(sentence[static_cast<size_t>(p)]);
 
+  // Local attention places its window by position (p_i = i, or S · σ(…) with a Gaussian over j − p_i): it knows
+  // word order even without positional encodings, so it is no bag of words.
+  const bool local = kind == "local_m" || kind == "local_p";
   TestModel no_positions(model_config(kind, "post", "none"));
-  CHECK(permutation_mismatch(encode_one(no_positions.model, sentence), encode_one(no_positions.model, permuted),
-                             perm) < 1e-10);
+  const double unordered = permutation_mismatch(encode_one(no_positions.model, sentence),
+                                                encode_one(no_positions.model, permuted), perm);
+  if (local) CHECK(unordered > 1e-3);
+  else CHECK(unordered < 1e-10);
 
   TestModel sinusoidal(model_config(kind, "post", "sinusoidal"));
   CHECK(permutation_mismatch(encode_one(sinusoidal.model, sentence), encode_one(sinusoidal.model, permuted),

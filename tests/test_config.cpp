@@ -53,6 +53,11 @@ void check_same_attention(const AttentionConfig& a, const AttentionConfig& b) {
   CHECK(a.window_left == b.window_left);
   CHECK(a.window_right == b.window_right);
   CHECK(a.memory_slots == b.memory_slots);
+  CHECK(a.local_width == b.local_width);
+  CHECK(a.hard_expectation == b.hard_expectation);
+  CHECK(a.hard_entropy == b.hard_entropy);
+  CHECK(a.hard_baseline_decay == b.hard_baseline_decay);
+  CHECK(a.hard_eval == b.hard_eval);
 }
 
 // Every field of RunConfig, one by one.

@@ -52,7 +52,8 @@ TEST_CASE("there are ablation configs: positions, scaling, heads, norm, residual
   std::vector<std::string> names;
   for (const fs::path& p : experiment_configs()) names.push_back(p.stem().string());
   for (const char* expected : {"baseline", "no-positional", "no-scale", "one-head", "pre-ln", "no-residual",
-                               "additive", "simplified", "sagan", "external", "linear", "window"}) {
+                               "additive", "simplified", "sagan", "external", "linear", "window", "local_m",
+                               "local_p", "hard"}) {
     INFO("missing configs/experiments/", expected, ".yaml");
     CHECK(std::find(names.begin(), names.end(), expected) != names.end());
   }

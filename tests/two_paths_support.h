@@ -102,7 +102,9 @@ inline std::vector<PathCase> every_path_case() {
   for (const std::string& kind : attention_kinds()) {
     for (const char* norm : {"post", "pre"}) {
       cases.push_back({kind, false, norm});
-      if (kind != "external" && kind != "linear") cases.push_back({kind, true, norm});  // windows: softmax kinds
+      if (kind != "external" && kind != "linear" && !kind.starts_with("local")) {
+        cases.push_back({kind, true, norm});                    // windows: softmax kinds (local has its own)
+      }
     }
   }
   return cases;

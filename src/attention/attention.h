@@ -9,6 +9,9 @@
 //   sagan       scaled_dot with Q, K projected to d/8, no output projection, output · γ (γ starts at 0)
 //   external    a = L1-normalise_slots(softmax_tokens(q M_kᵀ)), out = a M_v  (Guo et al. 2021)
 //   linear      out_i = φ(q_i)ᵀ Σ_j φ(k_j) v_jᵀ / φ(q_i)ᵀ Σ_j φ(k_j), φ = elu + 1  (Katharopoulos et al. 2020)
+//   local_m     softmax(q kᵀ / √d_k) over the keys j ∈ [p_i − D, p_i + D], p_i = i   (Luong et al. 2015, §3.2)
+//   local_p     the same around a predicted centre p_i = S · σ(v_pᵀ tanh(W_p x_i)), times e^(−(j − p_i)² / 2σ²)
+//   hard        one key per query, sampled from softmax(q kᵀ / √d_k); learned by REINFORCE  (Xu et al. 2015, §4.1)
 // and the softmax kinds take an optional window [left, right]: query i sees only keys j ∈ [i − left, i + right].
 //
 // Every kind is a Module with the same forward(): queries from one sequence, keys and values from another
@@ -36,12 +39,18 @@ const char* use_name(AttentionUse use);  // "encoder", "decoder", "cross" — th
 
 // One use's settings: model.attention.encoder / .decoder / .cross in the YAML config.
 struct AttentionConfig {
-  std::string kind = "scaled_dot";  // scaled_dot | additive | simplified | sagan | external | linear
+  std::string kind = "scaled_dot";  // scaled_dot | additive | … (attention_kinds(), factory.cpp)
   bool scale = true;                // divide scores by √d_k (softmax kinds); false shows what the √d_k is for
   bool has_window = false;          // restrict query i to keys j ∈ [i − window_left, i + window_right]
   int64_t window_left = 0;
   int64_t window_right = 0;
   int64_t memory_slots = 64;        // S, for external attention
+  int64_t local_width = 2;          // D, the half-width of local_m / local_p's window [p_i − D, p_i + D]
+  // Hard attention (hard.cpp), while training:
+  double hard_expectation = 0;      // the probability that a sentence uses the expectation instead of a sample
+  double hard_entropy = 0.01;       // λ_e, the weight of the entropy bonus
+  double hard_baseline_decay = 0.9; // b ← decay · b + (1 − decay) · the batch's mean reward
+  std::string hard_eval = "argmax"; // at evaluation: argmax (the likeliest key) | expectation (the soft mix)
 };
 
 // Which keys each query may see. Built once per batch by the model (src/model/masks.cpp) and shared by layers.
@@ -75,6 +84,8 @@ AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t 
 //   linear                          S = Σ_j φ(k_j) v_jᵀ and Z = Σ_j φ(k_j)           (the RNN state; cross: once)
 //   external                        per head and slot s: M_s = max_j z_js, l_s = Σ_j e^(z_js − M_s), j ≤ i
 //                                   (prefix_softmax's running max and sum, carried over from step to step)
+//   local_m, local_p, hard          as the softmax kinds (K, V appended; cross: projected once); a step
+//                                   weighs them by its own rule (the window and Gaussian; the argmax key)
 // One struct holds any of them; a kind uses the fields it needs and leaves the others undefined.
 struct AttentionCache {
   bool self = true;                  // self-attention (keys come from the steps) or cross (keys from the source)
@@ -123,6 +134,13 @@ class Attention : public Module {
   // x_is_real [B] says which rows hold a real token (0: a pad token, hidden from later positions).
   virtual Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache);
 
+  // Learning by reward (hard attention, hard.cpp): a kind that samples where it looks gets no gradient from the
+  // loss for that choice. After the loss of a training batch is known, the model hands every attention the reward
+  // of each sentence (the log-likelihood of its target, rewards [B]) and the loss's divisor (its target tokens),
+  // and adds what comes back to the loss before backward: the score-function term of the samples the last
+  // forward() drew. Every other kind returns an undefined tensor (nothing to add).
+  virtual Tensor score_function_loss(const std::vector<double>& rewards, double tokens);
+
   std::string name;  // "encoder.layers.0.self_attn", set by the layer that owns it, for the recorder
 };
 
@@ -137,9 +155,16 @@ AttentionCache make_kv_cache(const Tensor& K, const Tensor& V, const std::vector
 void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new, const std::vector<uint8_t>& is_real);
 // The score of one query and one key: row = b · h + head, key points at that key's d_k numbers.
 using StepScore = std::function<real(int64_t row, const real* key)>;
-// The newest query's context: softmax over the allowed cached keys (real, and in the window around
-// cache.position) of score(row, k_j) (+ nothing for the rest: weight 0), then Σ_j a_j v_j → [B, h, 1, d_v].
-Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config, const StepScore& score);
+// How one query's scores become its weights, in place: a[j − first] holds the score of key j (−∞ for a key
+// it may not see). The softmax kinds use softmax_in_place; local and hard attention bring their own rule.
+using StepWeights = std::function<void(int64_t row, int64_t first, std::vector<real>& a)>;
+// a ← softmax(a): subtract the max, exponentiate, divide by the sum; a row of −∞ only becomes a row of 0.
+void softmax_in_place(std::vector<real>& a);
+// The newest query's context: the weights (softmax unless `weights` says otherwise) of score(row, k_j) over the
+// allowed cached keys (real, and in the window around cache.position; the rest get −∞), then Σ_j a_j v_j →
+// [B, h, 1, d_v].
+Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config, const StepScore& score,
+                     const StepWeights& weights = {});
 // Σ_c a_c · b_c over n numbers, in order.
 real dot_product(const real* a, const real* b, int64_t n);
 
@@ -169,6 +194,10 @@ std::unique_ptr<Attention> make_external_attention(const AttentionConfig& c, Att
                                                    int64_t heads, double dropout, Generator& init);
 std::unique_ptr<Attention> make_linear_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                  int64_t heads, double dropout, Generator& init);
+std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
+                                                int64_t heads, double dropout, Generator& init);   // local_m, local_p
+std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
+                                               int64_t heads, double dropout, Generator& init);
 
 // The kind names make_attention accepts, in the order of the README's table.
 const std::vector<std::string>& attention_kinds();

@@ -109,6 +109,8 @@ AttentionCache Attention::start_cross_cache(const Tensor&, const std::vector<uin
 Tensor Attention::step(const Tensor&, const std::vector<uint8_t>&, AttentionCache&) {
   throw Error("attention " + name + ": this kind has no incremental decoding (step)");
 }
+// Only hard attention learns by reward (hard.cpp); for every other kind the loss's gradient is the whole story.
+Tensor Attention::score_function_loss(const std::vector<double>&, double) { return Tensor(); }
 
 AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v,
                              const AttentionConfig& config) {
@@ -165,7 +167,24 @@ void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new,
   ++cache.keys;
 }
 
-Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config, const StepScore& score) {
+void softmax_in_place(std::vector<real>& a) {
+  const real minus_infinity = -std::numeric_limits<real>::infinity();
+  real max = minus_infinity;
+  for (real score : a) max = std::max(max, score);
+  if (max == minus_infinity) {                                                // no key visible: every weight 0
+    std::fill(a.begin(), a.end(), real(0));
+    return;
+  }
+  real total = 0;
+  for (real& weight : a) {
+    weight = std::exp(weight - max);                                          // e^(−inf) = 0 for hidden keys
+    total += weight;
+  }
+  for (real& weight : a) weight /= total;                                     // a_ij
+}
+
+Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config, const StepScore& score,
+                     const StepWeights& weights) {
   const real minus_infinity = -std::numeric_limits<real>::infinity();
   const int64_t B = cache.batch, h = cache.K.size(1), capacity = cache.capacity;
   const int64_t d_k = cache.K.size(3), d_v = cache.V.size(3), i = cache.position;
@@ -186,23 +205,20 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
     for (int64_t row = 0; row < B * h; ++row) {                               // the query's row
       const int64_t b = row / h, head = row % h;
       const int64_t kb = cache.kv_row(b), key_row = kb * h + head;            // the keys' row
-      // softmax over the visible keys, as softmax() does it: subtract the max, exponentiate, divide by the sum.
-      real max = minus_infinity;
       for (int64_t j = first; j < end; ++j) {
         const int64_t slot = cache.slot(j);                                   // where key j is kept
         const bool visible = cache.key_is_real[static_cast<size_t>(kb * capacity + slot)] != 0;
         a[j - first] = visible ? score(row, cache.K.data() + (key_row * capacity + slot) * d_k) : minus_infinity;
-        max = std::max(max, a[j - first]);
       }
-      if (max == minus_infinity) continue;                                    // no key visible: context 0
-      real total = 0;
-      for (real& weight : a) {
-        weight = std::exp(weight - max);                                      // e^(−inf) = 0 for hidden keys
-        total += weight;
+      if (weights) {
+        weights(row, first, a);                                               // the kind's own rule
+      } else {
+        softmax_in_place(a);                                                  // as softmax() does it
       }
       real* out = context.data() + row * d_v;                                 // [d_v]
       for (int64_t j = first; j < end; ++j) {
-        const real weight = a[j - first] / total;                             // a_ij
+        const real weight = a[j - first];                                     // a_ij
+        if (weight == 0) continue;                                            // a hidden key adds nothing
         const real* v = cache.V.data() + (key_row * capacity + cache.slot(j)) * d_v;   // v_j [d_v]
         for (int64_t c = 0; c < d_v; ++c) out[c] += weight * v[c];            // Σ_j a_ij v_j
       }

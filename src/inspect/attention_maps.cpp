@@ -281,6 +281,8 @@ std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head) {
 std::string row_normalisation(const AttentionMapRecord& map) {
   if (map.kind == "external") return "L1 over memory slots, after a softmax over tokens";
   if (map.kind == "linear") return "phi(q).phi(k) divided by its sum over keys";
+  if (map.kind == "local_p") return "softmax over the window, times a Gaussian around p_i (sums to less than 1)";
+  if (map.kind == "hard") return "one key per row: sampled, or the argmax (softmax over keys with hard_eval: expectation)";
   return "softmax over keys";
 }
 

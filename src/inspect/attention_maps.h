@@ -108,11 +108,12 @@ Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& ma
 // File name of that heatmap: "cross-layer1-head0.svg".
 std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head);
 
-// How this map's rows come to sum to 1 — every kind attnlab has makes each query's row sum to 1 when the query
-// sees at least one key: "softmax over keys" (scaled_dot, additive, simplified, sagan); "phi(q).phi(k) divided by
-// its sum over keys" (linear: the map it implies but never forms); "L1 over memory slots, after a softmax over
-// tokens" (external: its FIRST softmax runs down the columns, over the tokens; the stored map is the second,
-// row-wise normalisation). Exempt rows are all zero: a query at a <pad> token — a one-sentence picture has no
+// How this map's rows come to sum to 1 — every kind attnlab has but local_p makes each query's row sum to 1 when
+// the query sees at least one key: "softmax over keys" (scaled_dot, additive, simplified, sagan, local_m); "phi(q).
+// phi(k) divided by its sum over keys" (linear: the map it implies but never forms); "L1 over memory slots, after a
+// softmax over tokens" (external: its FIRST softmax runs down the columns, over the tokens; the stored map is the
+// second, row-wise normalisation); one 1 per row (hard). local_p's rows are a softmax times a Gaussian, which the
+// paper does not renormalise: they sum to between e^(−2) and 1. Exempt rows are all zero: a query at a <pad> token — a one-sentence picture has no
 // padding, but an untrained model's greedy translation can emit the pad id, which the masks then treat as
 // padding (external attention blanks such rows) — or a query whose attention window holds no key.
 std::string row_normalisation(const AttentionMapRecord& map);

@@ -1,6 +1,7 @@
 // transformer.cpp — encoder and decoder layers, the stacks, and the Seq2Seq model around them.
 #include "model/transformer.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -120,7 +121,8 @@ double attention_parameters(const AttentionConfig& a, double d, double heads) {
   if (a.kind == "additive") return 4 * projection + d;                          // + the score vector of each head
   if (a.kind == "external") return 2 * projection + 2 * double(a.memory_slots) * (d / heads);   // M_k, M_v
   if (a.kind == "simplified") return projection;                                // out_proj only
-  return 4 * projection;                                                        // scaled_dot, linear; sagan fewer
+  if (a.kind == "local_p") return 4 * projection + d * d + d;                  // + W_p (no bias) and each head's v_p
+  return 4 * projection;                             // scaled_dot, linear, local_m, hard; sagan fewer
 }
 
 }  // namespace
@@ -272,12 +274,55 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
                      ForwardContext& ctx) {
   Tensor memory = encode(src, ctx);                                           // [B, S, d]
   Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
+  if (ctx.training && learns_by_reward()) keep_rewards(y, targets);          // for score_function_loss()
   if (!fused()) {
     Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
     return cross_entropy(logits, targets, label_smoothing, pad_id);          // [1], pad positions ignored
   }
   // The same loss and gradients without ever holding the [B, T, V] logits (kernels/linear_cross_entropy.cpp).
   return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id);   // [1]
+}
+
+bool Seq2Seq::learns_by_reward() const {
+  for (const AttentionConfig* a : {&config_.encoder_attention, &config_.decoder_attention, &config_.cross_attention}) {
+    if (a->kind == "hard") return true;
+  }
+  return false;
+}
+
+void Seq2Seq::keep_rewards(const Tensor& y, const TokenIds& targets) {
+  NoGradGuard no_graph;                                                       // the reward is a constant
+  Tensor logits = matmul(y, output_weight_, false, /*transpose_b=*/true);            // [B, T, V]
+  const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
+  rewards_.assign(static_cast<size_t>(B), 0.0);
+  reward_tokens_ = 0;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t t = 0; t < T; ++t) {
+      const int32_t target = targets.values[static_cast<size_t>(b * T + t)];
+      if (target == pad_id) continue;
+      const real* row = logits.data() + (b * T + t) * V;                      // [V]
+      const double max = *std::max_element(row, row + V);
+      double total = 0;                                                        // log p = z_y − max − log Σ e^(z − max)
+      for (int64_t v = 0; v < V; ++v) total += std::exp(double(row[v]) - max);
+      rewards_[static_cast<size_t>(b)] += double(row[target]) - max - std::log(total);
+      reward_tokens_ += 1;
+    }
+}
+
+Tensor Seq2Seq::score_function_loss() {
+  if (rewards_.empty()) return Tensor();
+  Tensor total;                                                               // [1], or undefined
+  auto collect = [&](Attention& attention) {
+    Tensor term = attention.score_function_loss(rewards_, reward_tokens_);
+    if (term.defined()) total = total.defined() ? add(total, term) : term;
+  };
+  for (EncoderLayer* layer : encoder_layers_) collect(layer->self_attn);
+  for (DecoderLayer* layer : decoder_layers_) {
+    collect(layer->self_attn);
+    collect(layer->encoder_attn);
+  }
+  rewards_.clear();
+  return total;
 }
 
 DecoderState Seq2Seq::start_decoding(const Tensor& memory, const TokenIds& src, int64_t capacity) {

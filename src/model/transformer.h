@@ -99,6 +99,13 @@ class Seq2Seq : public Module {
               ForwardContext& ctx);
   Tensor forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx);      // both
 
+  // Hard attention (attention/hard.cpp) chooses its keys by sampling, so the loss gives its W_Q and W_K no
+  // gradient; they learn from a reward, each sentence's target log-likelihood log p(y | sampled keys). When a
+  // model with hard attention is trained, loss() keeps those rewards; the trainer then calls this once, right
+  // after loss(), and adds the result to the loss before backward: the score-function (REINFORCE) terms of every
+  // hard attention module, [1]. Undefined when there is nothing to add (no hard attention, or not training).
+  Tensor score_function_loss();
+
   // Incremental decoding (call under NoGradGuard). start_decoding projects the source's keys and values for
   // every decoder layer (memory [B, S, d] from encode(src)) and makes room for `capacity` target positions;
   // decode_step feeds one token per row, tokens [B, 1] (position state.position), and returns that
@@ -121,6 +128,11 @@ class Seq2Seq : public Module {
   LayerNorm* encoder_norm_ = nullptr;           // pre-LN only
   LayerNorm* decoder_norm_ = nullptr;           // pre-LN only
   Tensor output_weight_;                         // [tgt_vocab, d_model]: own parameter, or the tied embedding
+  // For score_function_loss(): is any attention hard, and the last training loss()'s rewards and target tokens.
+  bool learns_by_reward() const;
+  void keep_rewards(const Tensor& y, const TokenIds& targets);   // y [B, T, d] the decoder's output
+  std::vector<double> rewards_;                  // [B]: Σ_t log p(y_t), over the real target positions
+  double reward_tokens_ = 0;                     // the real target positions: the loss's divisor
 };
 
 // Throws attnlab::Error naming the config key for anything that cannot build a model, including a model whose

@@ -53,7 +53,17 @@ Section attention_section(const std::string& use) {
            {"window", [at](RunConfig& c) { return Window{&at(c).has_window, &at(c).window_left, &at(c).window_right}; },
             Range::any, {}, "none, or [left, right]: query i sees only keys i − left … i + right (softmax kinds)"},
            {"memory_slots", [at](RunConfig& c) { return &at(c).memory_slots; }, Range::positive, {},
-            "S, the number of learned memory rows of external attention", 65536}}};
+            "S, the number of learned memory rows of external attention", 65536},
+           {"local_width", [at](RunConfig& c) { return &at(c).local_width; }, Range::positive, {},
+            "D, the half-width of local_m / local_p's window [p_i − D, p_i + D] (σ = D / 2)", 65536},
+           {"hard_expectation", [at](RunConfig& c) { return &at(c).hard_expectation; }, Range::below_one, {},
+            "hard: the probability that a training sentence uses the expectation instead of a sample"},
+           {"hard_entropy", [at](RunConfig& c) { return &at(c).hard_entropy; }, Range::non_negative, {},
+            "hard: λ_e, the weight of the entropy bonus"},
+           {"hard_baseline_decay", [at](RunConfig& c) { return &at(c).hard_baseline_decay; }, Range::below_one, {},
+            "hard: the reward baseline's moving average, b ← decay · b + (1 − decay) · mean reward"},
+           {"hard_eval", [at](RunConfig& c) { return &at(c).hard_eval; }, Range::any, {"argmax", "expectation"},
+            "hard, at evaluation: argmax (the likeliest key) | expectation (the soft mix)"}}};
 }
 
 // The sections, in the order to_yaml() writes them.
@@ -267,7 +277,11 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
     }
     if (a.has_window && (a.kind == "external" || a.kind == "linear")) {
       fail(path + ".window" + where(path + ".window") + ": a window restricts a softmax over keys, and '" + a.kind +
-           "' attention has none; use it with scaled_dot, additive, simplified or sagan");
+           "' attention has none; use it with scaled_dot, additive, simplified, sagan or hard");
+    }
+    if (a.has_window && (a.kind == "local_m" || a.kind == "local_p")) {
+      fail(path + ".window" + where(path + ".window") + ": " + a.kind + " has its own window [p_i − D, p_i + D] "
+           "around its centre p_i; set D with " + path + ".local_width instead");
     }
   }
   if ((c.train.schedule == "noam" || c.train.schedule == "inverse_sqrt") && c.train.warmup_steps < 1) {

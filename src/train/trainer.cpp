@@ -281,6 +281,9 @@ StepResult train_step(Learner& learner, BatchStream& batches, const TrainConfig&
     const double value = loss.item();
     stop_if_not_finite(value, "the training loss", step, last_checkpoint,
                        ". Try a lower train.lr, more train.warmup_steps or train.clip_norm");
+    // Hard attention samples where it looks: the loss gives its choice no gradient, so it learns from the
+    // reward the loss just measured (attention/hard.cpp). Nothing is added for the other kinds.
+    if (Tensor reinforce = model.score_function_loss(); reinforce.defined()) loss = add(loss, reinforce);
     // Backward. Gradients add up over the step's batches; each loss is divided by `accumulate` first, so that
     // their sum is the gradient of the batches' mean loss.
     if (tc.accumulate > 1) loss = scale(loss, static_cast<real>(1.0 / double(tc.accumulate)));

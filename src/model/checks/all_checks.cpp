@@ -24,6 +24,7 @@ std::vector<GradcheckCase> all_gradcheck_cases() {
   add(model_checks(modules));                                                                             // ch. 5
   add(softmax_attention_checks());                                                                        // ch. 4
   add(external_linear_attention_checks());
+  add(local_attention_checks());
   return cases;
 }
 
