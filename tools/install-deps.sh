@@ -19,6 +19,7 @@ packages=(
   chromium                                  # only for the test that opens the attention and report pages
   jq                                        # tools/compare.sh reads metrics.jsonl with it
   gdb                                       # the debugger walkthrough; tests/gdb_test.sh checks tools/gdb/
+  openmpi-bin libopenmpi-dev                # data parallelism: mpirun -np N attnlab train (optional at build time)
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 
