@@ -29,7 +29,8 @@ fi
 
 sed "s#data/copy/#$source_dir/data/copy/#" "$source_dir/configs/copy.yaml" > copy.yaml
 settings=(--set train.max_steps=60 --set train.checkpoint_every=30 --set train.log_every=1 --set train.threads=1
-          --set train.valid_every=1000 --set train.valid_samples=0 --set train.max_minutes=0 --set train.warmup_steps=20)
+          --set train.valid_every=1000 --set train.valid_samples=0 --set train.max_minutes=0
+          --set train.warmup_steps=20)
 run_ok() {   # run_ok "what" command…
   local what=$1; shift
   timeout 120 "$@" > out.txt 2> err.txt; local code=$?
@@ -45,8 +46,8 @@ same_losses() {
   fi
   worst=$(paste "$2" "$3" | awk -v first="$4" '{ d = $1 - $2; if (d < 0) d = -d; r = d / ($2 < 0 ? -$2 : $2);
                                    if (r > w) { w = r; at = NR } } END { printf "%.3g at step %d", w, at + first - 1 }')
-  if paste "$2" "$3" | awk -v tol="$tolerance" '{ d = $1 - $2; if (d < 0) d = -d; if (d > tol * ($2 < 0 ? -$2 : $2)) bad = 1 }
-                                              END { exit bad }'; then
+  if paste "$2" "$3" | awk -v tol="$tolerance" '{ d = $1 - $2; if (d < 0) d = -d;
+                                                if (d > tol * ($2 < 0 ? -$2 : $2)) bad = 1 } END { exit bad }'; then
     passes=$((passes + 1)); echo "ok: $what: largest relative difference $worst (tolerance $tolerance)"
   else
     failures=$((failures + 1)); echo "FAIL: $what: largest relative difference $worst > $tolerance"
@@ -120,7 +121,8 @@ if [ -z "$rank1" ]; then
 else
   kill -9 "$rank1"; wait_for_mpirun
   if [ "$code" -ne 0 ] && [ "$seconds" != timeout ] && grep -q "rank 1 " err.txt; then
-    passes=$((passes + 1)); echo "ok: rank 1 killed: the job ended in ${seconds} s, exit $code: $(grep "rank 1 " err.txt)"
+    passes=$((passes + 1))
+    echo "ok: rank 1 killed: the job ended in ${seconds} s, exit $code: $(grep "rank 1 " err.txt)"
   else
     failures=$((failures + 1)); echo "FAIL: rank 1 killed: exit $code after ${seconds} s:"; tail -n 8 err.txt; fi
 fi

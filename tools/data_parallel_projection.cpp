@@ -10,6 +10,9 @@
 //                + 2 · (N − 1) · latency                 each N − 1 steps that move 1/N of the bytes
 //     step(N)    = compute(N) + comm(N)                  attnlab sums the gradients after backward: no overlap
 //     speed-up   = T / step(N)
+// and, second table, with the batch per machine fixed instead (train.batch_tokens raised N-fold, the usual way
+// to use a cluster; it changes the optimisation, as any larger batch does):
+//     step(N)    = T + comm(N)                           speed-up in tokens/s = N · T / step(N)
 // Assumptions, stated because they decide the answer: every machine computes as fast as the measured one and
 // its share scales perfectly (1/N of the batch takes 1/N of the time — optimistic for small shards, whose
 // matrix products run less efficiently); the network delivers its nominal bandwidth to each link of the ring
@@ -62,6 +65,12 @@ Inputs read_inputs(int argc, char** argv) {
   return in;
 }
 
+// Ring all-reduce of `bytes` over N machines: 2·(N − 1)/N · bytes / bandwidth + 2·(N − 1) · latency.
+double all_reduce_seconds(int N, double bytes, double gigabits_per_second, double latency_seconds) {
+  if (N == 1) return 0;
+  return 2.0 * (N - 1) / N * bytes / (gigabits_per_second * 1e9 / 8) + 2.0 * (N - 1) * latency_seconds;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -71,14 +80,14 @@ int main(int argc, char** argv) {
   std::printf("P = %.0f parameters (%.1f MB of float32 gradient), T = %.1f ms per step on one machine, "
               "latency %.0f µs per message\n\n", in.parameters, bytes / 1e6, in.step_seconds * 1e3,
               in.latency_seconds * 1e6);
-  std::printf("| machines | all-reduce ms, 1 / 10 / 25 Gbit/s | step ms, 1 / 10 / 25 Gbit/s | speed-up, 1 / 10 / 25 Gbit/s |%s\n",
+  std::printf("| machines | all-reduce ms, 1 / 10 / 25 Gbit/s | step ms, 1 / 10 / 25 Gbit/s "
+              "| speed-up, 1 / 10 / 25 Gbit/s |%s\n",
               in.tokens > 0 ? " tokens/s at 10 Gbit/s |" : "");
   std::printf("|---:|---:|---:|---:|%s\n", in.tokens > 0 ? "---:|" : "");
   for (int N : {1, 2, 4, 8, 16, 32, 64}) {
     double comm[3], step[3];
     for (int k = 0; k < 3; ++k) {
-      const double bytes_per_second = gigabits[k] * 1e9 / 8;
-      comm[k] = N == 1 ? 0 : 2.0 * (N - 1) / N * bytes / bytes_per_second + 2.0 * (N - 1) * in.latency_seconds;
+      comm[k] = all_reduce_seconds(N, bytes, gigabits[k], in.latency_seconds);
       step[k] = in.step_seconds / N + comm[k];
     }
     std::printf("| %d | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f | %.2f / %.2f / %.2f |", N, comm[0] * 1e3,
@@ -86,6 +95,17 @@ int main(int argc, char** argv) {
                 in.step_seconds / step[1], in.step_seconds / step[2]);
     if (in.tokens > 0) std::printf(" %.0f |", in.tokens / step[1]);
     std::printf("\n");
+  }
+  std::printf("\nWith the batch per machine fixed (train.batch_tokens × machines):\n\n");
+  std::printf("| machines | step ms, 1 / 10 / 25 Gbit/s | speed-up in tokens/s, 1 / 10 / 25 Gbit/s |\n"
+              "|---:|---:|---:|\n");
+  for (int N : {1, 2, 4, 8, 16, 32, 64}) {
+    double step[3];
+    for (int k = 0; k < 3; ++k) {
+      step[k] = in.step_seconds + all_reduce_seconds(N, bytes, gigabits[k], in.latency_seconds);
+    }
+    std::printf("| %d | %.1f / %.1f / %.1f | %.1f / %.1f / %.1f |\n", N, step[0] * 1e3, step[1] * 1e3, step[2] * 1e3,
+                N * in.step_seconds / step[0], N * in.step_seconds / step[1], N * in.step_seconds / step[2]);
   }
   return 0;
 }
