@@ -22,6 +22,7 @@ packages=(
   jq                                        # tools/compare.sh reads metrics.jsonl with it
   gdb                                       # the debugger walkthrough; tests/gdb_test.sh checks tools/gdb/
   clang libclang-rt-14-dev libomp-14-dev    # the fuzz preset: clang, its libFuzzer and OpenMP (tests/fuzz)
+  openmpi-bin libopenmpi-dev                # data parallelism: mpirun -np N attnlab train (optional at build time)
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
 

@@ -113,7 +113,8 @@ int main(int argc, char** argv) {
   CLI::App* train_app = app.add_subcommand(
       "train",
       "Train a translation model: reads a YAML config (configs/README.md documents every key), writes a run folder "
-      "(config, tokenizer, checkpoints, metrics.jsonl). Ctrl-C saves a checkpoint and stops; --resume continues.");
+      "(config, tokenizer, checkpoints, metrics.jsonl). Ctrl-C saves a checkpoint and stops; --resume continues. "
+      "Under mpirun -np N (a build with MPI) N processes share every batch: README \"Data parallelism\".");
   train_app->add_option("--config", train.config, "The config file of a new run (e.g. configs/toy-en-fr.yaml)");
   train_app->add_option("--run", train.run, "The folder to write the new run into (e.g. runs/toy-en-fr)");
   train_app->add_option("--resume", train.resume, "Continue the run in this folder from its latest checkpoint");

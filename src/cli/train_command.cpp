@@ -3,6 +3,8 @@
 // On a terminal: one progress line redrawn in place (step / total, loss, learning rate, tokens/s, ETA).
 // Otherwise (a log file, CI): a plain log line every train.log_every steps. Ctrl-C or SIGTERM asks the trainer
 // to finish its step, save a checkpoint and stop; the command then says how to resume and exits with 130.
+// Under mpirun (README "Data parallelism", src/train/data_parallel.h) every rank runs this command; rank 0 alone
+// shows progress, and an error on any rank ends the whole job with a message that names the rank.
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "train/data_parallel.h"
 #include "train/trainer.h"
 
 namespace attnlab {
@@ -35,9 +38,14 @@ class ProgressObserver : public TrainingObserver {
     double eta = seconds_per_step * static_cast<double>(r.max_steps - r.step);
     if (r.time_limit_seconds > 0) eta = std::min(eta, std::max(0.0, r.time_limit_seconds - r.elapsed_seconds));
     char line[256];
-    std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  lr %.2e  %.0f tok/s  epoch %lld  ETA %s",
+    char ranks[64] = "";
+    if (r.ranks > 1) {
+      std::snprintf(ranks, sizeof ranks, " on %d ranks (%.0f%% in all-reduce)", r.ranks,
+                    100 * r.communication_seconds / std::max(r.elapsed_seconds, 1e-9));
+    }
+    std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  lr %.2e  %.0f tok/s%s  epoch %lld  ETA %s",
                   static_cast<long long>(r.step), static_cast<long long>(r.max_steps), r.loss, r.learning_rate,
-                  r.tokens_per_second, static_cast<long long>(r.epoch), clock_text(eta).c_str());
+                  r.tokens_per_second, ranks, static_cast<long long>(r.epoch), clock_text(eta).c_str());
     if (terminal_) {
       const int width = 24;
       int filled = static_cast<int>(width * static_cast<double>(r.step) / static_cast<double>(std::max<int64_t>(r.max_steps, 1)));
@@ -80,6 +88,23 @@ class ProgressObserver : public TrainingObserver {
 
 void on_stop_signal(int signal_number) { request_training_stop(signal_number); }
 
+// train() on every rank of an mpirun job (one process: rank 0 of 1). Ranks other than 0 show nothing but
+// warnings and errors. An error on any rank ends the whole job (MPI_Abort), after one line naming the rank:
+// the others may be waiting for it in an all-reduce and would otherwise wait forever.
+TrainSummary train_as_rank(const TrainRequest& request, ProgressObserver& observer) {
+  const int rank = collective::rank(), ranks = collective::ranks();
+  TrainingObserver silent;
+  if (rank != 0) spdlog::set_level(std::max(spdlog::get_level(), spdlog::level::warn));
+  try {
+    return train(request, rank == 0 ? static_cast<TrainingObserver&>(observer) : silent);
+  } catch (const std::exception& e) {
+    if (ranks == 1) throw;
+    observer.clear_bar();
+    std::fprintf(stderr, "attnlab: rank %d of %d: %s\n", rank, ranks, e.what());
+    collective::abort_job(1);
+  }
+}
+
 }  // namespace
 
 int train_command(const TrainCommandOptions& options) {
@@ -93,6 +118,7 @@ int train_command(const TrainCommandOptions& options) {
   }
   if (request.run_dir.empty()) throw Error("attnlab train needs --run DIR (where to write the run) or --resume DIR");
 
+  MpiJob job;                                    // joins the mpirun job, if there is one (data_parallel.h)
   struct sigaction action {};
   action.sa_handler = on_stop_signal;
   sigemptyset(&action.sa_mask);
@@ -100,8 +126,9 @@ int train_command(const TrainCommandOptions& options) {
   sigaction(SIGTERM, &action, nullptr);
 
   ProgressObserver observer;
-  TrainSummary summary = train(request, observer);
+  TrainSummary summary = train_as_rank(request, observer);
   observer.clear_bar();
+  if (collective::rank() != 0) return summary.outcome == TrainOutcome::interrupted ? 130 : 0;
   std::printf("%s at step %lld after %s; checkpoint %s\n",
               summary.outcome == TrainOutcome::finished     ? "finished"
               : summary.outcome == TrainOutcome::time_limit ? "stopped at train.max_minutes"

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <bit>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -26,6 +27,7 @@
 #include "train/checkpoint.h"
 #include "train/clip.h"
 #include "train/config_io.h"
+#include "train/data_parallel.h"
 #include "train/optimizer.h"
 #include "train/run.h"
 #include "train/schedule.h"
@@ -72,7 +74,7 @@ RunConfig set_up_run(const TrainRequest& request) {
     throw Error("cannot make the run folder '" + request.run_dir + "': " +
                 (error ? error.message() : std::string("a file of that name is in the way")));
   }
-  use_threads(config.train.threads);
+  use_threads(threads_per_rank(config.train.threads));   // train.threads (shared among ranks: data_parallel.h)
   return config;
 }
 
@@ -167,6 +169,7 @@ struct Learner {
   std::vector<NamedParameter> parameters;   // handles to every weight, named as in a PyTorch state dict
   Optimizer optimizer;                      // Adam(W), with its moments
   Generator dropout_generator;              // draws every dropout mask
+  DataParallel parallel;                    // this rank's place in the job, and its shard of a batch
 };
 
 Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
@@ -178,7 +181,8 @@ Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, Tr
   Optimizer optimizer(parameters, config.train);
   observer.on_message("model: " + std::to_string(model->parameter_count()) + " parameters; vocabulary " +
                       std::to_string(model_config.src_vocab) + " → " + std::to_string(model_config.tgt_vocab));
-  return {std::move(model), std::move(parameters), std::move(optimizer), Generator(config.train.seed + 1)};
+  return {std::move(model), std::move(parameters), std::move(optimizer), Generator(config.train.seed + 1),
+          DataParallel()};
 }
 
 // ---- 4. Where the run is: a fresh start, or the latest checkpoint -----------------------------------------
@@ -196,6 +200,12 @@ struct BatchStream {
       epoch_batches = batcher.epoch(epoch);
     }
     return epoch_batches[static_cast<size_t>(batch_in_epoch++)];
+  }
+
+  void move_to(int64_t new_epoch, int64_t new_batch_in_epoch) {
+    epoch = new_epoch;
+    batch_in_epoch = new_batch_in_epoch;
+    epoch_batches = batcher.epoch(epoch);
   }
 
   const Batcher& batcher;
@@ -245,6 +255,32 @@ CheckpointState checkpoint_state(const RunConfig& config, const Learner& learner
   return state;
 }
 
+// With several ranks (data_parallel.h), every rank starts from rank 0's weights, Adam's moments and step count,
+// place in the data and best validation loss: rank 0 has them from the seed or from the checkpoint, whatever N
+// the run had when it was written. Each other rank draws its dropout masks from its own generator, seeded from
+// rank 0's. One process: nothing to do.
+void start_together(Learner& learner, Progress& progress, TrainingObserver& observer) {
+  DataParallel& parallel = learner.parallel;
+  if (parallel.ranks() == 1) return;
+  for (NamedParameter p : learner.parameters) collective::broadcast(p.tensor.data(), p.tensor.numel());
+  for (NamedTensor m : learner.optimizer.state_tensors()) collective::broadcast(m.tensor.data(), m.tensor.numel());
+  int64_t place[5] = {progress.step, progress.batches.epoch, progress.batches.batch_in_epoch,
+                      learner.optimizer.steps(), std::bit_cast<int64_t>(progress.best_valid_loss)};
+  collective::broadcast(place, 5);
+  std::string generator_state = learner.dropout_generator.state();
+  collective::broadcast(generator_state);
+  if (parallel.is_root()) {
+    observer.on_message("data parallel: " + std::to_string(parallel.ranks()) + " ranks, each training on 1/" +
+                        std::to_string(parallel.ranks()) + " of every batch");
+    return;
+  }
+  progress.step = place[0];
+  progress.batches.move_to(place[1], place[2]);
+  learner.optimizer.load_state(learner.optimizer.state_tensors(), place[3]);   // the moments are in place: t
+  progress.best_valid_loss = std::bit_cast<double>(place[4]);
+  learner.dropout_generator = Generator(dropout_seed_for_rank(generator_state, parallel.rank()));
+}
+
 // ---- 5. One training step: the paper's §5.3 (optimizer, schedule) and §5.4 (dropout, label smoothing) -----
 
 struct StepResult {
@@ -273,10 +309,13 @@ StepResult train_step(Learner& learner, BatchStream& batches, const TrainConfig&
   model.zero_grad();
   for (int64_t part = 0; part < tc.accumulate; ++part) {
     const Batch& batch = batches.next();
+    const Batch& shard = learner.parallel.shard(batch);   // this rank's rows (one process: the whole batch)
+    result.tokens += batch.src_tokens + batch.tgt_tokens;
+    if (shard.src.shape[0] == 0) continue;                // fewer sentences than ranks: nothing for this one
     // Forward and loss, in one call: label-smoothed cross-entropy of the decoder's predictions for the
     // targets, without keeping the [B, T, V] logits. Dropout draws its masks from the run's generator.
     ForwardContext ctx{/*training=*/true, &learner.dropout_generator, /*recorder=*/nullptr};
-    Tensor loss = model.loss(batch.src, batch.tgt_in, batch.targets,            // [1]
+    Tensor loss = model.loss(shard.src, shard.tgt_in, shard.targets,            // [1]
                              static_cast<real>(tc.label_smoothing), ctx);
     const double value = loss.item();
     stop_if_not_finite(value, "the training loss", step, last_checkpoint,
@@ -285,12 +324,16 @@ StepResult train_step(Learner& learner, BatchStream& batches, const TrainConfig&
     // reward the loss just measured (attention/hard.cpp). Nothing is added for the other kinds.
     if (Tensor reinforce = model.score_function_loss(); reinforce.defined()) loss = add(loss, reinforce);
     // Backward. Gradients add up over the step's batches; each loss is divided by `accumulate` first, so that
-    // their sum is the gradient of the batches' mean loss.
-    if (tc.accumulate > 1) loss = scale(loss, static_cast<real>(1.0 / double(tc.accumulate)));
+    // their sum is the gradient of the batches' mean loss — and, with several ranks, weighted by this shard's
+    // share of the batch's target tokens, so that the ranks' gradients add up to the batch's (data_parallel.h).
+    const double share = DataParallel::shard_weight(shard, batch);        // n_r / n (1 for one process)
+    const double weight = share / static_cast<double>(tc.accumulate);
+    if (weight != 1) loss = scale(loss, static_cast<real>(weight));
     loss.backward();
-    result.loss += value / static_cast<double>(tc.accumulate);
-    result.tokens += batch.src_tokens + batch.tgt_tokens;
+    result.loss += value * share / static_cast<double>(tc.accumulate);
   }
+  learner.parallel.sum_gradients(learner.parameters);   // Σ over the ranks: the whole batch's gradient …
+  collective::sum_in_place_double(&result.loss, 1);     // … and loss (one process: nothing to add)
   result.grad_norm = clip_grad_norm(learner.parameters, tc.clip_norm);   // clip the global gradient norm
   stop_if_not_finite(result.grad_norm, "the gradient norm", step, last_checkpoint);
   result.learning_rate = learning_rate(tc, step, model.config().d_model);  // the schedule (schedule.h)
@@ -311,7 +354,10 @@ struct Run {
 
 // What the run reports as it goes, and the summary train() returns.
 struct Records {
-  explicit Records(const std::string& run_dir) : metrics(run_dir + "/metrics.jsonl", std::ios::app) {}
+  // Rank 0 alone writes metrics.jsonl; on the other ranks the stream stays closed and takes nothing.
+  explicit Records(const std::string& run_dir) {
+    if (collective::rank() == 0) metrics.open(run_dir + "/metrics.jsonl", std::ios::app);
+  }
 
   std::ofstream metrics;               // metrics.jsonl: one JSON object per log line and per validation
   std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();   // this (re)start
@@ -333,6 +379,8 @@ void report_step(Run& run, const Progress& progress, const StepResult& result, R
   report.epoch = progress.batches.epoch;
   report.log_every = tc.log_every;
   report.time_limit_seconds = tc.max_minutes * 60;
+  report.ranks = run.learner.parallel.ranks();
+  report.communication_seconds = run.learner.parallel.communication_seconds();
   run.observer.on_step(report);
   if (tc.log_every > 0 && progress.step % tc.log_every == 0) {
     records.metrics << nlohmann::json{{"type", "train"}, {"step", progress.step}, {"loss", result.loss},
@@ -357,6 +405,7 @@ ValidationResult measure_validation(Run& run) {
 void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
   const TrainConfig& tc = run.config.train;
   Learner& learner = run.learner;
+  if (!learner.parallel.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
   const bool validate_now = tc.valid_every > 0 && progress.step % tc.valid_every == 0 &&
                             !run.data.valid_batches.empty();
   if (validate_now) {
@@ -389,8 +438,12 @@ void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
 TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records) {
   const TrainConfig& tc = run.config.train;
   while (progress.step < tc.max_steps) {
-    if (stop_requested.load() != 0) return TrainOutcome::interrupted;
-    if (tc.max_minutes > 0 && seconds_since(records.started) > tc.max_minutes * 60) return TrainOutcome::time_limit;
+    // 2: a stop request, 1: the time limit, 0: go on. All ranks must stop after the same step (or one would wait
+    // forever in the next all-reduce), so the most pressing reason any rank has counts (one process: its own).
+    const bool out_of_time = tc.max_minutes > 0 && seconds_since(records.started) > tc.max_minutes * 60;
+    const int stop = collective::max(stop_requested.load() != 0 ? 2 : out_of_time ? 1 : 0);
+    if (stop == 2) return TrainOutcome::interrupted;
+    if (stop == 1) return TrainOutcome::time_limit;
     ++progress.step;
     const StepResult result = train_step(run.learner, progress.batches, tc, progress.step, progress.last_checkpoint);
     records.summary.losses.push_back(result.loss);
@@ -405,11 +458,12 @@ TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records)
 // and, when the run never validated, one validation and best.safetensors.
 void save_before_leaving(Run& run, Progress& progress, Records& records) {
   Learner& learner = run.learner;
-  if (progress.last_saved_step != progress.step) {
+  const bool writes = learner.parallel.is_root();   // rank 0 alone writes (data_parallel.h)
+  if (writes && progress.last_saved_step != progress.step) {
     progress.last_checkpoint =
         run.checkpoints.save_step(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
   }
-  if (!run.checkpoints.has_best() && !run.data.valid_batches.empty()) {
+  if (writes && !run.checkpoints.has_best() && !run.data.valid_batches.empty()) {
     records.summary.validation = measure_validation(run);
     progress.best_valid_loss = records.summary.validation.loss;
     run.checkpoints.save_best(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
@@ -434,15 +488,24 @@ int use_threads(int64_t requested) {
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   stop_requested.store(0);
-  StartAttempt attempt(request.run_dir);         // until keep(), a failure removes what this start created
-  const RunConfig config = set_up_run(request);
+  // With several ranks (data_parallel.h) rank 0 alone starts the run folder; the others wait until it is made,
+  // read its config.yaml and tokenizers as a resumed run would, and take the rest from rank 0 (start_together).
+  const bool root = collective::rank() == 0;
+  if (!root) collective::barrier();
+  std::optional<StartAttempt> attempt;
+  if (root) attempt.emplace(request.run_dir);    // until keep(), a failure removes what this start created
+  const RunConfig config = set_up_run(root ? request : TrainRequest{"", request.run_dir, {}, /*resume=*/true});
   const TrainingData data = load_data(config, request.run_dir, observer);
   Learner learner = build_model(config, data.tokenizers, observer);
   const Batcher batcher(data.train_pairs, config.train.batch_tokens, config.train.seed);
   CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last);
-  Progress progress = start_or_resume(request, checkpoints, batcher, learner, observer);
-  write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));   // the folder is now a run
-  attempt.keep();
+  Progress progress = start_or_resume(root ? request : TrainRequest{}, checkpoints, batcher, learner, observer);
+  if (root) {
+    write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));   // the folder is now a run
+    attempt->keep();
+    collective::barrier();                       // the other ranks may read it now
+  }
+  start_together(learner, progress, observer);
 
   Run run{config, data, learner, checkpoints, observer};
   Records records(request.run_dir);

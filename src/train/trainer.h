@@ -20,6 +20,8 @@
 //   zero the gradients                          (first, not last: every step starts from zero gradients)
 //   for each of `accumulate` batches:  loss = CE_ls(model(src, tgt_in), targets)   forward and loss, one call
 //                                      (loss / accumulate).backward()   gradients add up across the batches
+//   with several ranks (mpirun; data_parallel.h): each rank runs the loop above on its rows of the batch, its loss
+//   weighted by its share of the batch's target tokens, and then the gradients are summed over the ranks
 //   clip the global gradient norm;  lr = schedule(step);  Adam(W) update
 // A run stopped (Ctrl-C, SIGTERM, the time limit) finishes its step and saves a checkpoint first; `--resume`
 // continues it so that, single-threaded, the losses are exactly those of a run never stopped: the checkpoint
@@ -47,6 +49,8 @@ struct StepReport {
   int64_t epoch = 0;
   int64_t log_every = 0;         // train.log_every: how often a non-terminal observer should log
   double time_limit_seconds = 0; // train.max_minutes · 60 (0: none), so an ETA can account for it
+  int ranks = 1;                 // processes training together (data_parallel.h); 1 without mpirun
+  double communication_seconds = 0;  // of elapsed_seconds, in the gradients' all-reduce (0 for one process)
 };
 
 // How the trainer tells the outside world what is happening (the command line draws a progress bar from it).

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# mpi_test.sh — data parallelism end to end (README "Data parallelism", src/train/data_parallel.h):
+#   1. `mpirun -np 2 attnlab train` on the copy task has the losses of one process with the same global batch
+#      (train.batch_tokens), step for step, within a relative $tolerance;
+#   2. a 2-rank checkpoint resumed in one process continues as the 2-rank run did, and a 1-process checkpoint
+#      resumed on 2 ranks continues as the 1-process run did (the same tolerance);
+#   3. SIGTERM to mpirun stops both ranks after one checkpoint, which resumes;
+#   4. a rank killed with SIGKILL ends the whole job within 30 s, with a message that names the rank.
+# Why a tolerance and not the same bits: each rank multiplies half the batch's rows, so the sums inside the weight
+# gradients' matrix products are added in another order than in one product over all rows; the results differ
+# in the last bits of float32, and Adam carries those differences on. (The all-reduce itself, a + b over two
+# ranks, is exact in either order.)
+# Skipped (exit 77) with a one-line reason only when mpirun cannot start two processes at all.
+#   usage: mpi_test.sh ATTNLAB_BINARY SOURCE_DIR WORK_DIR MPIRUN
+set -u
+attnlab=$1 source_dir=$2 work=$3 mpirun=$4
+tolerance=1e-5
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0 passes=0
+
+# As root (containers, CI) mpirun refuses to start unless told twice that it is meant; --oversubscribe lets two
+# ranks start on a machine that Open MPI thinks has fewer free slots than that.
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+mpi=("$mpirun" -np 2 --oversubscribe)
+if ! out=$(timeout 30 "${mpi[@]}" true 2>&1); then
+  echo "SKIP: mpirun cannot start 2 processes here: $(echo "$out" | grep -v '^ *$' | head -n 1)"
+  exit 77
+fi
+
+sed "s#data/copy/#$source_dir/data/copy/#" "$source_dir/configs/copy.yaml" > copy.yaml
+settings=(--set train.max_steps=60 --set train.checkpoint_every=30 --set train.log_every=1 --set train.threads=1
+          --set train.valid_every=1000 --set train.valid_samples=0 --set train.max_minutes=0
+          --set train.warmup_steps=20)
+run_ok() {   # run_ok "what" command…
+  local what=$1; shift
+  timeout 120 "$@" > out.txt 2> err.txt; local code=$?
+  if [ "$code" -eq 0 ]; then passes=$((passes + 1)); else
+    failures=$((failures + 1)); echo "FAIL: $what (exit $code):"; sed 's/^/    /' err.txt | tail -n 20; fi
+}
+train_losses() { grep '"type":"train"' "$1/metrics.jsonl" | grep -o '"loss":[^,}]*' | cut -d: -f2; }
+# same_losses "what" FILE_A FILE_B FIRST_STEP: as many losses in both, each pair within the relative tolerance.
+same_losses() {
+  local what=$1 worst
+  if [ "$(wc -l < "$2")" -ne "$(wc -l < "$3")" ] || [ "$(wc -l < "$2")" -eq 0 ]; then
+    failures=$((failures + 1)); echo "FAIL: $what: $(wc -l < "$2") against $(wc -l < "$3") losses"; return
+  fi
+  worst=$(paste "$2" "$3" | awk -v first="$4" '{ d = $1 - $2; if (d < 0) d = -d; r = d / ($2 < 0 ? -$2 : $2);
+                                   if (r > w) { w = r; at = NR } } END { printf "%.3g at step %d", w, at + first - 1 }')
+  if paste "$2" "$3" | awk -v tol="$tolerance" '{ d = $1 - $2; if (d < 0) d = -d;
+                                                if (d > tol * ($2 < 0 ? -$2 : $2)) bad = 1 } END { exit bad }'; then
+    passes=$((passes + 1)); echo "ok: $what: largest relative difference $worst (tolerance $tolerance)"
+  else
+    failures=$((failures + 1)); echo "FAIL: $what: largest relative difference $worst > $tolerance"
+    paste "$2" "$3" | head -n 10
+  fi
+}
+
+# 1. Two ranks against one process, the same global batch.
+run_ok "1 process" "$attnlab" train --config copy.yaml --run one "${settings[@]}"
+run_ok "2 ranks" "${mpi[@]}" "$attnlab" train --config copy.yaml --run two "${settings[@]}"
+grep -q "2 ranks" err.txt || { failures=$((failures + 1)); echo "FAIL: rank 0's log does not mention the ranks"; }
+train_losses one > one.txt; train_losses two > two.txt
+same_losses "2 ranks = 1 process, 60 steps" two.txt one.txt 1
+# The losses must also move: a run that did not learn would match trivially.
+awk 'NR == 1 { first = $1 } END { exit !($1 < 0.5 * first) }' two.txt ||
+  { failures=$((failures + 1)); echo "FAIL: the 2-rank loss did not halve in 60 steps"; }
+
+# 2. Resuming with another number of processes: from the step-30 checkpoint to step 60.
+resume_from_30() {   # resume_from_30 RUN COPY: COPY = RUN as it was at its step-30 checkpoint
+  rm -rf "$2" && cp -r "$1" "$2" && rm -f "$2"/checkpoints/step-00000060.safetensors "$2/metrics.jsonl"
+}
+resume_from_30 two two-then-one
+run_ok "resume the 2-rank run in 1 process" "$attnlab" train --resume two-then-one
+resume_from_30 one one-then-two
+run_ok "resume the 1-process run on 2 ranks" "${mpi[@]}" "$attnlab" train --resume one-then-two
+train_losses two-then-one > two-then-one.txt; train_losses one-then-two > one-then-two.txt
+tail -n 30 two.txt > two-31-60.txt; tail -n 30 one.txt > one-31-60.txt
+same_losses "2 ranks → resumed in 1 process, steps 31-60" two-then-one.txt two-31-60.txt 31
+same_losses "1 process → resumed on 2 ranks, steps 31-60" one-then-two.txt one-31-60.txt 31
+
+# Starts a 2-rank run that would go on for hours, in the background, and waits for its first 5 steps.
+start_long_run() {   # start_long_run RUN; sets $mpirun_pid
+  "${mpi[@]}" "$attnlab" train --config copy.yaml --run "$1" "${settings[@]}" --set train.max_steps=100000 \
+    > out.txt 2> err.txt &
+  mpirun_pid=$!
+  for _ in $(seq 1 300); do [ "$(train_losses "$1" 2> /dev/null | wc -l)" -ge 5 ] && break; sleep 0.1; done
+}
+# Waits at most 30 s for mpirun to end; kills it (a failure) if it has not. Sets $code and $seconds.
+wait_for_mpirun() {
+  local start; start=$(date +%s)
+  while kill -0 "$mpirun_pid" 2> /dev/null && [ $(( $(date +%s) - start )) -lt 30 ]; do sleep 0.1; done
+  seconds=$(( $(date +%s) - start ))
+  if kill -0 "$mpirun_pid" 2> /dev/null; then kill -9 "$mpirun_pid"; seconds=timeout; fi
+  wait "$mpirun_pid"; code=$?
+}
+
+# 3. SIGTERM to mpirun (as Ctrl-C): Open MPI 4 passes it on to every rank as SIGTERM a second later
+# (odls_base_sigkill_timeout) and kills them a second after that; in between both ranks finish their step and
+# rank 0 saves a checkpoint. mpirun itself then exits with 1.
+start_long_run stopped
+kill -s TERM "$mpirun_pid"; wait_for_mpirun
+step=$(grep -o "interrupted at step [0-9]*" out.txt | grep -o "[0-9]*$")
+if [ -n "$step" ] && [ -f "stopped/checkpoints/step-$(printf %08d "$step").safetensors" ]; then
+  run_ok "resume the stopped run" "$attnlab" train --resume stopped --set train.max_steps=$((step + 2))
+  grep -q "finished at step $((step + 2))" out.txt ||
+    { failures=$((failures + 1)); echo "FAIL: the run stopped at step $step did not resume"; cat out.txt; }
+else
+  failures=$((failures + 1)); echo "FAIL: SIGTERM to mpirun: exit $code after $seconds s, no checkpoint:"
+  cat out.txt; tail -n 5 err.txt
+fi
+
+# 4. A rank that dies: mpirun ends the other within 30 s and names the dead one.
+start_long_run killed
+rank1=""
+for child in $(pgrep -P "$mpirun_pid"); do   # Open MPI 4 starts the ranks on this machine as mpirun's children
+  tr '\0' '\n' < "/proc/$child/environ" 2> /dev/null | grep -qx "OMPI_COMM_WORLD_RANK=1" && rank1=$child
+done
+if [ -z "$rank1" ]; then
+  failures=$((failures + 1)); echo "FAIL: rank 1's process not found among mpirun's children"
+  kill "$mpirun_pid"; wait_for_mpirun
+else
+  kill -9 "$rank1"; wait_for_mpirun
+  if [ "$code" -ne 0 ] && [ "$seconds" != timeout ] && grep -q "rank 1 " err.txt; then
+    passes=$((passes + 1))
+    echo "ok: rank 1 killed: the job ended in ${seconds} s, exit $code: $(grep "rank 1 " err.txt)"
+  else
+    failures=$((failures + 1)); echo "FAIL: rank 1 killed: exit $code after ${seconds} s:"; tail -n 8 err.txt; fi
+fi
+
+echo "$passes passed, $failures failed"
+[ "$failures" -eq 0 ]
