@@ -89,14 +89,16 @@ std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<i
       std::vector<BeamCandidateLog>* step_log = log && s == 0 ? &log->emplace_back() : nullptr;
       for (const Candidate& c : candidates) {
         const Live& from = sentence.live[static_cast<size_t>(c.from)];
-        if (step_log) {                                          // what happens to c, for a learner to watch
-          BeamCandidateLog& entry = step_log->emplace_back(BeamCandidateLog{from.tokens, c.log_prob, c.log_prob, "kept"});
+        const bool beam_full = !at_limit && next_live.size() == k;   // then c and the rest are dropped
+        const bool finished = !beam_full && (c.token == eos_id || at_limit);
+        if (step_log) {                                          // what becomes of c, for a learner to watch
+          BeamCandidateLog entry{from.tokens, c.log_prob, finished ? finish(from, c, alpha).score : c.log_prob,
+                                 beam_full ? "dropped" : finished ? "finished" : "kept"};
           entry.tokens.push_back(c.token);
-          if (!at_limit && next_live.size() == k) entry.fate = "dropped";
-          else if (c.token == eos_id || at_limit) entry.fate = "finished", entry.score = finish(from, c, alpha).score;
+          step_log->push_back(std::move(entry));
         }
-        if (!at_limit && next_live.size() == k) continue;       // the beam is full: the rest are dropped
-        if (c.token == eos_id || at_limit) {
+        if (beam_full) continue;
+        if (finished) {
           sentence.finished.push_back(finish(from, c, alpha));
           continue;
         }
