@@ -13,6 +13,7 @@
 //   * the sign of the score term: a sample rewarded above the baseline becomes likelier, one below less likely;
 //   * the model hands the rewards over only for hard attention, and only while training.
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <map>
@@ -328,6 +329,9 @@ std::vector<double> exact_gradient(TinyHard& tiny) {
 }  // namespace
 
 TEST_CASE("REINFORCE is unbiased: the mean of sampled gradients matches the exact gradient of the expected loss") {
+  // Thousands of tiny passes: one thread, so that no pass waits for a second core (restored at the end).
+  const int threads_before = omp_get_max_threads();
+  omp_set_num_threads(1);
   TinyHard tiny;
   const std::vector<double> exact = exact_gradient(tiny);
   const size_t n_params = exact.size();
@@ -364,6 +368,7 @@ TEST_CASE("REINFORCE is unbiased: the mean of sampled gradients matches the exac
   // gradients by many standard errors.
   MESSAGE("largest |exact| / standard error of W_Q, W_K: ", largest_signal);
   CHECK(largest_signal > 10);
+  omp_set_num_threads(threads_before);
 }
 
 TEST_CASE("the score term's sign: a sample rewarded above the baseline becomes likelier, one below less likely") {
