@@ -89,6 +89,14 @@ std::string translate_request(const std::string& request_body, std::vector<std::
 }  // namespace
 
 int serve_command(const ServeCommandOptions& options) {
+  // Block the stop signals before any thread starts — OpenMP's worker threads too, which loading a model may
+  // start — since threads inherit the mask and a signal goes to any thread that does not block it; one thread
+  // waits for them (below).
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
   std::vector<std::unique_ptr<ServedRun>> runs;
   std::vector<std::string> names;
   for (const std::string& dir : options.runs) {
@@ -99,13 +107,6 @@ int serve_command(const ServeCommandOptions& options) {
     runs.push_back(std::move(served));
   }
   const std::string page = explorer_page_html("attnlab explorer", "", names);
-
-  // Block the stop signals before any thread starts (threads inherit the mask); one thread waits for them.
-  sigset_t stop_signals;
-  sigemptyset(&stop_signals);
-  sigaddset(&stop_signals, SIGINT);
-  sigaddset(&stop_signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   httplib::Server server;
   server.set_payload_max_length(max_body_bytes);
