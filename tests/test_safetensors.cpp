@@ -278,6 +278,46 @@ TEST_CASE("safetensors: a header that is not valid JSON is refused") {
   CHECK_THROWS_WITH_AS(parse(file_bytes("", valid_data)), doctest::Contains("not valid JSON"), Error);
 }
 
+TEST_CASE("safetensors: a header that is not valid JSON is refused in a short message, not with the whole bad token") {
+  // Found by fuzzing: the JSON library's message quotes the token it stopped at whole ("last read: '…'").
+  const std::string long_token = "{\"" + std::string(5000, 'a') + "\n";
+  std::string message;
+  try {
+    parse(file_bytes(long_token, valid_data));
+  } catch (const Error& error) {
+    message = error.what();
+  }
+  CHECK_MESSAGE(message.find("corrupt.safetensors: the header is not valid JSON: parse error") == 0, message);
+  CHECK_MESSAGE(message.size() < 300, message);
+}
+
+TEST_CASE("safetensors: save refuses a metadata key that is not UTF-8 in a short message, not with the whole key") {
+  // Found by fuzzing (tests/fuzz/fuzz_checkpoint.cpp): a 1,000-byte key came back whole.
+  const std::string path = (fresh_directory("long_key") / "x.safetensors").string();
+  std::string message;
+  try {
+    save_safetensors(path, {}, {{std::string(3000, 'k') + "\xff", "v"}});
+  } catch (const Error& error) {
+    message = error.what();
+  }
+  CHECK_MESSAGE(message.find("is not valid UTF-8") != std::string::npos, message);
+  CHECK_MESSAGE(message.size() < 400, message);
+}
+
+TEST_CASE("safetensors: overlapping tensors with long names are named by a short prefix") {
+  const std::string a(3000, 'a'), b(3000, 'b');
+  std::string message;
+  try {
+    parse(file_bytes("{\"" + a + "\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]},\"" + b +
+                         "\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}",
+                     std::string(8, '\0')));
+  } catch (const Error& error) {
+    message = error.what();
+  }
+  CHECK_MESSAGE(message.find("overlap") != std::string::npos, message);
+  CHECK_MESSAGE(message.size() < 400, message);
+}
+
 TEST_CASE("safetensors: a header that is not a JSON object is refused") {
   CHECK_THROWS_WITH_AS(parse(file_bytes("[" + valid_header + "]", valid_data)),
                        doctest::Contains("corrupt.safetensors: the header must be a JSON object"), Error);

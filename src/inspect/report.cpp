@@ -9,6 +9,7 @@
 #include "inspect/attention_page.h"
 #include "inspect/svg.h"
 #include "util/error.h"
+#include "util/quote.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -59,7 +60,7 @@ TrainingHistory read_metrics(const std::string& path) {
     try {
       line = nlohmann::json::parse(text);
     } catch (const nlohmann::json::exception& e) {
-      throw Error(where + " is not JSON: " + e.what());
+      throw Error(where + " is not JSON: " + library_reason(e.what()));
     }
     if (!line.is_object()) throw Error(where + " is not a JSON object");
     const std::string type = type_of(line);

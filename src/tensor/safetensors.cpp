@@ -133,11 +133,7 @@ Json parse_header(const std::string& header_text, const std::string& file) {
   try {
     header = Json::parse(header_text.begin(), header_text.end(), notice_duplicate_keys);
   } catch (const Json::exception& e) {
-    // e.what() reads "[json.exception.parse_error.101] parse error at line 1, column 7: …"; drop the tag.
-    std::string reason = e.what();
-    size_t tag_end = reason.find("] ");
-    if (tag_end != std::string::npos) reason = reason.substr(tag_end + 2);
-    refuse(file, "the header is not valid JSON: " + reason);
+    refuse(file, "the header is not valid JSON: " + library_reason(e.what()));   // its tag dropped, cut short
   }
 
   if (!header.is_object()) {
@@ -294,14 +290,14 @@ void check_tensors_tile_the_data(const std::vector<TensorEntry>& sorted_entries,
   const TensorEntry* previous = nullptr;  // the tensor that ends at covered_up_to
   for (const TensorEntry& entry : sorted_entries) {
     if (entry.begin < covered_up_to) {
-      refuse(file, "tensors \"" + previous->name + "\" (bytes " + std::to_string(previous->begin) + " to " +
-                       std::to_string(previous->end) + ") and \"" + entry.name + "\" (bytes " +
+      refuse(file, "tensors " + quote(previous->name) + " (bytes " + std::to_string(previous->begin) + " to " +
+                       std::to_string(previous->end) + ") and " + quote(entry.name) + " (bytes " +
                        std::to_string(entry.begin) + " to " + std::to_string(entry.end) +
                        ") overlap in the data buffer; each byte must belong to one tensor");
     }
     if (entry.begin > covered_up_to) {
       std::string where =
-          previous ? "between \"" + previous->name + "\" and \"" + entry.name + "\"" : "before \"" + entry.name + "\"";
+          previous ? "between " + quote(previous->name) + " and " + quote(entry.name) : "before " + quote(entry.name);
       refuse(file, "bytes " + std::to_string(covered_up_to) + " to " + std::to_string(entry.begin) +
                        " of the data buffer belong to no tensor (a hole " + where + ")");
     }
@@ -333,7 +329,7 @@ Tensor read_tensor(const TensorEntry& entry, const char* data, const std::string
       // into infinity would hide a problem, so it is refused. Infinities and NaN convert as they are.
       if (std::is_same_v<real, float> && std::isfinite(value) &&
           std::abs(value) > static_cast<double>(std::numeric_limits<float>::max())) {
-        refuse(file, "tensor \"" + entry.name + "\": element " + std::to_string(k) + " is " + Json(value).dump() +
+        refuse(file, "tensor " + quote(entry.name) + ": element " + std::to_string(k) + " is " + Json(value).dump() +
                          ", too large for float32");
       }
       values[k] = static_cast<real>(value);
@@ -476,17 +472,17 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
   // Check everything before touching the disk.
   std::set<std::string> names;
   for (const NamedTensor& named : tensors) {
-    const std::string tensor = "tensor \"" + named.name + "\": ";
+    const std::string tensor = "tensor " + quote(named.name) + ": ";
     if (named.name.empty()) refuse(path, "cannot save a tensor with an empty name");
     if (named.name == "__metadata__") refuse(path, "\"__metadata__\" is reserved and cannot name a tensor");
     if (first_invalid_utf8(named.name) != std::string::npos) refuse(path, tensor + "the name is not valid UTF-8");
-    if (!names.insert(named.name).second) refuse(path, "two tensors are named \"" + named.name + "\"");
+    if (!names.insert(named.name).second) refuse(path, "two tensors are named " + quote(named.name));
     if (!named.tensor.defined()) refuse(path, tensor + "the Tensor is empty (default-constructed)");
     if (named.tensor.rank() == 0) refuse(path, tensor + "the Tensor has no shape");
   }
   for (const auto& [key, value] : metadata) {
     if (first_invalid_utf8(key) != std::string::npos || first_invalid_utf8(value) != std::string::npos) {
-      refuse(path, "metadata \"" + key + "\" is not valid UTF-8");
+      refuse(path, "metadata " + quote(key) + " is not valid UTF-8");   // found by fuzzing: a long key came back whole
     }
   }
 

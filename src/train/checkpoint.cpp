@@ -182,7 +182,7 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
   }
   for (const NamedTensor& named : contents.tensors) {
     if (starts_with(named.name, "optimizer.") || is_parameter.count(named.name)) continue;
-    differences.push_back("unexpected: " + named.name + " " + named.tensor.shape().str());
+    differences.push_back("unexpected: " + shorten(named.name) + " " + named.tensor.shape().str());   // a file's name
   }
   if (!differences.empty()) {
     std::string listed;

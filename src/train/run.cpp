@@ -54,7 +54,7 @@ RunTokenizers load_run_tokenizers(const RunConfig& config, const std::string& ru
   try {
     index = nlohmann::json::parse(read_text_file(index_path));
   } catch (const nlohmann::json::exception& e) {
-    throw Error(index_path + " is not valid JSON: " + e.what());
+    throw Error(index_path + " is not valid JSON: " + library_reason(e.what()));
   }
   if (!index.is_object()) {
     throw Error(index_path + " must be a JSON object {\"src\": …, \"tgt\": …}, but it is " +

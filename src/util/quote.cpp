@@ -15,4 +15,10 @@ std::string quote(std::string_view text, char mark, size_t most) {
   return mark + shorten(text, most) + mark + length;
 }
 
+std::string library_reason(std::string_view what, size_t most) {
+  const size_t tag_end = what.starts_with('[') ? what.find("] ") : std::string_view::npos;
+  if (tag_end != std::string_view::npos) what.remove_prefix(tag_end + 2);
+  return shorten(what, most);
+}
+
 }  // namespace attnlab

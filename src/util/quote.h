@@ -23,4 +23,9 @@ std::string shorten(std::string_view text, size_t most = quote_most);
 // shorten(text) between `mark`s, followed by " (N bytes)" when it was cut.
 std::string quote(std::string_view text, char mark = '"', size_t most = quote_most);
 
+// A library's own error text (a JSON parser's "[json.exception.parse_error.101] parse error at line 1, column 7:
+// …; last read: '…'") for a message of ours: without its "[…] " tag, and cut like shorten() to `most` bytes,
+// since the library quotes the input it stopped at whole — found by fuzzing: a 5,000-byte token came back whole.
+std::string library_reason(std::string_view what, size_t most = 160);
+
 }  // namespace attnlab

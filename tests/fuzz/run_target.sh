@@ -3,8 +3,8 @@
 #
 #   run_target.sh BINARY SEED_DIR RUNS WORK_DIR
 #
-# Runs BINARY (a libFuzzer target of the fuzz preset) on the seeds in SEED_DIR for RUNS executions with a fixed
-# random seed; new inputs and any crash file go to WORK_DIR, never into the seed folder of the repository.
+# Runs BINARY (a libFuzzer target of the fuzz preset) on the seeds in SEED_DIR for RUNS executions (or 30 s)
+# with a fixed random seed; new inputs and any crash file go to WORK_DIR, never into the seed folder of the repository.
 # Exits 77 (ctest's skip) with one line saying why when the target has not been built (no clang, or the fuzz
 # preset not built); non-zero when libFuzzer finds a crash, a leak, a timeout or runs out of memory.
 set -uo pipefail
@@ -22,7 +22,7 @@ rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts"
 scratch=$( [ -d /dev/shm ] && mktemp -d /dev/shm/attnlab-fuzz.XXXXXX || mktemp -d )   # the target's files (fuzz_support.h)
 trap 'rm -rf "$scratch"' EXIT
-TMPDIR=$scratch "$binary" -runs="$runs" -seed=1 -timeout=20 -rss_limit_mb=2048 -max_total_time=120 \
+TMPDIR=$scratch "$binary" -runs="$runs" -seed=1 -timeout=20 -rss_limit_mb=2048 -max_total_time=30 \
   -artifact_prefix="$work/artifacts/" "$work/corpus" "$seeds" >"$work/log" 2>&1
 status=$?
 tail -n 3 "$work/log"
