@@ -316,6 +316,13 @@ TEST_CASE("optimizer state round-trips through named tensors, and a state for ot
     std::string message = error_message([&] { restored.load_state(extra, 2); });
     CHECK(message.find("unexpected: optimizer.exp_avg.c") != std::string::npos);
   }
+  SUBCASE("a long name from the file is named by a short prefix (found by fuzzing)") {
+    std::vector<NamedTensor> extra = saved;
+    extra.push_back({"optimizer.exp_avg." + std::string(3000, 'c'), Tensor::zeros({1})});
+    std::string message = error_message([&] { restored.load_state(extra, 2); });
+    CHECK(message.find("unexpected: optimizer.exp_avg.ccc") != std::string::npos);
+    CHECK_MESSAGE(message.size() < 400, message);
+  }
 }
 
 // ================================================= schedule =================================================

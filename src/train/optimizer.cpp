@@ -14,6 +14,7 @@
 
 #include "tensor/parallel.h"
 #include "util/error.h"
+#include "util/quote.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -187,12 +188,13 @@ void Optimizer::load_state(const std::vector<NamedTensor>& tensors, int64_t step
       found = &found_v;
       parameter_name = named.name.substr(exp_avg_sq_prefix.size());
     } else {
-      problems.push_back("unexpected: " + named.name + " (attnlab's Adam state is only exp_avg and exp_avg_sq)");
+      problems.push_back("unexpected: " + shorten(named.name) + " (attnlab's Adam state is only exp_avg and exp_avg_sq)");
       continue;
     }
     auto at = index_of.find(parameter_name);
     if (at == index_of.end()) {
-      problems.push_back("unexpected: " + named.name + " (there is no parameter " + parameter_name + ")");
+      problems.push_back("unexpected: " + shorten(named.name) + " (there is no parameter " + shorten(parameter_name) +
+                         ")");   // names from a file, cut (found by fuzzing)
       continue;
     }
     (*found)[at->second] = &named.tensor;

@@ -25,8 +25,8 @@
 namespace attnlab::fuzz {
 
 // A message that echoes a large part of the input back buries the reason (util/quote.h cuts quoted values to
-// 40 bytes); 600 bytes is room for two paths, a few names and a sentence.
-inline constexpr size_t message_most = 600;
+// 40 bytes); 1000 bytes is room for a path and the five differences a checkpoint or optimizer message lists.
+inline constexpr size_t message_most = 1000;
 
 // Stops the fuzzer, printing why, when a promise of the contract does not hold.
 [[noreturn]] inline void broken(const std::string& what) {
