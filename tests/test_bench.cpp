@@ -24,6 +24,18 @@ model: {d_model: 8, heads: 2, d_ff: 16, encoder_layers: 1, decoder_layers: 1}
 train: {threads: 1}
 )";
 
+// Three timed steps of the tiny model on 2 sentences of 4 random ids (of 12), a 16 × 16 GEMM.
+BenchOptions tiny_options() {
+  BenchOptions options;
+  options.steps = 3;
+  options.warmup = 1;
+  options.batch = 2;
+  options.length = 4;
+  options.vocab = 12;
+  options.gemm_size = 16;
+  return options;
+}
+
 }  // namespace
 
 TEST_CASE("the FLOP count is the sum of 2·n·k·m over every matrix product of a forward pass") {
@@ -53,15 +65,9 @@ TEST_CASE("the FLOP count is the sum of 2·n·k·m over every matrix product of 
 
 TEST_CASE("a benchmark run gives consistent figures: every phase within its step, tokens/s = tokens / step") {
   RunConfig config = parse_config(tiny_yaml, "tiny.yaml");
-  BenchOptions options;
-  options.steps = 3;
-  options.warmup = 1;
-  options.batch = 2;
-  options.length = 4;
-  options.vocab = 12;
+  BenchOptions options = tiny_options();
   options.decode_sentences = 2;
   options.decode_length = 5;
-  options.gemm_size = 16;
   BenchResult r = run_bench(config, options);
   CHECK(r.threads == 1);
   CHECK(r.tokens_per_step == 2 * (4 + 4));
@@ -90,14 +96,7 @@ TEST_CASE("a benchmark run gives consistent figures: every phase within its step
 TEST_CASE("the op profile accounts for the step: every op of the model, forward and backward, and the optimizer") {
   RunConfig config = parse_config(tiny_yaml, "tiny.yaml");
   config.train.threads = 2;
-  BenchOptions options;
-  options.steps = 3;
-  options.warmup = 1;
-  options.batch = 2;
-  options.length = 4;
-  options.vocab = 12;
-  options.gemm_size = 16;
-  ProfileResult p = run_profile(config, options);
+  ProfileResult p = run_profile(config, tiny_options());
   CHECK(p.threads == 2);
   REQUIRE(p.step_ms_one > 0);
   REQUIRE(p.step_ms_many > 0);
