@@ -2,12 +2,14 @@
 // their values on small examples worked by hand, the identities that tie them together, and their error messages.
 // (Their gradients are checked against finite differences in float64: tests/f64_gradcheck.cpp.)
 #include <doctest/doctest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <string>
 
 #include "autograd/ops.h"
 #include "kernels/kernels.h"
+#include "tensor/product.h"
 #include "util/error.h"
 
 using namespace attnlab;
@@ -353,6 +355,57 @@ TEST_CASE("large products (Eigen's GEMM, no scratch copies) give the same bits a
   for (bool transpose_b : {false, true}) {
     check_copies_agree_and_match_definition(gen, 33, 40, 19, /*transpose_a=*/false, transpose_b);
   }
+}
+
+TEST_CASE("products shared among the threads (bands of rows or of columns) match the definition for every "
+          "transpose, on any thread count, and their bits do not depend on the offset") {
+  // add_product cuts a product with enough work (n·k·m ≥ 2^20) into one band of C per thread; the wider side of C
+  // is cut: rows for [300, 64], columns for [48, 400]. Called directly (matmul's batch loop may itself be shared
+  // among the threads, and a product inside it is not cut again).
+  Generator gen(11);
+  const int threads_before = omp_get_max_threads();
+  struct Case { int64_t n, k, m; };
+  for (Case size : {Case{300, 72, 64}, Case{48, 90, 400}}) {
+    for (bool transpose_x : {false, true}) {
+      for (bool transpose_y : {false, true}) {
+        const int64_t n = size.n, k = size.k, m = size.m;
+        INFO("n ", n, ", k ", k, ", m ", m, ", transpose_x ", transpose_x, ", transpose_y ", transpose_y);
+        Tensor x = Tensor::randn({n * k}, gen);                         // op(X) [n, k]
+        Tensor y = Tensor::randn({k * m}, gen);                         // op(Y) [k, m]
+        const int64_t x_rows = transpose_x ? k : n, y_rows = transpose_y ? m : k;
+        std::vector<real> first;                                        // the bits at offset 0, per thread count
+        for (int threads : {1, 2, 3}) {
+          omp_set_num_threads(threads);
+          for (int64_t offset : {0, 3}) {
+            std::vector<real> c(static_cast<size_t>(n * m + offset), real(1));  // C = 1 everywhere, then += the product
+            std::vector<real> xs(static_cast<size_t>(offset), real(0)), ys = xs;  // X and Y copied after `offset` numbers
+            xs.insert(xs.end(), x.data(), x.data() + n * k);
+            ys.insert(ys.end(), y.data(), y.data() + k * m);
+            add_product(MatrixMap(c.data() + offset, n, m),
+                        ConstMatrixMap(xs.data() + offset, x_rows, n * k / x_rows), transpose_x,
+                        ConstMatrixMap(ys.data() + offset, y_rows, k * m / y_rows), transpose_y);
+            std::vector<real> result(c.begin() + offset, c.end());
+            if (offset == 0) first = result;
+            INFO("threads ", threads);
+            REQUIRE(result == first);                                   // the same bits at every offset
+            for (int64_t r = 0; r < n; ++r) {
+              for (int64_t col = 0; col < m; ++col) {
+                double expected = 1;
+                for (int64_t p = 0; p < k; ++p) {
+                  const double a = x.data()[(transpose_x ? p * n + r : r * k + p)];
+                  const double b = y.data()[(transpose_y ? col * k + p : p * m + col)];
+                  expected += a * b;
+                }
+                REQUIRE(std::abs(double(result[static_cast<size_t>(r * m + col)]) - expected) <
+                        1e-4 * (1 + std::abs(expected)));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+  omp_set_num_threads(threads_before);
 }
 
 TEST_CASE("thin products (a few rows, as in decoding) match the definition for every transpose, and their bits "

@@ -75,9 +75,9 @@ Tensor add_dropout(const Tensor& x, const Tensor& s, real p, Generator& gen) {
       if (first) for_each_index(x.numel(), [=](int64_t i) { gx[i] = g[i]; });
       else for_each_index(x.numel(), [=](int64_t i) { gx[i] += g[i]; });
     }
-    if (wants_grad(s)) {
-      real* gs = s.grad();                                              // ∂s += g ⊙ m
-      for_each_masked(s.numel(), key, p, [=](int64_t i, real m) { gs[i] += g[i] * m; });
+    if (real* gs = gradient_buffer(s, first)) {                         // ∂s += g ⊙ m, written when first
+      if (first) for_each_masked(s.numel(), key, p, [=](int64_t i, real m) { gs[i] = g[i] * m; });
+      else for_each_masked(s.numel(), key, p, [=](int64_t i, real m) { gs[i] += g[i] * m; });
     }
   });
   return y;

@@ -10,6 +10,7 @@
 
 #include "autograd/graph.h"
 #include "kernels/kernels.h"
+#include "tensor/parallel.h"
 #include "tensor/product.h"
 #include "util/error.h"
 
@@ -36,10 +37,13 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   }
   std::vector<int64_t> out_sizes = x.shape().sizes();
   out_sizes.back() = out;
-  Tensor y = Tensor::zeros(Shape(out_sizes));                              // [..., out]
+  Tensor y = bias.defined() ? Tensor::empty(Shape(out_sizes)) : Tensor::zeros(Shape(out_sizes));  // [..., out]
   MatrixMap Y(y.data(), rows, out);                                        // [rows, out]
-  if (bias.defined()) {
-    for (int64_t i = 0; i < rows; ++i) std::copy(bias.data(), bias.data() + out, y.data() + i * out);  // y_i = b
+  if (bias.defined()) {                                                    // y_i = b, rows on every thread
+    const real* b = bias.data();
+    real* py = y.data();
+#pragma omp parallel for schedule(static) if (worth_threads(rows * out))
+    for (int64_t i = 0; i < rows; ++i) std::copy(b, b + out, py + i * out);
   }
   add_product(Y, ConstMatrixMap(x.data(), rows, in), false,               // x [rows, in]
               ConstMatrixMap(weight.data(), out, in), /*transpose_y=*/true);  // Wᵀ [in, out]
@@ -57,10 +61,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                   ConstMatrixMap(x.data(), rows, in), false);
     }
     if (bias.defined() && wants_grad(bias)) {
-      real* gb = bias.grad();                                               // ∂b [out] += Σ_i G_i, rows in order
-      for (int64_t i = 0; i < rows; ++i) {
-        for (int64_t j = 0; j < out; ++j) gb[j] += G(i, j);
-      }
+      const real* g = node.grad.data();                                     // ∂b [out] += Σ_i G_i, in fixed
+      add_column_sums(rows, out, [g](int64_t o) { return g[o]; }, bias.grad());  // chunks of rows (parallel.h)
     }
   });
   return y;

@@ -7,6 +7,9 @@
 // definition C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j] and for the same bits at every memory offset.
 #include "tensor/product.h"
 
+#include <omp.h>
+
+#include <algorithm>
 #include <vector>
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -98,6 +101,75 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
   }
 }
 
+// ---- Sharing one product among the threads ----
+//
+// Eigen's GEMM can use the threads itself, but it shares the work inside one blocked product: the threads pack
+// the operands' blocks together and wait for each other after every block of the depth k. That pays for one big
+// square product; a training step's products are thinner — the attention projections' weight gradient
+// ∂W [256, 256] = Gᵀ [256, 2048] · x [2048, 256], the output layer's chunks [131, 8000] — and there the waiting
+// ate a third of the second core (2 threads gave 1.3–1.7× instead of 1.8–2×). So a product with enough work is
+// cut here instead: C's longer side into one contiguous band per thread (a multiple of 16 wide), and every
+// thread runs Eigen's GEMM on its band alone, start to finish, with no waiting until the end:
+//     C[b:e, :] += op(X)[b:e, :] · op(Y)          (bands of rows), or
+//     C[:, b:e] += op(X) · op(Y)[:, b:e]          (bands of columns)
+// Each band is still a blocked GEMM that packs its operands, so its bits do not depend on where the numbers
+// sit; they can depend on the band's size (Eigen picks its block sizes from it) and so on the thread count, as
+// Eigen's own threading did. tests/test_ops_matmul_shape.cpp checks the split against the definition.
+using StridedMap = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
+using ConstStridedMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+
+// C += op(X) · op(Y) by Eigen's blocked GEMM (the direct route above), on any row-major views.
+void add_blocked_product(StridedMap C, ConstStridedMap X, bool transpose_x, ConstStridedMap Y, bool transpose_y) {
+  if (!transpose_x && !transpose_y) C.noalias() += X * Y;
+  else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
+  else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
+  else C.noalias() += X.transpose() * Y.transpose();
+}
+
+constexpr int64_t band_multiple = 16;                 // band edges on multiples of 16 (Eigen's register blocks)
+constexpr double split_work = double(1 << 20);        // n·k·m multiply-adds: below ~1 M, one thread is as fast
+
+// The bands of [0, length) for `threads` threads: band t is [edge(t), edge(t + 1)).
+int64_t band_edge(int64_t length, int t, int threads) {
+  if (t >= threads) return length;
+  return length * t / threads / band_multiple * band_multiple;
+}
+
+// How many threads to cut C into (1: do not cut): enough work, not inside another parallel region, and every
+// band at least `band_multiple` wide.
+int split_threads(int64_t n, int64_t k, int64_t m) {
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (threads < 2 || double(n) * double(k) * double(m) < split_work) return 1;
+  return std::max<int64_t>(n, m) >= 2 * band_multiple * threads ? threads : 1;
+}
+
+void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
+                       int threads) {
+  const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
+  const int64_t x_stride = X.cols(), y_stride = Y.cols();
+  const bool by_rows = n >= m;
+#pragma omp parallel for schedule(static, 1) num_threads(threads)
+  for (int t = 0; t < threads; ++t) {
+    if (by_rows) {
+      const int64_t b = band_edge(n, t, threads), e = band_edge(n, t + 1, threads);
+      // rows b..e of op(X): rows of X, or columns of X when it is transposed
+      ConstStridedMap x(transpose_x ? X.data() + b : X.data() + b * x_stride, transpose_x ? k : e - b,
+                        transpose_x ? e - b : k, Eigen::OuterStride<>(x_stride));
+      ConstStridedMap y(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(y_stride));
+      add_blocked_product(StridedMap(C.data() + b * m, e - b, m, Eigen::OuterStride<>(m)),  // C[b:e, :]
+                          x, transpose_x, y, transpose_y);
+    } else {
+      const int64_t b = band_edge(m, t, threads), e = band_edge(m, t + 1, threads);
+      // columns b..e of op(Y): columns of Y, or rows of Y when it is transposed
+      ConstStridedMap x(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(x_stride));
+      ConstStridedMap y(transpose_y ? Y.data() + b * y_stride : Y.data() + b, transpose_y ? e - b : k,
+                        transpose_y ? k : e - b, Eigen::OuterStride<>(y_stride));
+      add_blocked_product(StridedMap(C.data() + b, n, e - b, Eigen::OuterStride<>(m)),      // C[:, b:e]
+                          x, transpose_x, y, transpose_y);
+    }
+  }
+}
+
 }  // namespace
 
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
@@ -107,10 +179,14 @@ void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap
     return;
   }
   if (C.rows() >= direct_size && C.cols() >= direct_size && depth >= direct_size) {
-    if (!transpose_x && !transpose_y) C.noalias() += X * Y;
-    else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
-    else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
-    else C.noalias() += X.transpose() * Y.transpose();
+    const int threads = split_threads(C.rows(), depth, C.cols());
+    if (threads > 1) {
+      add_split_product(C, X, transpose_x, Y, transpose_y, threads);
+    } else {
+      add_blocked_product(StridedMap(C.data(), C.rows(), C.cols(), Eigen::OuterStride<>(C.cols())),
+                          ConstStridedMap(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(X.cols())), transpose_x,
+                          ConstStridedMap(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(Y.cols())), transpose_y);
+    }
     return;
   }
   AlignedMatrixMap x(aligned_scratch(0, X.size()), X.rows(), X.cols());
