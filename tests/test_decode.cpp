@@ -41,9 +41,10 @@ class TableScorer : public NextTokenScorer {
   using Table = std::map<std::vector<int32_t>, std::vector<double>>;
   TableScorer(Table table, size_t sentences) : table_(std::move(table)), prefixes_(sentences) {}
 
-  std::vector<double> next_log_probs(const std::vector<int32_t>& last_tokens) override {
+  const std::vector<double>& next_log_probs(const std::vector<int32_t>& last_tokens) override {
     REQUIRE(last_tokens.size() == prefixes_.size());
-    std::vector<double> log_p;
+    std::vector<double>& log_p = log_p_;
+    log_p.clear();
     for (size_t r = 0; r < prefixes_.size(); ++r) {
       if (last_tokens[r] != bos_id) prefixes_[r].push_back(last_tokens[r]);
       auto found = table_.find(prefixes_[r]);
@@ -51,7 +52,7 @@ class TableScorer : public NextTokenScorer {
       for (double q : p) log_p.push_back(std::log(q));   // log 0 = −∞: impossible
     }
     ++calls;
-    return log_p;
+    return log_p_;
   }
   void reorder(const std::vector<int64_t>& rows) override {
     std::vector<std::vector<int32_t>> kept;
@@ -63,6 +64,7 @@ class TableScorer : public NextTokenScorer {
  private:
   Table table_;
   std::vector<std::vector<int32_t>> prefixes_;  // [rows]
+  std::vector<double> log_p_;                    // the last call's [rows, V]
 };
 
 constexpr int32_t a = 3, b = 4;

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "model/config.h"
+#include "tensor/parallel.h"
 #include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -43,6 +44,43 @@ Hypothesis finish(const Live& live, const Candidate& c, double alpha) {
   return h;
 }
 
+// The best `keep` extensions of a sentence's live hypotheses, best first (ties: earlier hypothesis, smaller id).
+// The obvious way lists every extension — live · V candidates, 32,000 for beam 4 and 8,000 words — and sorts
+// the best to the front. Each hypothesis can place at most `keep` extensions among the best `keep`, so here each
+// row's best `keep` are found first in one pass over its V numbers (a heap of `keep`, its worst on top), and only
+// those live · keep candidates compete: the same candidates in the same order, without the long list.
+bool better(const Candidate& a, const Candidate& b) {
+  if (a.log_prob != b.log_prob) return a.log_prob > b.log_prob;
+  if (a.from != b.from) return a.from < b.from;
+  return a.token < b.token;
+}
+
+std::vector<Candidate> best_candidates(const Sentence& sentence, const double* log_p, int64_t V, size_t keep) {
+  std::vector<Candidate> candidates;
+  std::vector<Candidate> heap;                                  // this row's best so far, the worst on top
+  for (size_t i = 0; i < sentence.live.size(); ++i) {
+    const double* row = log_p + sentence.live[i].row * V;       // [V]
+    heap.clear();
+    for (int64_t v = 0; v < V; ++v) {
+      if (!(row[v] > minus_infinity)) continue;                  // impossible token
+      const Candidate c{sentence.live[i].log_prob + row[v], static_cast<int64_t>(i), static_cast<int32_t>(v)};
+      if (heap.size() < keep) {
+        heap.push_back(c);
+        std::push_heap(heap.begin(), heap.end(), better);
+      } else if (better(c, heap.front())) {                      // c beats this row's worst kept
+        std::pop_heap(heap.begin(), heap.end(), better);
+        heap.back() = c;
+        std::push_heap(heap.begin(), heap.end(), better);
+      }
+    }
+    candidates.insert(candidates.end(), heap.begin(), heap.end());
+  }
+  const size_t kept = std::min(candidates.size(), keep);
+  std::partial_sort(candidates.begin(), candidates.begin() + static_cast<int64_t>(kept), candidates.end(), better);
+  candidates.resize(kept);
+  return candidates;
+}
+
 }  // namespace
 
 double gnmt_length_penalty(int64_t length, double alpha) {
@@ -57,31 +95,23 @@ std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<i
   std::vector<int32_t> last_tokens(limits.size(), bos_id);   // one row per sentence to begin with
   for (size_t s = 0; s < sentences.size(); ++s) sentences[s].live[0].row = static_cast<int64_t>(s);
 
+  std::vector<std::vector<Candidate>> best_of(sentences.size()); // each sentence's best 2k, this step
   while (!last_tokens.empty()) {
-    const std::vector<double> log_p = scorer.next_log_probs(last_tokens);   // [rows, V]
+    const std::vector<double>& log_p = scorer.next_log_probs(last_tokens);  // [rows, V]
     const int64_t V = static_cast<int64_t>(log_p.size() / last_tokens.size());
+    // The sentences' searches are independent: with many rows (a batch of sentences) they share the threads.
+    const int64_t count = static_cast<int64_t>(sentences.size());
+#pragma omp parallel for schedule(dynamic) if (count > 1 && worth_threads(static_cast<int64_t>(last_tokens.size()) * V))
+    for (int64_t s = 0; s < count; ++s) {
+      const Sentence& sentence = sentences[static_cast<size_t>(s)];
+      if (!sentence.done) best_of[static_cast<size_t>(s)] = best_candidates(sentence, log_p.data(), V, 2 * k);
+    }
     std::vector<int64_t> rows;                                  // the next step's rows, as old row indices
     std::vector<int32_t> next_tokens;
     for (size_t s = 0; s < sentences.size(); ++s) {
       Sentence& sentence = sentences[s];
       if (sentence.done) continue;
-      // Every extension of every live hypothesis; keep the best 2k (ties: earlier hypothesis, smaller id).
-      std::vector<Candidate> candidates;
-      for (size_t i = 0; i < sentence.live.size(); ++i) {
-        const double* row = log_p.data() + sentence.live[i].row * V;       // [V]
-        for (int64_t v = 0; v < V; ++v) {
-          if (!(row[v] > minus_infinity)) continue;                             // impossible token
-          candidates.push_back({sentence.live[i].log_prob + row[v], static_cast<int64_t>(i), static_cast<int32_t>(v)});
-        }
-      }
-      const size_t keep = std::min(candidates.size(), 2 * k);
-      std::partial_sort(candidates.begin(), candidates.begin() + static_cast<int64_t>(keep), candidates.end(),
-                        [](const Candidate& a, const Candidate& b) {
-                          if (a.log_prob != b.log_prob) return a.log_prob > b.log_prob;
-                          if (a.from != b.from) return a.from < b.from;
-                          return a.token < b.token;
-                        });
-      candidates.resize(keep);
+      const std::vector<Candidate>& candidates = best_of[s];
 
       // Every live hypothesis has the same length, so this step's candidates have length + 1 tokens.
       const bool at_limit = static_cast<int64_t>(sentence.live[0].tokens.size()) + 1 >= limits[s];

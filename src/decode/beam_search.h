@@ -35,7 +35,9 @@ class NextTokenScorer {
   virtual ~NextTokenScorer() = default;
   // last_tokens [rows]: the token each row appended last (bos on the first call). Returns log p(v | row's
   // prefix) for every row and every token v of the vocabulary, [rows, V] row-major; −∞ for impossible tokens.
-  virtual std::vector<double> next_log_probs(const std::vector<int32_t>& last_tokens) = 0;
+  // The numbers live in the scorer (one buffer reused every step: a batch of 100 sentences × beam 4 × 8,000 words
+  // is 25 MB) and stay valid until the next call.
+  virtual const std::vector<double>& next_log_probs(const std::vector<int32_t>& last_tokens) = 0;
   // The rows of the next step: new row r continues old row rows[r] (repeats and omissions allowed).
   virtual void reorder(const std::vector<int64_t>& rows) = 0;
 };

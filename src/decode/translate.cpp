@@ -26,13 +26,14 @@ class ModelScorer : public NextTokenScorer {
   // log p_v = x_v − log Σ_u e^(x_u) with u over those tokens only, in double; −∞ for pad and bos. Renormalising
   // over what may be output keeps beam 1 equal to greedy and makes no hypothesis pay for probability the model
   // put on tokens it can never emit (a trained model puts almost none there).
-  std::vector<double> next_log_probs(const std::vector<int32_t>& last_tokens) override {
+  const std::vector<double>& next_log_probs(const std::vector<int32_t>& last_tokens) override {
     TokenIds tokens;
     tokens.shape = Shape{static_cast<int64_t>(last_tokens.size()), 1};
     tokens.values = last_tokens;
     Tensor logits = model_.decode_step(tokens, state_, ctx_);                // [rows, V]
     const int64_t rows = logits.size(0), V = logits.size(1);
-    std::vector<double> log_p(static_cast<size_t>(rows * V), minus_infinity);  // [rows, V]
+    log_p_.resize(static_cast<size_t>(rows * V));                            // [rows, V], every number written
+    double* log_p = log_p_.data();
     // Rows are independent: shared among the threads when a batch of hypotheses is large (tensor/parallel.h).
     // most_likely_output throws for a vocabulary with nothing to output: asked once here, outside the threads.
     if (rows > 0) most_likely_output(logits.data(), V);
@@ -45,11 +46,9 @@ class ModelScorer : public NextTokenScorer {
         if (may_output(v)) total += std::exp(double(x[v]) - max);
       }
       const double log_normaliser = max + std::log(total);
-      for (int32_t v = 0; v < V; ++v) {
-        if (may_output(v)) log_p[static_cast<size_t>(r * V + v)] = double(x[v]) - log_normaliser;
-      }
+      for (int32_t v = 0; v < V; ++v) log_p[r * V + v] = may_output(v) ? double(x[v]) - log_normaliser : minus_infinity;
     }
-    return log_p;
+    return log_p_;
   }
 
   void reorder(const std::vector<int64_t>& rows) override { state_.reorder(rows); }
@@ -58,6 +57,7 @@ class ModelScorer : public NextTokenScorer {
   Seq2Seq& model_;
   DecoderState state_;
   ForwardContext ctx_;                                                       // inference: no dropout
+  std::vector<double> log_p_;                                                // the last step's [rows, V]
 };
 
 // With learned positions a source of more than model.max_len tokens has positions the model has no row for.

@@ -127,7 +127,8 @@ void add_blocked_product(StridedMap C, ConstStridedMap X, bool transpose_x, Cons
 }
 
 constexpr int64_t band_multiple = 16;                 // band edges on multiples of 16 (Eigen's register blocks)
-constexpr double split_work = double(1 << 20);        // n·k·m multiply-adds: below ~1 M, one thread is as fast
+constexpr double split_work = double(1 << 22);        // n·k·m multiply-adds: below ~4 M (~30 µs on one core),
+                                                      // waking the other threads costs about what they save
 
 // The bands of [0, length) for `threads` threads: band t is [edge(t), edge(t + 1)).
 int64_t band_edge(int64_t length, int t, int threads) {
@@ -173,6 +174,11 @@ void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMat
 }  // namespace
 
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
+  // The threads are shared out here (the bands above), so Eigen's GEMM itself always runs on one: with its own
+  // threading left on, a product too small to cut (the encoder's [32, 128] · [128, 128] when translating one
+  // sentence) would still wake the other threads and wait for them, and decoding got slower on two cores.
+  static const bool eigen_on_one_thread = (Eigen::setNbThreads(1), true);
+  (void)eigen_on_one_thread;
   const int64_t depth = transpose_x ? X.rows() : X.cols();
   if (C.rows() < thin_rows && C.cols() >= direct_size && depth >= direct_size) {
     add_thin_product(C, X, transpose_x, Y, transpose_y);

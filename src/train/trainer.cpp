@@ -481,8 +481,7 @@ void request_training_stop(int signal_number) { stop_requested.store(signal_numb
 int use_threads(int64_t requested) {
   int threads = requested > 0 ? static_cast<int>(requested)
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  omp_set_num_threads(threads);
-  Eigen::setNbThreads(threads);
+  omp_set_num_threads(threads);                 // Eigen's GEMM stays on one thread: tensor/product.cpp shares
   return threads;
 }
 
