@@ -57,7 +57,8 @@ same_losses() {
     failures=$((failures + 1)); echo "FAIL: $what: $(wc -l < "$2") against $(wc -l < "$3") losses"; return
   fi
   worst=$(paste "$2" "$3" | awk -v first="$4" '{ d = $1 - $2; if (d < 0) d = -d; r = d / ($2 < 0 ? -$2 : $2);
-                                   if (r > w) { w = r; at = NR } } END { printf "%.3g at step %d", w, at + first - 1 }')
+                                   if (r > w) { w = r; at = NR } }
+                                   END { if (w == 0) printf "0 (the same bits)"; else printf "%.3g at step %d", w, at + first - 1 }')
   if paste "$2" "$3" | awk -v tol="$tolerance" '{ d = $1 - $2; if (d < 0) d = -d;
                                                 if (d > tol * ($2 < 0 ? -$2 : $2)) bad = 1 } END { exit bad }'; then
     passes=$((passes + 1)); echo "ok: $what: largest relative difference $worst (tolerance $tolerance)"

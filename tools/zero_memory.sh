@@ -26,7 +26,7 @@ for config in "${configs[@]}"; do
       > /dev/null 2> "$run.log"
     psi=$(grep -o 'model: [0-9]* parameters' "$run.log" | head -n 1 | grep -o '[0-9]*')
     if [ "$shard" = true ]; then
-      bytes=$(grep -o 'parameters: [0-9]* bytes on rank 0' "$run.log" | grep -o '[0-9]*')
+      bytes=$(grep -o 'parameters: [0-9]* bytes on rank 0' "$run.log" | grep -o '[0-9]*' | head -n 1)
     else
       bytes=$((2 * psi * 4))
     fi

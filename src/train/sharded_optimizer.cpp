@@ -32,7 +32,7 @@ OptimizerShards::OptimizerShards(const std::vector<NamedParameter>& parameters, 
     : rank_(rank), ranks_(ranks) {
   const int64_t psi = flat_size(parameters);                                 // Ψ
   s_ = (psi + ranks - 1) / ranks;                                            // s = ⌈Ψ/N⌉
-  shard_ = {rank * s_, std::min((rank + 1) * s_, psi)};                      // the last shard may be short
+  shard_ = {std::min(rank * s_, psi), std::min((rank + 1) * s_, psi)};       // the last may be short, or empty
   shard_parts_ = parts_in(parameters, shard_);
   all_parts_ = parts_in(parameters, FlatRange{});
   all_.assign(static_cast<size_t>(ranks * s_), real(0));                     // [N·s]: Ψ numbers, then padding

@@ -45,7 +45,7 @@ class OptimizerShards {
   // Shard `rank` of `ranks` over `parameters` (their shapes do not change afterwards).
   OptimizerShards(const std::vector<NamedParameter>& parameters, int rank, int ranks);
 
-  FlatRange shard() const { return shard_; }   // this rank's numbers: [r·s, min((r + 1)·s, Ψ))
+  FlatRange shard() const { return shard_; }   // this rank's numbers: [min(r·s, Ψ), min((r + 1)·s, Ψ))
 
   // The step's three collectives, in its order (every rank calls each):
   // 1. Each parameter's gradient, at this rank's numbers ← the sum over the ranks (elsewhere it keeps this rank's
