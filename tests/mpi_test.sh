@@ -5,16 +5,22 @@
 #   2. a 2-rank checkpoint resumed in one process continues as the 2-rank run did, and a 1-process checkpoint
 #      resumed on 2 ranks continues as the 1-process run did (the same tolerance);
 #   3. SIGTERM to mpirun stops both ranks after one checkpoint, which resumes;
-#   4. a rank killed with SIGKILL ends the whole job within 30 s, with a message that names the rank.
+#   4. a rank killed with SIGKILL ends the whole job within 30 s, with a message that names the rank;
+#   5. train.shard_optimizer (ZeRO stage 1) on 2 ranks has the losses of the unsharded 2 ranks, within a relative
+#      $zero_tolerance; its checkpoint resumed in one process continues as it did, and an unsharded 2-rank
+#      checkpoint resumed sharded continues as the unsharded run did.
 # Why a tolerance and not the same bits: each rank multiplies half the batch's rows, so the sums inside the weight
 # gradients' matrix products are added in another order than in one product over all rows; the results differ
 # in the last bits of float32, and Adam carries those differences on. (The all-reduce itself, a + b over two
 # ranks, is exact in either order.)
+# ZeRO changes no number's arithmetic (the same a + b of two ranks' gradients, the same Adam lines), only the order
+# in which the gradient norm's squares are added (per shard, then the two sums), in double; measured: the same
+# losses to the last printed digit. The tolerance allows the norm's last bits to move a clipped step's scale.
 # Skipped (exit 77) with a one-line reason only when mpirun cannot start two processes at all.
 #   usage: mpi_test.sh ATTNLAB_BINARY SOURCE_DIR WORK_DIR MPIRUN
 set -u
 attnlab=$1 source_dir=$2 work=$3 mpirun=$4
-tolerance=1e-5
+tolerance=1e-5 zero_tolerance=1e-6
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0 passes=0
 
@@ -43,14 +49,16 @@ run_ok() {   # run_ok "what" command…
     failures=$((failures + 1)); echo "FAIL: $what (exit $code):"; sed 's/^/    /' err.txt | tail -n 20; fi
 }
 train_losses() { grep '"type":"train"' "$1/metrics.jsonl" | grep -o '"loss":[^,}]*' | cut -d: -f2; }
-# same_losses "what" FILE_A FILE_B FIRST_STEP: as many losses in both, each pair within the relative tolerance.
+# same_losses "what" FILE_A FILE_B FIRST_STEP [TOLERANCE]: as many losses in both, each pair within the relative
+# tolerance ($tolerance unless given).
 same_losses() {
-  local what=$1 worst
+  local what=$1 worst tolerance=${5:-$tolerance}
   if [ "$(wc -l < "$2")" -ne "$(wc -l < "$3")" ] || [ "$(wc -l < "$2")" -eq 0 ]; then
     failures=$((failures + 1)); echo "FAIL: $what: $(wc -l < "$2") against $(wc -l < "$3") losses"; return
   fi
   worst=$(paste "$2" "$3" | awk -v first="$4" '{ d = $1 - $2; if (d < 0) d = -d; r = d / ($2 < 0 ? -$2 : $2);
-                                   if (r > w) { w = r; at = NR } } END { printf "%.3g at step %d", w, at + first - 1 }')
+                                   if (r > w) { w = r; at = NR } }
+                                   END { if (w == 0) printf "0 (the same bits)"; else printf "%.3g at step %d", w, at + first - 1 }')
   if paste "$2" "$3" | awk -v tol="$tolerance" '{ d = $1 - $2; if (d < 0) d = -d;
                                                 if (d > tol * ($2 < 0 ? -$2 : $2)) bad = 1 } END { exit bad }'; then
     passes=$((passes + 1)); echo "ok: $what: largest relative difference $worst (tolerance $tolerance)"
@@ -82,6 +90,22 @@ train_losses two-then-one > two-then-one.txt; train_losses one-then-two > one-th
 tail -n 30 two.txt > two-31-60.txt; tail -n 30 one.txt > one-31-60.txt
 same_losses "2 ranks → resumed in 1 process, steps 31-60" two-then-one.txt two-31-60.txt 31
 same_losses "1 process → resumed on 2 ranks, steps 31-60" one-then-two.txt one-31-60.txt 31
+
+# 5. ZeRO stage 1: sharded against unsharded on 2 ranks; resuming sharded in 1 process, and unsharded as sharded.
+run_ok "2 ranks, sharded optimizer" "${mpi[@]}" "$attnlab" train --config copy.yaml --run zero "${settings[@]}" \
+  --set train.shard_optimizer=true
+grep -q "ZeRO stage 1" err.txt || { failures=$((failures + 1)); echo "FAIL: rank 0's log does not mention ZeRO"; }
+train_losses zero > zero.txt
+same_losses "2 ranks sharded = 2 ranks, 60 steps" zero.txt two.txt 1 "$zero_tolerance"
+resume_from_30 zero zero-then-one
+run_ok "resume the sharded run in 1 process" "$attnlab" train --resume zero-then-one
+resume_from_30 two two-then-zero
+run_ok "resume the 2-rank run sharded" "${mpi[@]}" "$attnlab" train --resume two-then-zero \
+  --set train.shard_optimizer=true
+train_losses zero-then-one > zero-then-one.txt; train_losses two-then-zero > two-then-zero.txt
+tail -n 30 zero.txt > zero-31-60.txt
+same_losses "2 ranks sharded → resumed in 1 process, steps 31-60" zero-then-one.txt zero-31-60.txt 31
+same_losses "2 ranks → resumed sharded on 2 ranks, steps 31-60" two-then-zero.txt two-31-60.txt 31 "$zero_tolerance"
 
 # Starts a 2-rank run that would go on for hours, in the background, and waits for its first 5 steps.
 start_long_run() {   # start_long_run RUN; sets $mpirun_pid

@@ -109,6 +109,10 @@ std::vector<std::pair<int64_t, std::string>> list_step_files(const std::string& 
 
 void save_checkpoint(const std::string& path, const Module& model, const Optimizer& optimizer,
                      const CheckpointState& state) {
+  if (!optimizer.owns_all()) {   // a shard's moments would make a file no run could resume from
+    throw Error("cannot write " + path + " from one rank's shard of the optimizer; gather the shards first "
+                "(sharded_optimizer.h)");
+  }
   std::vector<NamedTensor> tensors;
   for (const NamedParameter& parameter : model.named_parameters()) {
     tensors.push_back({parameter.name, parameter.tensor});

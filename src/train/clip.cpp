@@ -17,7 +17,7 @@ namespace {
 using ArrayMap = Eigen::Map<Eigen::Array<real, Eigen::Dynamic, 1>>;
 }  // namespace
 
-double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_norm) {
+double sum_of_squares(const std::vector<NamedParameter>& parameters, FlatRange range) {
   // ‖g‖² = Σ g², accumulated in double. The obvious loop adds every square in turn on one thread; here each
   // parameter's gradient is cut into fixed chunks of elementwise_chunk numbers (tensor/parallel.h), the threads
   // sum whole chunks, each in order into its own double, and the chunk sums are then added in chunk order — so the
@@ -32,13 +32,13 @@ double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_
   thread_local std::vector<double> chunk_sums;
   chunks.clear();
   int64_t numbers = 0;
-  for (const NamedParameter& parameter : parameters) {
-    if (!parameter.tensor.has_grad()) continue;  // no gradient counts as zeros
-    const real* g = parameter.tensor.grad();
-    const int64_t n = parameter.tensor.numel();
-    for (int64_t begin = 0; begin < n; begin += elementwise_chunk)
-      chunks.push_back({g + begin, std::min(elementwise_chunk, n - begin)});
-    numbers += n;
+  for (const ParameterPart& part : parts_in(parameters, range)) {
+    const Tensor& tensor = parameters[part.parameter].tensor;
+    if (!tensor.has_grad()) continue;  // no gradient counts as zeros
+    const real* g = tensor.grad();
+    for (int64_t begin = part.from; begin < part.to; begin += elementwise_chunk)
+      chunks.push_back({g + begin, std::min(elementwise_chunk, part.to - begin)});
+    numbers += part.to - part.from;
   }
   chunk_sums.assign(chunks.size(), 0.0);
   const int64_t count = static_cast<int64_t>(chunks.size());
@@ -52,19 +52,26 @@ double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_
   }
   double sum_of_squares = 0;
   for (double sum : chunk_sums) sum_of_squares += sum;          // in chunk order
-  const double norm = std::sqrt(sum_of_squares);
+  return sum_of_squares;
+}
 
-  if (!std::isfinite(norm) || max_norm <= 0 || norm <= max_norm) return norm;
-
+void clip_to_norm(const std::vector<NamedParameter>& parameters, double norm, double max_norm, FlatRange range) {
+  if (!std::isfinite(norm) || max_norm <= 0 || norm <= max_norm) return;
   // g ← g · max_norm / (‖g‖ + 10⁻⁶)
   const real scale = static_cast<real>(max_norm / (norm + 1e-6));
-  for (const NamedParameter& parameter : parameters) {
-    if (!parameter.tensor.has_grad()) continue;
-    real* g = parameter.tensor.grad();
-    for_each_chunk(parameter.tensor.numel(), [g, scale](int64_t begin, int64_t end) {   // for (real& x : g) x *= scale;
+  for (const ParameterPart& part : parts_in(parameters, range)) {
+    const Tensor& tensor = parameters[part.parameter].tensor;
+    if (!tensor.has_grad()) continue;
+    real* g = tensor.grad() + part.from;
+    for_each_chunk(part.to - part.from, [g, scale](int64_t begin, int64_t end) {   // for (real& x : g) x *= scale;
       ArrayMap(g + begin, end - begin) *= scale;
     });
   }
+}
+
+double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_norm) {
+  const double norm = std::sqrt(sum_of_squares(parameters));   // ‖g‖ = √(Σ g²)
+  clip_to_norm(parameters, norm, max_norm);
   return norm;
 }
 

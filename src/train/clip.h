@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "nn/module.h"
+#include "train/flat_parameters.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -21,5 +22,13 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 // A non-finite norm (inf or NaN: the loss blew up) is returned as it is and the gradients are left alone;
 // the trainer decides what to do (attnlab's stops and says so).
 double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_norm);
+
+// The two halves of clip_grad_norm, for when the gradients are spread over several processes (ZeRO,
+// sharded_optimizer.h): each sums the squares of its own stretch `range` of the gradients laid end to end
+// (flat_parameters.h), the processes add their sums up to ‖g‖², and each scales its own stretch.
+//   sum_of_squares   Σ g² over the numbers in `range`, in double, with the same bits on any number of threads
+//   clip_to_norm     when ‖g‖ = `norm` is finite and exceeds max_norm > 0: g ← g · max_norm / (‖g‖ + 10⁻⁶) in `range`
+double sum_of_squares(const std::vector<NamedParameter>& parameters, FlatRange range = {});
+void clip_to_norm(const std::vector<NamedParameter>& parameters, double norm, double max_norm, FlatRange range = {});
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

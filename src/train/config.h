@@ -40,6 +40,7 @@ struct TrainConfig {
   int64_t checkpoint_every = 500; // steps between checkpoints
   int64_t keep_last = 3;          // checkpoints kept besides the best
   int64_t log_every = 50;         // steps between log lines when not on a terminal
+  bool shard_optimizer = false;   // ZeRO stage 1 under mpirun: each rank keeps 1/N of Adam's moments
 };
 
 struct RunConfig {

@@ -21,6 +21,9 @@
 //   forward, loss     L_r on the shard;  backward of w_r · L_r  (w_r = shard_weight())
 //   sum_gradients()   one MPI_Allreduce (sum) over all gradients laid end to end in one flat buffer
 //   clip, Adam        on identical gradients every rank makes the identical update: the weights stay equal
+// With train.shard_optimizer (ZeRO stage 1, sharded_optimizer.h) the last two lines change: each rank receives
+// the sum of only its 1/N of the gradient (a reduce-scatter), clips and updates only those numbers with Adam,
+// keeping their moments alone, and an all-gather hands every rank the others' new numbers.
 // Rank 0 alone logs, validates and writes checkpoints and metrics.jsonl; the others train and wait for it.
 // Before the first step every rank takes rank 0's weights, Adam's moments and position in the data
 // (start_together in trainer.cpp), so a run resumes with any N; and before each step they agree on whether to
@@ -63,6 +66,10 @@ int max(int value);                                      // the largest value an
 void broadcast(real* values, int64_t count);             // rank 0's values to every rank
 void broadcast(int64_t* values, int64_t count);
 void broadcast(std::string& text);
+// ZeRO's collectives (sharded_optimizer.h). `all` holds N blocks of `block` numbers, block r being rank r's:
+void reduce_scatter_sum(const real* all, real* mine, int64_t block);   // mine ← Σ over the ranks of their block r
+void all_gather(const real* mine, real* all, int64_t block);           // every rank's block r ← rank r's mine
+void gather_to_root(const real* mine, real* all, int64_t block);       // the same, on rank 0 alone
 void barrier();                                          // every rank waits until all have arrived
 [[noreturn]] void abort_job(int exit_code);              // ends every rank of the job (MPI_Abort)
 }  // namespace collective

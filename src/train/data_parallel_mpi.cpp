@@ -119,6 +119,30 @@ void broadcast(std::string& text) {
   in_pieces(size, [&](int64_t begin, int n) { MPI_Bcast(text.data() + begin, n, MPI_CHAR, 0, MPI_COMM_WORLD); });
 }
 
+// One block per rank must fit MPI's int count (2³¹ − 1 numbers: a model of over 2 billion parameters per rank).
+int block_count(int64_t block) {
+  if (block > std::numeric_limits<int>::max()) {
+    throw Error("a shard of " + std::to_string(block) + " numbers is more than one MPI message can count; run on "
+                "more ranks");
+  }
+  return static_cast<int>(block);
+}
+
+void reduce_scatter_sum(const real* all, real* mine, int64_t block) {
+  if (ranks() == 1) return void(std::copy_n(all, block, mine));
+  MPI_Reduce_scatter_block(all, mine, block_count(block), real_type(), MPI_SUM, MPI_COMM_WORLD);
+}
+
+void all_gather(const real* mine, real* all, int64_t block) {
+  if (ranks() == 1) return void(std::copy_n(mine, block, all));
+  MPI_Allgather(mine, block_count(block), real_type(), all, block_count(block), real_type(), MPI_COMM_WORLD);
+}
+
+void gather_to_root(const real* mine, real* all, int64_t block) {
+  if (ranks() == 1) return void(std::copy_n(mine, block, all));
+  MPI_Gather(mine, block_count(block), real_type(), all, block_count(block), real_type(), 0, MPI_COMM_WORLD);
+}
+
 void barrier() {
   if (ranks() > 1) MPI_Barrier(MPI_COMM_WORLD);
 }

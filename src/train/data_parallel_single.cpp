@@ -1,6 +1,7 @@
 // data_parallel_single.cpp — the collectives of data_parallel.h in a build without MPI: one process is the
 // whole job, rank 0 of 1, and summing or broadcasting over one rank changes nothing.
 // CMakeLists.txt compiles this file instead of data_parallel_mpi.cpp when find_package(MPI) finds no MPI.
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
@@ -34,6 +35,9 @@ int max(int value) { return value; }
 void broadcast(real*, int64_t) {}
 void broadcast(int64_t*, int64_t) {}
 void broadcast(std::string&) {}
+void reduce_scatter_sum(const real* all, real* mine, int64_t block) { std::copy_n(all, block, mine); }
+void all_gather(const real* mine, real* all, int64_t block) { std::copy_n(mine, block, all); }
+void gather_to_root(const real* mine, real* all, int64_t block) { std::copy_n(mine, block, all); }
 void barrier() {}
 void abort_job(int exit_code) { std::exit(exit_code); }
 

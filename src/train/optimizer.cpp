@@ -7,6 +7,7 @@
 #include "train/optimizer.h"
 
 #include <Eigen/Core>
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <map>
@@ -100,6 +101,7 @@ Optimizer::Optimizer(std::vector<NamedParameter> parameters, const OptimizerOpti
     }
     exp_avg_.push_back(Tensor::zeros(parameter.tensor.shape()));     // m₀ = 0
     exp_avg_sq_.push_back(Tensor::zeros(parameter.tensor.shape()));  // v₀ = 0
+    owned_.push_back({0, parameter.tensor.numel()});                 // all of it
   }
 }
 
@@ -122,15 +124,17 @@ void Optimizer::step(double lr) {
   for (size_t i = 0; i < parameters_.size(); ++i) {
     TensorNode& parameter = parameters_[i].tensor.node();
     if (parameter.grad.empty()) continue;  // no gradient has reached it: nothing to learn from
-    const Eigen::Index n = static_cast<Eigen::Index>(parameter.value.size());
-    if (parameter.grad.size() != parameter.value.size() || n != exp_avg_[i].numel()) {
+    const auto [from, to] = owned_[i];     // the numbers this optimizer updates (all, unless sharded)
+    if (from == to) continue;
+    const int64_t n = static_cast<int64_t>(parameter.value.size());
+    if (parameter.grad.size() != parameter.value.size() || to - from != exp_avg_[i].numel() || to > n) {
       throw Error("optimizer step: parameter " + parameters_[i].name + " has " + std::to_string(n) +
                   " numbers and a gradient of " + std::to_string(parameter.grad.size()) +
                   ", but its moments were made for " + std::to_string(exp_avg_[i].numel()));
     }
 
-    real* p_data = parameter.value.data();
-    const real* g_data = parameter.grad.data();
+    real* p_data = parameter.value.data() + from;
+    const real* g_data = parameter.grad.data() + from;
     real* m_data = exp_avg_[i].data();
     real* v_data = exp_avg_sq_[i].data();
 
@@ -142,7 +146,7 @@ void Optimizer::step(double lr) {
     // in chunks of 16 K numbers shared among the threads (parallel.h): each chunk's p, g, m, v stay in the
     // cache across the three lines, instead of three passes over the whole tensor. Every number gets the same
     // operations as in one pass (no contraction to FMA, exact sqrt: CMakeLists.txt), so the bits do not change.
-    for_each_chunk(static_cast<int64_t>(n), [=](int64_t begin, int64_t end) {
+    for_each_chunk(to - from, [=](int64_t begin, int64_t end) {
       const Eigen::Index count = static_cast<Eigen::Index>(end - begin);
       ArrayMap p(p_data + begin, count);
       ConstArrayMap g(g_data + begin, count);
@@ -159,12 +163,38 @@ void Optimizer::step(double lr) {
 std::vector<NamedTensor> Optimizer::state_tensors() const {
   std::vector<NamedTensor> state;
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    state.push_back({exp_avg_name(parameters_[i].name), exp_avg_[i]});
+    if (exp_avg_[i].defined()) state.push_back({exp_avg_name(parameters_[i].name), exp_avg_[i]});
   }
   for (size_t i = 0; i < parameters_.size(); ++i) {
-    state.push_back({exp_avg_sq_name(parameters_[i].name), exp_avg_sq_[i]});
+    if (exp_avg_sq_[i].defined()) state.push_back({exp_avg_sq_name(parameters_[i].name), exp_avg_sq_[i]});
   }
   return state;
+}
+
+void Optimizer::keep_only(FlatRange range) {
+  if (!owns_all_) throw Error("optimizer: keep_only() on an optimizer that is already sharded");
+  // A parameter owned in part keeps its owned numbers' moments as a 1-D piece; one not owned keeps none.
+  std::vector<Owned> owned(parameters_.size());
+  for (const ParameterPart& part : parts_in(parameters_, range)) owned[part.parameter] = {part.from, part.to};
+  auto cut = [](const Tensor& moment, Owned part) {
+    if (part.from == part.to) return Tensor();
+    if (part.from == 0 && part.to == moment.numel()) return moment;
+    const std::vector<real>& all = moment.values();
+    return Tensor::from_values(Shape{part.to - part.from},
+                               std::vector<real>(all.begin() + part.from, all.begin() + part.to));
+  };
+  for (size_t i = 0; i < parameters_.size(); ++i) {
+    exp_avg_[i] = cut(exp_avg_[i], owned[i]);
+    exp_avg_sq_[i] = cut(exp_avg_sq_[i], owned[i]);
+  }
+  owned_ = std::move(owned);
+  owns_all_ = false;
+}
+
+int64_t Optimizer::moment_bytes() const {
+  int64_t numbers = 0;
+  for (const Owned& part : owned_) numbers += 2 * (part.to - part.from);   // m and v
+  return numbers * static_cast<int64_t>(sizeof(real));
 }
 
 void Optimizer::load_state(const std::vector<NamedTensor>& tensors, int64_t steps) {
@@ -212,9 +242,12 @@ void Optimizer::load_state(const std::vector<NamedTensor>& tensors, int64_t step
     throw Error("optimizer state does not fit this model's parameters: " + list_problems(problems));
   }
 
-  for (size_t i = 0; i < parameters_.size(); ++i) {
-    exp_avg_[i].values() = found_m[i]->values();  // same size: the shapes matched, so no reallocation
-    exp_avg_sq_[i].values() = found_v[i]->values();
+  for (size_t i = 0; i < parameters_.size(); ++i) {   // the owned numbers (all of them, unless sharded)
+    const auto [from, to] = owned_[i];
+    if (from == to) continue;
+    std::copy(found_m[i]->values().begin() + from, found_m[i]->values().begin() + to, exp_avg_[i].values().begin());
+    std::copy(found_v[i]->values().begin() + from, found_v[i]->values().begin() + to,
+              exp_avg_sq_[i].values().begin());
   }
   steps_ = steps;
 }

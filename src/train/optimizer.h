@@ -24,6 +24,10 @@
 // The state is PyTorch's: for parameter "<name>" the tensors "optimizer.exp_avg.<name>" and
 // "optimizer.exp_avg_sq.<name>" (same shape as the parameter), plus the step count t. A checkpoint stores them,
 // so a resumed run continues with the same moments and the same bias correction.
+//
+// With ZeRO stage 1 (sharded_optimizer.h) each of N processes keeps the moments of only 1/N of the numbers:
+// keep_only() cuts the optimizer down to a stretch of the parameters laid end to end (flat_parameters.h), and
+// step() then updates those numbers alone. Every number is updated by the same lines either way.
 #pragma once
 
 #include <cstdint>
@@ -34,6 +38,7 @@
 #include "nn/module.h"
 #include "tensor/safetensors.h"
 #include "train/config.h"
+#include "train/flat_parameters.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -60,7 +65,8 @@ class Optimizer {
   Optimizer(std::vector<NamedParameter> parameters, const TrainConfig& config)
       : Optimizer(std::move(parameters), optimizer_options(config)) {}
 
-  // One update of every parameter from its current gradient, with learning rate `lr`; t ← t + 1 first.
+  // One update of every parameter (every number it owns: keep_only) from its current gradient, with learning
+  // rate `lr`; t ← t + 1 first.
   // A parameter that has no gradient (none has reached it since it was made) is left as it is, moments and all.
   // The gradients are read, not cleared: call Module::zero_grad() before the next backward pass.
   void step(double lr);
@@ -70,22 +76,37 @@ class Optimizer {
 
   // The moments, named "optimizer.exp_avg.<name>" and "optimizer.exp_avg_sq.<name>", in parameter order.
   // These are handles to the live buffers, not copies: save them before the next step() changes them.
+  // After keep_only(): the moments of the owned numbers only, a 1-D piece for a parameter owned in part, none
+  // for a parameter not owned — not a checkpoint's state (save_checkpoint refuses it; gather it first).
   std::vector<NamedTensor> state_tensors() const;
 
   // Restores the moments and the step count from tensors named as state_tensors() names them. `tensors` may
   // hold other tensors too (a checkpoint also holds the model's weights); names not starting with
   // "optimizer." are ignored. Refuses, changing nothing, a missing moment, a moment whose shape differs from its
   // parameter's, an "optimizer.…" tensor for a parameter this optimizer does not have, or steps < 0; the
-  // attnlab::Error names the tensor and both shapes.
+  // attnlab::Error names the tensor and both shapes. After keep_only() the tensors are still whole moments (as a
+  // checkpoint has them), and the owned numbers are taken from them.
   void load_state(const std::vector<NamedTensor>& tensors, int64_t steps);
+
+  // ZeRO (sharded_optimizer.h): from now on own only the numbers `range` of the parameters laid end to end —
+  // their moments are kept, every other moment is freed, and step() updates those numbers alone. Only once, on
+  // an optimizer that owns everything (throws attnlab::Error otherwise).
+  void keep_only(FlatRange range);
+  bool owns_all() const { return owns_all_; }
+  int64_t moment_bytes() const;   // the bytes of m and v held here: 2 · 4 · (numbers owned) in float32
 
   const std::vector<NamedParameter>& parameters() const { return parameters_; }
   const OptimizerOptions& options() const { return options_; }
 
  private:
   std::vector<NamedParameter> parameters_;
-  std::vector<Tensor> exp_avg_;     // m, one per parameter, same shape
-  std::vector<Tensor> exp_avg_sq_;  // v, one per parameter, same shape
+  std::vector<Tensor> exp_avg_;     // m, one per parameter, same shape (after keep_only: its owned numbers)
+  std::vector<Tensor> exp_avg_sq_;  // v, one per parameter, same shape (after keep_only: its owned numbers)
+  struct Owned {
+    int64_t from = 0, to = 0;       // the numbers [from, to) of the parameter that this optimizer updates
+  };
+  std::vector<Owned> owned_;        // one per parameter; all of each until keep_only()
+  bool owns_all_ = true;
   OptimizerOptions options_;
   int64_t steps_ = 0;
 };

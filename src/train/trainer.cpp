@@ -31,6 +31,7 @@
 #include "train/optimizer.h"
 #include "train/run.h"
 #include "train/schedule.h"
+#include "train/sharded_optimizer.h"
 #include "util/files.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -167,9 +168,10 @@ TrainingData load_data(const RunConfig& config, const std::string& run_dir, Trai
 struct Learner {
   std::unique_ptr<Seq2Seq> model;
   std::vector<NamedParameter> parameters;   // handles to every weight, named as in a PyTorch state dict
-  Optimizer optimizer;                      // Adam(W), with its moments
+  Optimizer optimizer;                      // Adam(W), with its moments (with ZeRO, this rank's shard of them)
   Generator dropout_generator;              // draws every dropout mask
   DataParallel parallel;                    // this rank's place in the job, and its shard of a batch
+  std::optional<OptimizerShards> shards;    // ZeRO stage 1 (train.shard_optimizer on N ≥ 2 ranks), or none
 };
 
 Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
@@ -182,7 +184,7 @@ Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, Tr
   observer.on_message("model: " + std::to_string(model->parameter_count()) + " parameters; vocabulary " +
                       std::to_string(model_config.src_vocab) + " → " + std::to_string(model_config.tgt_vocab));
   return {std::move(model), std::move(parameters), std::move(optimizer), Generator(config.train.seed + 1),
-          DataParallel()};
+          DataParallel(), std::nullopt};
 }
 
 // ---- 4. Where the run is: a fresh start, or the latest checkpoint -----------------------------------------
@@ -281,6 +283,34 @@ void start_together(Learner& learner, Progress& progress, TrainingObserver& obse
   learner.dropout_generator = Generator(dropout_seed_for_rank(generator_state, parallel.rank()));
 }
 
+// train.shard_optimizer (sharded_optimizer.h): once every rank has the whole moments, each keeps its shard of them.
+// One process has no one to share them with: it keeps them all, and says so.
+void shard_optimizer(const TrainConfig& tc, Learner& learner, TrainingObserver& observer) {
+  if (!tc.shard_optimizer) return;
+  DataParallel& parallel = learner.parallel;
+  if (parallel.ranks() == 1) {
+    observer.on_message("train.shard_optimizer: one process keeps all of Adam's moments (sharding needs mpirun "
+                        "-np N with N ≥ 2)");
+    return;
+  }
+  const int64_t whole_bytes = learner.optimizer.moment_bytes();
+  learner.shards.emplace(learner.parameters, parallel.rank(), parallel.ranks());
+  learner.optimizer.keep_only(learner.shards->shard());
+  trim_storage();   // the whole moments' memory goes back to the system, not to the pool of the step's buffers
+  if (parallel.is_root()) {
+    observer.on_message("ZeRO stage 1: each rank keeps Adam's moments for 1/" + std::to_string(parallel.ranks()) +
+                        " of the parameters: " + std::to_string(learner.optimizer.moment_bytes()) + " bytes on rank 0 "
+                        "instead of " + std::to_string(whole_bytes));
+  }
+}
+
+// What a checkpoint saves of the optimizer: the learner's own, or, with ZeRO, a whole one put together on rank 0
+// from every rank's shard — which every rank must take part in, whether it writes or not.
+std::optional<Optimizer> gather_if_sharded(Learner& learner) {
+  if (!learner.shards) return std::nullopt;
+  return learner.shards->gather(learner.optimizer);
+}
+
 // ---- 5. One training step: the paper's §5.3 (optimizer, schedule) and §5.4 (dropout, label smoothing) -----
 
 struct StepResult {
@@ -332,12 +362,18 @@ StepResult train_step(Learner& learner, BatchStream& batches, const TrainConfig&
     loss.backward();
     result.loss += value * share / static_cast<double>(tc.accumulate);
   }
-  learner.parallel.sum_gradients(learner.parameters);   // Σ over the ranks: the whole batch's gradient …
-  collective::sum_in_place_double(&result.loss, 1);     // … and loss (one process: nothing to add)
-  result.grad_norm = clip_grad_norm(learner.parameters, tc.clip_norm);   // clip the global gradient norm
+  collective::sum_in_place_double(&result.loss, 1);     // Σ over the ranks: the batch's loss (one process: itself)
+  if (!learner.shards) {
+    learner.parallel.sum_gradients(learner.parameters);                  // Σ over the ranks: the batch's gradient
+    result.grad_norm = clip_grad_norm(learner.parameters, tc.clip_norm);   // clip the global gradient norm
+  } else {   // ZeRO stage 1 (sharded_optimizer.h): the same, for this rank's shard of the numbers only
+    learner.shards->reduce_scatter_gradients(learner.parameters);
+    result.grad_norm = learner.shards->clip_grad_norm(learner.parameters, tc.clip_norm);
+  }
   stop_if_not_finite(result.grad_norm, "the gradient norm", step, last_checkpoint);
   result.learning_rate = learning_rate(tc, step, model.config().d_model);  // the schedule (schedule.h)
   learner.optimizer.step(result.learning_rate);                            // Adam(W) (optimizer.h)
+  if (learner.shards) learner.shards->all_gather_parameters(learner.parameters);   // every shard's new numbers
   return result;
 }
 
@@ -380,7 +416,8 @@ void report_step(Run& run, const Progress& progress, const StepResult& result, R
   report.log_every = tc.log_every;
   report.time_limit_seconds = tc.max_minutes * 60;
   report.ranks = run.learner.parallel.ranks();
-  report.communication_seconds = run.learner.parallel.communication_seconds();
+  report.communication_seconds = run.learner.parallel.communication_seconds() +
+                                 (run.learner.shards ? run.learner.shards->communication_seconds() : 0.0);
   run.observer.on_step(report);
   if (tc.log_every > 0 && progress.step % tc.log_every == 0) {
     records.metrics << nlohmann::json{{"type", "train"}, {"step", progress.step}, {"loss", result.loss},
@@ -405,16 +442,20 @@ ValidationResult measure_validation(Run& run) {
 void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
   const TrainConfig& tc = run.config.train;
   Learner& learner = run.learner;
-  if (!learner.parallel.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
   const bool validate_now = tc.valid_every > 0 && progress.step % tc.valid_every == 0 &&
                             !run.data.valid_batches.empty();
+  const bool checkpoint_now = tc.checkpoint_every > 0 && progress.step % tc.checkpoint_every == 0;
+  if (!validate_now && !checkpoint_now) return;
+  const std::optional<Optimizer> gathered = gather_if_sharded(learner);   // ZeRO: may be needed for best too
+  const Optimizer& optimizer = gathered ? *gathered : learner.optimizer;
+  if (!learner.parallel.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
   if (validate_now) {
     ValidationResult& validation = records.summary.validation;
     validation = measure_validation(run);
     const bool is_best = validation.loss < progress.best_valid_loss;
     if (is_best) {
       progress.best_valid_loss = validation.loss;
-      run.checkpoints.save_best(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+      run.checkpoints.save_best(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
     }
     run.observer.on_validation(progress.step, validation, is_best);
     records.metrics << nlohmann::json{{"type", "valid"}, {"step", progress.step}, {"loss", validation.loss},
@@ -426,9 +467,9 @@ void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
                            .dump()
                     << "\n" << std::flush;
   }
-  if (tc.checkpoint_every > 0 && progress.step % tc.checkpoint_every == 0) {
+  if (checkpoint_now) {
     progress.last_checkpoint =
-        run.checkpoints.save_step(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+        run.checkpoints.save_step(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
     progress.last_saved_step = progress.step;
   }
 }
@@ -458,15 +499,17 @@ TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records)
 // and, when the run never validated, one validation and best.safetensors.
 void save_before_leaving(Run& run, Progress& progress, Records& records) {
   Learner& learner = run.learner;
+  const std::optional<Optimizer> gathered = gather_if_sharded(learner);   // ZeRO: every rank, whatever rank 0 writes
+  const Optimizer& optimizer = gathered ? *gathered : learner.optimizer;
   const bool writes = learner.parallel.is_root();   // rank 0 alone writes (data_parallel.h)
   if (writes && progress.last_saved_step != progress.step) {
     progress.last_checkpoint =
-        run.checkpoints.save_step(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+        run.checkpoints.save_step(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
   }
   if (writes && !run.checkpoints.has_best() && !run.data.valid_batches.empty()) {
     records.summary.validation = measure_validation(run);
     progress.best_valid_loss = records.summary.validation.loss;
-    run.checkpoints.save_best(*learner.model, learner.optimizer, checkpoint_state(run.config, learner, progress));
+    run.checkpoints.save_best(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
     run.observer.on_validation(progress.step, records.summary.validation, true);
   }
   records.summary.step = progress.step;
@@ -505,6 +548,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
     collective::barrier();                       // the other ranks may read it now
   }
   start_together(learner, progress, observer);
+  shard_optimizer(config.train, learner, observer);
 
   Run run{config, data, learner, checkpoints, observer};
   Records records(request.run_dir);

@@ -23,6 +23,8 @@
 //   with several ranks (mpirun; data_parallel.h): each rank runs the loop above on its rows of the batch, its loss
 //   weighted by its share of the batch's target tokens, and then the gradients are summed over the ranks
 //   clip the global gradient norm;  lr = schedule(step);  Adam(W) update
+//   with train.shard_optimizer on several ranks (ZeRO stage 1, sharded_optimizer.h): each rank sums, clips and
+//   updates only its 1/N of the numbers, keeping Adam's moments for those alone, and the ranks then all-gather
 // A run stopped (Ctrl-C, SIGTERM, the time limit) finishes its step and saves a checkpoint first; `--resume`
 // continues it so that, single-threaded, the losses are exactly those of a run never stopped: the checkpoint
 // carries the weights, the optimizer's moments, the dropout generator and the position in the epoch.
