@@ -93,9 +93,10 @@ int main(int argc, char** argv) {
       "  reverse    target = source symbols reversed    (.src/.tgt; 10000 / 500 / 500)\n"
       "  sort       target = source symbols sorted      (.src/.tgt; 10000 / 500 / 500)\n"
       "  toy-en-fr  English -> French from a small grammar (.en/.fr; 20000 / 1000 / 1000)\n"
+      "  cloze      document @query query-with-@placeholder -> answer word (.question/.answer; 2000 / 250 / 250)\n"
       "Symbols are a..t, 3 to 15 per sentence. valid and test are drawn first and never change with --size; "
       "no pair appears in two splits. data/README.md lists the shipped corpora.");
-  corpus_app->add_option("--task", corpus.task, "copy, reverse, sort or toy-en-fr")->required();
+  corpus_app->add_option("--task", corpus.task, "copy, reverse, sort, toy-en-fr or cloze")->required();
   corpus_app->add_option("--out", corpus.out, "Directory to write into (created if missing)")->required();
   corpus_app
       ->add_option("--seed", corpus.seed, "Random seed, 0 or more (default 1, the seed of the shipped corpora)")
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
           "", "non-negative"));
   CLI::Option* corpus_size_option = corpus_app->add_option(
       "--size", corpus_size,
-      "Training pairs, 1 to 1000000 (default: 10000 for the symbol tasks, 20000 for toy-en-fr)");
+      "Training pairs, 1 to 1000000 (default: 10000 for the symbol tasks, 20000 for toy-en-fr, 2000 for cloze)");
 
   attnlab::TrainCommandOptions train;
   CLI::App* train_app = app.add_subcommand(
