@@ -148,7 +148,8 @@ int main(int argc, char** argv) {
       "eval",
       "Evaluate a trained run: translate --split valid|test (from the run's config) or --src FILE with --ref FILE, "
       "write the translations one per line, and report BLEU, chrF, exact match, teacher-forced loss, perplexity, "
-      "token accuracy and attention entropy (a table, or one JSON object with --json).");
+      "token accuracy and attention entropy (a table, or one JSON object with --json). A cloze run (model.task: "
+      "cloze) reports instead, on --split valid|test, its accuracy, loss and the most-frequent-noun baseline.");
   eval_app->add_option("--run", eval.run, "The run folder")->required();
   eval_app->add_option("--split", eval.split, "Which split of the run's config to translate")
       ->check(CLI::IsMember({"valid", "test"}));
@@ -188,7 +189,9 @@ int main(int argc, char** argv) {
       "and writes into --out attention.json (tokens, weights, the stages of each weight, the decoding steps; "
       "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html, the explorer "
       "(head, model, matrix, neuron and decoding views; works opened from disk). --terminal prints every head as "
-      "a shaded heatmap instead of, or as well as, the files.");
+      "a shaded heatmap instead of, or as well as, the files. For a cloze run (model.task: cloze) --text is a "
+      "question, \"<document> @query <query with @placeholder>\", and the files are alpha.svg, beta.svg, "
+      "beta_mean.svg, s.svg and index.html (attention over attention's α, β, β̄ and s; s alone for as_reader).");
   attention_app->add_option("--run", attention.run, "The run folder")->required();
   attention_app->add_option("--text", attention.text, "The source sentence")->required();
   attention_app->add_option("--target", attention.target,

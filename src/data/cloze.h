@@ -23,6 +23,8 @@
 // Files: DIR/{train,valid,test}.question and .answer, line-aligned. A question line is the document, the token
 // @query, then the query: "<document> @query <query>". An answer line is one word. So `attnlab train` reads the
 // corpus like any parallel text (data.train_src: question, data.train_tgt: answer) with the word tokenizer.
+// Reading a question line back (and the frequency baseline) is in cloze_question.h, which a reader of the files
+// needs without the generator (synthetic.h and corpus.h each have a ParallelText of their own).
 #pragma once
 
 #include <cstdint>
@@ -30,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include "data/cloze_question.h"
 #include "data/synthetic.h"
 #include "tensor/random.h"
 #include "tensor/real.h"
@@ -39,29 +42,10 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 constexpr int64_t cloze_train_size = 2000;
 constexpr int64_t cloze_valid_size = 250;
 constexpr int64_t cloze_test_size = 250;
-constexpr const char* cloze_placeholder = "@placeholder";   // the blank in the query
-constexpr const char* cloze_query_marker = "@query";        // between document and query on a question line
-
 // One random (question line, answer) pair.
 std::pair<std::string, std::string> draw_cloze_pair(Generator& generator);
 
 // The corpus: files train.question / train.answer, valid.*, test.* (see synthetic.h for the splits).
 Corpus make_cloze_corpus(uint64_t seed, int64_t train_size);
-
-// Every noun the generator uses (people, animals, things), for the frequency baseline.
-const std::vector<std::string>& cloze_nouns();
-
-// A question line cut at its @query marker into the document's words and the query's words. Throws
-// attnlab::Error naming `where` when the line has no marker, more than one, an empty side, or a query without
-// exactly one @placeholder.
-struct ClozeQuestion {
-  std::vector<std::string> document;
-  std::vector<std::string> query;
-};
-ClozeQuestion split_cloze_question(const std::string& line, const std::string& where);
-
-// The most-frequent-noun baseline: the noun (of cloze_nouns()) that occurs most often in the document, the first
-// to occur among equals; "" when the document has no noun.
-std::string cloze_frequency_baseline(const std::vector<std::string>& document);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
