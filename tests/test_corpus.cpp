@@ -157,6 +157,7 @@ TEST_CASE("each split has its documented size and no pair appears twice, in one 
 TEST_CASE("every sentence is within its task's length bounds") {
   for (const std::string& task : corpus_task_names()) {
     INFO(task);
+    if (task == "cloze") continue;   // a question and a one-word answer: its own checks are in test_cloze.cpp
     bool toy = task == "toy-en-fr";
     size_t low = toy ? toy_en_fr_min_length : symbol_min_length;
     size_t high = toy ? toy_en_fr_max_length : symbol_max_length;

@@ -74,8 +74,12 @@ TEST_CASE("every configs/experiments/*.yaml loads, opens with its expectation an
     CHECK(readme.find("(" + name + ".yaml)") != std::string::npos);     // a link in the README's table
 
     RunConfig loaded = load_config(config.string());                     // as written, toy-en-fr paths and all
-    CHECK(loaded.data.train_src == "data/toy-en-fr/train.en");
     CHECK(loaded.train.max_minutes == 3);                               // the shared budget
+    if (loaded.model.task == "cloze") {                                 // the readers: their own corpus, and their
+      CHECK(loaded.data.train_src == "data/cloze/train.question");      // training is tested in test_cloze.cpp
+      continue;
+    }
+    CHECK(loaded.data.train_src == "data/toy-en-fr/train.en");
 
     TrainRequest request;
     request.config_path = config.string();

@@ -10,5 +10,6 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 std::vector<GradcheckCase> softmax_attention_checks();          // checks/softmax_kinds.cpp
 std::vector<GradcheckCase> external_linear_attention_checks();  // checks/external_linear.cpp
 std::vector<GradcheckCase> local_attention_checks();            // checks/local.cpp
+std::vector<GradcheckCase> reader_attention_checks();           // checks/reader.cpp: aoa, as_reader
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

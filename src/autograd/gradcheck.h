@@ -92,5 +92,6 @@ std::vector<GradcheckCase> embedding_checks();
 std::vector<GradcheckCase> reduction_checks();
 std::vector<GradcheckCase> cross_entropy_checks();
 std::vector<GradcheckCase> attention_op_checks();    // prefix_softmax, divide
+std::vector<GradcheckCase> pointer_sum_checks();
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -117,4 +117,10 @@ Tensor prefix_softmax(const Tensor& x, int axis, const Tensor& additive_mask = T
 // a / b, elementwise with broadcasting (add()'s rules). No guard against b = 0: add an ε first where needed.
 Tensor divide(const Tensor& a, const Tensor& b);
 
+// ---- The attention-sum of pointer readers (ops/pointer_sum.cpp) ----
+// P[b, w] = Σ of s[b, i] over the positions i where document[b, i] = w: attention over document positions
+// s [B, n] summed per word into [B, vocab] (Kadlec et al. 2016; the cloze readers of attention/reader.cpp).
+// An id outside [0, vocab) throws attnlab::Error. The ids receive no gradient.
+Tensor pointer_sum(const Tensor& s, const TokenIds& document, int64_t vocab);
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "inspect/attention_maps.h"
 #include "util/error.h"
+#include "train/cloze_training.h"
 #include "train/run.h"
 
 namespace attnlab {
@@ -16,6 +17,7 @@ int attention_command(const AttentionCommandOptions& options) {
   if (options.out.empty() && !options.terminal) {
     throw Error("attnlab attention has nothing to write: give --out DIR (files) and/or --terminal (stdout)");
   }
+  if (is_cloze_run(options.run)) return cloze_attention_command(options);   // α, β, β̄, s of a reader
   LoadedRun run = load_run(options.run, options.checkpoint);
   AttentionPicture picture = record_attention(run, options.text, options.target, options.beam);
   std::vector<std::string> written;

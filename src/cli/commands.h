@@ -53,6 +53,7 @@ struct EvalCommandOptions {
   std::string out;                     // hypotheses file; empty: RUN/eval-SPLIT.hyp or SRC.hyp
 };
 int eval_command(const EvalCommandOptions& options);             // src/cli/eval_command.cpp
+int cloze_eval_command(const EvalCommandOptions& options);       // src/cli/cloze_commands.cpp (model.task: cloze)
 struct TraceCommandOptions {
   std::string run;                     // a run folder
   std::string text;                    // the source sentence
@@ -71,6 +72,7 @@ struct AttentionCommandOptions {
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
 };
 int attention_command(const AttentionCommandOptions& options);   // src/cli/attention_command.cpp
+int cloze_attention_command(const AttentionCommandOptions& options);   // src/cli/cloze_commands.cpp
 
 struct ReportCommandOptions {
   std::string run;                     // a run folder

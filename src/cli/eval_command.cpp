@@ -13,6 +13,7 @@
 
 #include "cli/commands.h"
 #include "data/corpus.h"
+#include "train/cloze_training.h"
 #include "train/evaluate.h"
 #include "util/error.h"
 #include "train/run.h"
@@ -70,6 +71,7 @@ std::string format_or_dash(bool known, double value, const char* format) {
 }  // namespace
 
 int eval_command(const EvalCommandOptions& options) {
+  if (is_cloze_run(options.run)) return cloze_eval_command(options);   // a reader, not a translator
   const bool use_split = !options.split.empty();
   const bool use_files = !options.src.empty() || !options.ref.empty();
   if (use_split == use_files) {

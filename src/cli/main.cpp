@@ -93,9 +93,10 @@ int main(int argc, char** argv) {
       "  reverse    target = source symbols reversed    (.src/.tgt; 10000 / 500 / 500)\n"
       "  sort       target = source symbols sorted      (.src/.tgt; 10000 / 500 / 500)\n"
       "  toy-en-fr  English -> French from a small grammar (.en/.fr; 20000 / 1000 / 1000)\n"
+      "  cloze      document @query query-with-@placeholder -> answer word (.question/.answer; 2000 / 250 / 250)\n"
       "Symbols are a..t, 3 to 15 per sentence. valid and test are drawn first and never change with --size; "
       "no pair appears in two splits. data/README.md lists the shipped corpora.");
-  corpus_app->add_option("--task", corpus.task, "copy, reverse, sort or toy-en-fr")->required();
+  corpus_app->add_option("--task", corpus.task, "copy, reverse, sort, toy-en-fr or cloze")->required();
   corpus_app->add_option("--out", corpus.out, "Directory to write into (created if missing)")->required();
   corpus_app
       ->add_option("--seed", corpus.seed, "Random seed, 0 or more (default 1, the seed of the shipped corpora)")
@@ -107,7 +108,7 @@ int main(int argc, char** argv) {
           "", "non-negative"));
   CLI::Option* corpus_size_option = corpus_app->add_option(
       "--size", corpus_size,
-      "Training pairs, 1 to 1000000 (default: 10000 for the symbol tasks, 20000 for toy-en-fr)");
+      "Training pairs, 1 to 1000000 (default: 10000 for the symbol tasks, 20000 for toy-en-fr, 2000 for cloze)");
 
   attnlab::TrainCommandOptions train;
   CLI::App* train_app = app.add_subcommand(
@@ -147,7 +148,8 @@ int main(int argc, char** argv) {
       "eval",
       "Evaluate a trained run: translate --split valid|test (from the run's config) or --src FILE with --ref FILE, "
       "write the translations one per line, and report BLEU, chrF, exact match, teacher-forced loss, perplexity, "
-      "token accuracy and attention entropy (a table, or one JSON object with --json).");
+      "token accuracy and attention entropy (a table, or one JSON object with --json). A cloze run (model.task: "
+      "cloze) reports instead, on --split valid|test, its accuracy, loss and the most-frequent-noun baseline.");
   eval_app->add_option("--run", eval.run, "The run folder")->required();
   eval_app->add_option("--split", eval.split, "Which split of the run's config to translate")
       ->check(CLI::IsMember({"valid", "test"}));
@@ -187,7 +189,9 @@ int main(int argc, char** argv) {
       "and writes into --out attention.json (tokens, weights, the stages of each weight, the decoding steps; "
       "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html, the explorer "
       "(head, model, matrix, neuron and decoding views; works opened from disk). --terminal prints every head as "
-      "a shaded heatmap instead of, or as well as, the files.");
+      "a shaded heatmap instead of, or as well as, the files. For a cloze run (model.task: cloze) --text is a "
+      "question, \"<document> @query <query with @placeholder>\", and the files are alpha.svg, beta.svg, "
+      "beta_mean.svg, s.svg and index.html (attention over attention's α, β, β̄ and s; s alone for as_reader).");
   attention_app->add_option("--run", attention.run, "The run folder")->required();
   attention_app->add_option("--text", attention.text, "The source sentence")->required();
   attention_app->add_option("--target", attention.target,

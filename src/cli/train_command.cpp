@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "train/cloze_training.h"
 #include "train/data_parallel.h"
 #include "train/trainer.h"
 
@@ -134,7 +135,7 @@ int train_command(const TrainCommandOptions& options) {
               : summary.outcome == TrainOutcome::time_limit ? "stopped at train.max_minutes"
                                                             : "interrupted",
               static_cast<long long>(summary.step), clock_text(summary.seconds).c_str(), summary.checkpoint.c_str());
-  if (summary.outcome != TrainOutcome::finished) {
+  if (summary.outcome != TrainOutcome::finished && !is_cloze_run(request.run_dir)) {   // cloze: no --resume
     std::printf("continue with: attnlab train --resume %s\n", request.run_dir.c_str());
   }
   return summary.outcome == TrainOutcome::interrupted ? 130 : 0;

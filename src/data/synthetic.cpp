@@ -9,6 +9,7 @@
 #include <fstream>
 #include <set>
 
+#include "data/cloze.h"
 #include "data/toy_en_fr.h"
 #include "util/error.h"
 #include "util/suggest.h"
@@ -31,6 +32,8 @@ const std::vector<CorpusTask>& corpus_tasks() {
        symbol_test_size},
       {"toy-en-fr", "English → French from a small grammar (agreement, adjective order, ne … pas, elision, qui)",
        toy_en_fr_train_size, toy_en_fr_valid_size, toy_en_fr_test_size},
+      {"cloze", "reading comprehension: a short document, a query with a @placeholder, the answer (data/cloze.h)",
+       cloze_train_size, cloze_valid_size, cloze_test_size},
   };
   return tasks;
 }
@@ -55,6 +58,7 @@ Corpus generate_corpus(const std::string& task, uint64_t seed, std::optional<int
                 task + " is " + std::to_string(found->train_size) + ")");
   }
   if (task == "toy-en-fr") return make_toy_en_fr_corpus(seed, size);
+  if (task == "cloze") return make_cloze_corpus(seed, size);
   return make_symbol_corpus(task, seed, size);
 }
 

@@ -55,7 +55,7 @@ struct CorpusTask {
   int64_t valid_size;
   int64_t test_size;
 };
-const std::vector<CorpusTask>& corpus_tasks();     // copy, reverse, sort, toy-en-fr
+const std::vector<CorpusTask>& corpus_tasks();     // copy, reverse, sort, toy-en-fr, cloze
 std::vector<std::string> corpus_task_names();
 
 constexpr uint64_t default_corpus_seed = 1;

@@ -12,6 +12,10 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 struct ModelConfig {
+  // What the model does (model/cloze_reader.h): translate (the encoder–decoder Seq2Seq), or answer cloze
+  // questions by pointing into the document with one of the two readers of attention/reader.h.
+  std::string task = "translation";  // translation | cloze
+  std::string reader = "aoa";        // cloze only: aoa (attention over attention) | as_reader (attention sum)
   int64_t src_vocab = 0;            // source vocabulary size (ids 0 … src_vocab−1)
   int64_t tgt_vocab = 0;            // target vocabulary size
   bool share_embeddings = false;    // one table for source and target (needs src_vocab == tgt_vocab)

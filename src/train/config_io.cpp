@@ -100,7 +100,11 @@ std::vector<Section> sections() {
         {"min_count", [](RunConfig& c) { return &c.tokenizer.min_count; }, Range::positive, {},
          "word / char: tokens seen fewer times become unk"}}},
       {"model",
-       {{"share_embeddings", [](RunConfig& c) { return &c.model.share_embeddings; }, Range::any, {},
+       {{"task", [](RunConfig& c) { return &c.model.task; }, Range::any, {"translation", "cloze"},
+         "translation (the encoder-decoder) | cloze (a reader answering cloze questions, data/cloze.h)"},
+        {"reader", [](RunConfig& c) { return &c.model.reader; }, Range::any, {"aoa", "as_reader"},
+         "cloze only: aoa (attention over attention) | as_reader (attention sum), attention/reader.h"},
+        {"share_embeddings", [](RunConfig& c) { return &c.model.share_embeddings; }, Range::any, {},
          "one embedding table for source and target (needs tokenizer.shared: true)"},
         {"tie_output", [](RunConfig& c) { return &c.model.tie_output; }, Range::any, {},
          "the output projection reuses the target embedding table"},
@@ -285,6 +289,10 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
       fail(path + ".window" + where(path + ".window") + ": " + a.kind + " has its own window [p_i − D, p_i + D] "
            "around its centre p_i; set D with " + path + ".local_width instead");
     }
+  }
+  if (c.model.task == "cloze" && (c.tokenizer.kind != "word" || !c.tokenizer.shared)) {
+    fail("model.task: cloze" + where("model.task") + " needs tokenizer.kind: word and tokenizer.shared: true" +
+         where("tokenizer.kind") + ": the answer must be one word of the document's vocabulary");
   }
   if ((c.train.schedule == "noam" || c.train.schedule == "inverse_sqrt") && c.train.warmup_steps < 1) {
     fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + c.train.schedule +

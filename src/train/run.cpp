@@ -104,6 +104,17 @@ ModelConfig model_config_for(const RunConfig& config, const RunTokenizers& token
   return model;
 }
 
+std::string checkpoint_to_load(const RunConfig& config, const std::string& run_dir, const std::string& which) {
+  CheckpointDirectory checkpoints(checkpoints_dir(run_dir), config.train.keep_last);
+  if (which == "best" && checkpoints.has_best()) return checkpoints.best_path();
+  if (which == "best" || which == "latest") {
+    std::optional<std::string> latest = checkpoints.latest();
+    if (!latest) throw Error("'" + run_dir + "' has no checkpoint yet");
+    return *latest;
+  }
+  return which;
+}
+
 LoadedRun load_run(const std::string& run_dir, const std::string& which) {
   const std::string config_path = run_dir + "/config.yaml";
   if (!fs::exists(config_path)) {
@@ -115,16 +126,7 @@ LoadedRun load_run(const std::string& run_dir, const std::string& which) {
   Generator init(run.config.train.seed);
   run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
 
-  CheckpointDirectory checkpoints(checkpoints_dir(run_dir), run.config.train.keep_last);
-  if (which == "best" && checkpoints.has_best()) {
-    run.checkpoint_path = checkpoints.best_path();
-  } else if (which == "best" || which == "latest") {
-    std::optional<std::string> latest = checkpoints.latest();
-    if (!latest) throw Error("'" + run_dir + "' has no checkpoint yet");
-    run.checkpoint_path = *latest;
-  } else {
-    run.checkpoint_path = which;
-  }
+  run.checkpoint_path = checkpoint_to_load(run.config, run_dir, which);
   run.step = load_checkpoint(run.checkpoint_path, *run.model, nullptr).step;
   return run;
 }

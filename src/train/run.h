@@ -43,6 +43,8 @@ struct LoadedRun {
   int64_t step = 0;
 };
 LoadedRun load_run(const std::string& run_dir, const std::string& which = "best");
+// The checkpoint file `which` names: "best" (best.safetensors, else the latest step), "latest", or a path.
+std::string checkpoint_to_load(const RunConfig& config, const std::string& run_dir, const std::string& which);
 
 std::string checkpoints_dir(const std::string& run_dir);
 

@@ -26,6 +26,7 @@
 #include "tensor/storage.h"
 #include "train/checkpoint.h"
 #include "train/clip.h"
+#include "train/cloze_training.h"
 #include "train/config_io.h"
 #include "train/data_parallel.h"
 #include "train/optimizer.h"
@@ -520,6 +521,7 @@ void save_before_leaving(Run& run, Progress& progress, Records& records) {
 }  // namespace
 
 void request_training_stop(int signal_number) { stop_requested.store(signal_number); }
+bool training_stop_requested() { return stop_requested.load() != 0; }
 
 int use_threads(int64_t requested) {
   int threads = requested > 0 ? static_cast<int>(requested)
@@ -530,6 +532,7 @@ int use_threads(int64_t requested) {
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   stop_requested.store(0);
+  if (is_cloze_request(request)) return train_cloze(request, observer);   // model.task: cloze (cloze_training.h)
   // With several ranks (data_parallel.h) rank 0 alone starts the run folder; the others wait until it is made,
   // read its config.yaml and tokenizers as a resumed run would, and take the rest from rank 0 (start_together).
   const bool root = collective::rank() == 0;

@@ -86,6 +86,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer);
 
 // Asks a running train() to stop after the current step (async-signal-safe: for SIGINT / SIGTERM handlers).
 void request_training_stop(int signal_number);
+// Has a stop been asked for since train() started? (The cloze readers' loop, cloze_training.h, asks it too.)
+bool training_stop_requested();
 
 // Threads for Eigen's matrix products and OpenMP loops: `requested` (train.threads), or every core when 0.
 // Returns the count used.

@@ -13,7 +13,7 @@ std::vector<GradcheckCase> all_gradcheck_cases() {
   };
   for (auto group : {elementwise_checks, matmul_checks, shape_checks, activation_checks, softmax_checks,  // ch. 2
                      layer_norm_checks, dropout_checks, embedding_checks, reduction_checks, cross_entropy_checks,
-                     attention_op_checks,
+                     attention_op_checks, pointer_sum_checks,
                      linear_checks, linear_cross_entropy_checks, fused_dropout_checks,                    // kernels
                      scaled_dot_attention_checks, banded_attention_checks}) {
     add(group());
@@ -25,6 +25,7 @@ std::vector<GradcheckCase> all_gradcheck_cases() {
   add(softmax_attention_checks());                                                                        // ch. 4
   add(external_linear_attention_checks());
   add(local_attention_checks());
+  add(reader_attention_checks());
   return cases;
 }
 
