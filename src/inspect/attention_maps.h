@@ -26,12 +26,15 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 // One number-making stage behind a map, for the explorer's neuron view: a tensor the module traced on its way to
-// the weights (q, k, scores, additive's tanh, linear's phi_q/phi_k, external's token_softmax) or one of its
-// parameters (additive's w = score_proj.weight, sagan's gamma, external's memory_k). Shape without the batch axis.
+// the weights (q, k, scores, additive's tanh, linear's phi_q/phi_k, external's token_softmax, local_p's softmax
+// and gaussian, hard's distribution), one of its parameters (additive's w = score_proj.weight, sagan's gamma,
+// external's memory_k), or read off traced tensors: the local kinds' centre (their p_head0, p_head1, … lines as
+// one [heads, T_query]) and window (the first and last key its scores let through), hard's chosen_key (the key
+// of the one 1 in each row of what it chose). Shape without the batch axis.
 struct NeuronStage {
   std::string name;             // "q", "scores", "tanh", "w", …
   std::vector<int64_t> shape;   // "q": [heads, T_query, d_k]; "tanh": [heads, T_query, T_key, d_k]; …
-  std::vector<double> values;   // row-major; −∞ (a hidden key's score) stays −∞ here and is null in the JSON
+  std::vector<double> values;   // row-major; −∞ (a hidden key's score) and NaN (no key) are null in the JSON
 };
 
 struct AttentionMapRecord {
@@ -47,7 +50,9 @@ struct AttentionMapRecord {
   double score_scale = 0;
   bool has_window = false;
   int64_t window_left = 0, window_right = 0;
-  std::vector<NeuronStage> stages;
+  int64_t local_width = 0;    // local_m, local_p: D, the window [p_i − D, p_i + D] (σ = D / 2); 0 for the others
+  std::string hard_eval{};    // hard: how the recorded (evaluation) pass chose, "argmax" | "expectation"; "" else
+  std::vector<NeuronStage> stages{};
 
   double at(int64_t head, int64_t query, int64_t key) const { return weights[(head * queries + query) * keys + key]; }
   bool keys_are_slots() const { return kind == "external"; }
