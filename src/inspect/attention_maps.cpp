@@ -91,7 +91,7 @@ NeuronStage centre_stage(const AttentionMapRecord& map, const std::map<std::stri
 // The local kinds' window as the softmax saw it: per head and query the first and the last key whose score is not
 // −∞ (inside [p_i − D, p_i + D] and not hidden by the mask), [heads, T_query, 2]; NaN for a query that sees none.
 NeuronStage window_stage(const AttentionMapRecord& map, const NeuronStage& scores) {
-  NeuronStage window{"window", {map.heads, map.queries, 2}, {}};
+  NeuronStage window{"window", {map.heads, map.queries, 2}, {}, /*keys=*/true};
   for (int64_t row = 0; row < map.heads * map.queries; ++row) {
     const auto begin = scores.values.begin() + row * map.keys, end = begin + map.keys;    // [T_key]
     const auto first = std::find_if(begin, end, [](double s) { return std::isfinite(s); });
@@ -108,7 +108,7 @@ NeuronStage window_stage(const AttentionMapRecord& map, const NeuronStage& score
 // row at argmax evaluation) has its 1; NaN where it chose no single key (a row that saw no key, and every row
 // with hard_eval: expectation, whose rows are the distribution itself even where only one key is visible).
 NeuronStage chosen_key_stage(const AttentionMapRecord& map, const Tensor& chosen) {
-  NeuronStage keys{"chosen_key", {map.heads, map.queries}, {}};
+  NeuronStage keys{"chosen_key", {map.heads, map.queries}, {}, /*keys=*/true};
   for (int64_t row = 0; row < map.heads * map.queries; ++row) {
     if (map.hard_eval == "expectation") {
       keys.values.push_back(NAN);
@@ -194,6 +194,8 @@ nlohmann::ordered_json nested(const NeuronStage& stage, Round rounded, size_t ax
     const size_t at = offset + static_cast<size_t>(i) * stride;
     if (axis + 1 < stage.shape.size()) {
       out.push_back(nested(stage, rounded, axis + 1, at));
+    } else if (std::isfinite(stage.values[at]) && stage.keys) {
+      out.push_back(static_cast<int64_t>(stage.values[at]));
     } else if (std::isfinite(stage.values[at])) {
       out.push_back(rounded(stage.values[at]));
     } else {

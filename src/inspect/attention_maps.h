@@ -35,6 +35,7 @@ struct NeuronStage {
   std::string name;             // "q", "scores", "tanh", "w", …
   std::vector<int64_t> shape;   // "q": [heads, T_query, d_k]; "tanh": [heads, T_query, T_key, d_k]; …
   std::vector<double> values;   // row-major; −∞ (a hidden key's score) and NaN (no key) are null in the JSON
+  bool keys = false;            // the values are key positions (window, chosen_key): integers in the JSON
 };
 
 struct AttentionMapRecord {
