@@ -8,7 +8,8 @@
 //   matrix view   heatmaps of every map and head, with the mean over heads and over layers
 //   neuron view   for one query and each key, the numbers that made the weight (q, k, q⊙k, q·k, scaled, masked,
 //                 normalised — or the kind's own stages: additive's tanh features, linear's φ(q)·φ(k), external's
-//                 two normalisations, sagan's γ, a window's band)
+//                 two normalisations, sagan's γ, a window's band, local_m/local_p's centre, window and Gaussian,
+//                 hard's distribution and chosen key)
 //   decoding view the translation token by token: the cross-attention row of each step, the five likeliest next
 //                 tokens, and with beam search every hypothesis kept, finished or dropped
 //   compare view  (attnlab serve with two runs) the same sentence through both, mean of heads per layer, side by side
