@@ -14,6 +14,8 @@ wrote for five tiny trained runs (every attention kind among them), opened from 
     local_m and local_p show their centre, window (the keys outside it greyed, the centre marked) and local_p its
     Gaussian, hard attention its distribution and chosen key (the one key of its row at argmax), all as recorded;
   * the local and hard runs' model, matrix and decoding views draw attention.json's maps;
+  * the compare view of `attnlab attention --compare`, offline: both runs' translations, and each picture the
+    mean of the heads of its run's map;
   * against a running `attnlab serve`: submitting a sentence draws new maps, for either run, and the compare
     view shows both runs on one sentence;
   * screenshots of every view are not blank (tests/png_not_blank.py); with --screenshots DIR they are kept there.
@@ -366,6 +368,30 @@ try:
     check(fates == [c["fate"] for c in data["decoding"]["beam_steps"][0]] and fates.count("kept") <= data["decoding"]["beam"],
           "beam: step 1 shows %r" % fates)
     screenshot(driver, "decoding-beam")
+
+    # The compare view offline: `attnlab attention --run dot --compare local`, opened from disk.
+    data = json.load(open(os.path.join(runs_dir, "compare-page", "attention.json")))
+    other = json.load(open(os.path.join(runs_dir, "compare-page", "compared.json")))
+    open_page(driver, "file://" + os.path.join(runs_dir, "compare-page", "index.html"), "compare offline")
+    view(driver, "compare")
+    heading = driver.find_element(By.CSS_SELECTOR, "#compare-table tr").text
+    check("dot" in heading and "local" in heading and data["target"] in heading and other["target"] in heading,
+          "compare offline: the heading %r names both runs and their translations" % heading)
+    cells = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#compare-table svg')).map(function (svg) {"
+        " return Array.from(svg.querySelectorAll('rect[data-i]')).map(function (r) { return Number(r.dataset.w); }); });")
+    expected = []
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        for layer in range(2):
+            for side in (data, other):
+                the_map = [m for m in side["maps"] if m["type"] == kind and m["layer"] == layer][0]
+                expected.append([sum(the_map["weights"][h][i][j] for h in range(the_map["heads"])) / the_map["heads"]
+                                 for i in range(len(the_map["weights"][0])) for j in range(len(the_map["weights"][0][0]))])
+    check(len(cells) == 12 and all(len(c) == len(e) and all(close(a, b, 1e-9) for a, b in zip(c, e))
+                                   for c, e in zip(cells, expected)),
+          "compare offline: %d pictures; each the mean of heads of its run's map" % len(cells))
+    check(not console_errors(driver), "compare offline: console errors " + repr(console_errors(driver)))
+    screenshot(driver, "compare-offline")
 
     # attnlab serve: the same page, live.
     port = free_port()

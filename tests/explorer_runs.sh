@@ -6,7 +6,8 @@
 #   other   encoder external (8 slots), decoder sagan, cross scaled_dot
 #   local   encoder local_m, decoder local_p (causal), cross local_p
 #   hard    encoder hard (argmax), decoder hard with hard_eval: expectation, cross hard (argmax)
-# and for each `attnlab attention` of one test sentence: WORK/<run>-page/ (dot also with --beam 3: dot-beam-page/).
+# and for each `attnlab attention` of one test sentence: WORK/<run>-page/ (dot also with --beam 3: dot-beam-page/,
+# and with --compare local: compare-page/).
 #   usage: explorer_runs.sh ATTNLAB_BINARY WORK_DIR
 set -eu
 attnlab=$1 work=$2
@@ -33,5 +34,6 @@ for run in dot mixed other local hard; do
   "$attnlab" attention --run "$run" --text "$sentence" --out "$run-page" > /dev/null
 done
 "$attnlab" attention --run dot --text "$sentence" --beam 3 --out dot-beam-page > /dev/null
+"$attnlab" attention --run dot --compare local --text "$sentence" --out compare-page > /dev/null
 echo "$sentence" > sentence.txt
 echo "explorer runs: dot, mixed, other, local, hard and their pages in $work"

@@ -575,7 +575,7 @@ TEST_CASE("with beam search every step keeps at most k hypotheses and the transl
 TEST_CASE("the explorer page holds its script, its styles and the data, and no sentence can break out of it") {
   const std::string data = "{\"source\": \"</script><script>alert(1)</script> /*{{script}}*/ {{data}}\"}";
   const std::string page = explorer_page_html("a <title> & more", data, {});
-  CHECK(count(page, "</script>") == 3);                            // config, data, script: nothing more closes
+  CHECK(count(page, "</script>") == 4);                 // config, data, compared data, script: nothing more closes
   CHECK(page.find("<title>a &lt;title&gt; &amp; more</title>") != std::string::npos);
   CHECK(page.find("\"mode\":\"file\"") != std::string::npos);
   CHECK(page.find("function renderHead") != std::string::npos);   // explorer.js, inline
@@ -584,4 +584,10 @@ TEST_CASE("the explorer page holds its script, its styles and the data, and no s
   const std::string served = explorer_page_html("t", "", {"runs/a", "runs/b"});
   CHECK(served.find("id=\"explorer-data\">null</script>") != std::string::npos);
   CHECK(served.find("\"runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
+  CHECK(page.find("id=\"explorer-compared\">null</script>") != std::string::npos);
+  // attnlab attention --compare: the second run's data of the sentence, for the compare view, and the two names.
+  const std::string both = explorer_page_html("t", "{\"n\": 1}", {}, "{\"n\": 2}", {"runs/a", "runs/b"});
+  CHECK(both.find("id=\"explorer-compared\">{\"n\": 2}</script>") != std::string::npos);
+  CHECK(both.find("\"compared_runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
+  CHECK_THROWS_AS(explorer_page_html("t", "{}", {}, "{}", {"runs/a"}), Error);
 }

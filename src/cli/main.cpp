@@ -186,7 +186,8 @@ int main(int argc, char** argv) {
       "--beam N; or takes --target), runs one teacher-forced pass recording every map and the numbers behind it, "
       "and writes into --out attention.json (tokens, weights, the stages of each weight, the decoding steps; "
       "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html, the explorer "
-      "(head, model, matrix, neuron and decoding views; works opened from disk). --terminal prints every head as "
+      "(head, model, matrix, neuron and decoding views, and with --compare a second run beside it; works opened "
+      "from disk). --terminal prints every head as "
       "a shaded heatmap instead of, or as well as, the files.");
   attention_app->add_option("--run", attention.run, "The run folder")->required();
   attention_app->add_option("--text", attention.text, "The source sentence")->required();
@@ -200,6 +201,9 @@ int main(int argc, char** argv) {
                             "Beam size of the translation (default: the run's decode.beam; 1 = greedy); the decoding "
                             "view then shows every hypothesis kept, finished and dropped")
       ->check(CLI::Range(int64_t{1}, int64_t{64}));
+  attention_app->add_option("--compare", attention.compare,
+                            "A second run folder: the same sentence (and --target, --beam, --checkpoint) through it "
+                            "too, written as compared.json and shown beside the first run in the page's compare view");
 
   attnlab::ServeCommandOptions serve;
   CLI::App* serve_app = app.add_subcommand(

@@ -514,7 +514,8 @@ std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMap
   return out;
 }
 
-std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir) {
+std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir,
+                                                const AttentionPicture* compared, const std::vector<std::string>& names) {
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   if (error) throw Error("cannot create the folder '" + out_dir + "': " + error.message());
@@ -531,7 +532,9 @@ std::vector<std::string> write_attention_folder(const AttentionPicture& picture,
       write(heatmap_file_name(map, head), heatmap_svg(heatmap_of(picture, map, head), HeatmapStyle{}));
     }
   }
-  write("index.html", explorer_page_html("attnlab explorer — " + picture.source_text, json, {}));
+  const std::string compared_json = compared ? attention_json(*compared) : "";
+  if (compared) write("compared.json", compared_json);
+  write("index.html", explorer_page_html("attnlab explorer — " + picture.source_text, json, {}, compared_json, names));
   return written;
 }
 

@@ -132,8 +132,11 @@ std::string attention_json(const AttentionPicture& picture);
 std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head);
 
 // Writes into out_dir (created if missing): attention.json, one SVG per map and head, and index.html (the
-// explorer, src/inspect/explorer_page.h).
-// Returns the paths written, index.html last.
-std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir);
+// explorer, src/inspect/explorer_page.h). With `compared`, the same sentence through a second run, also
+// compared.json (its attention.json), and the page's compare view shows the two side by side, named `names`
+// (the first run's, then the second's). Returns the paths written, index.html last.
+std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir,
+                                                const AttentionPicture* compared = nullptr,
+                                                const std::vector<std::string>& names = {});
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

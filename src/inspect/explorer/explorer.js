@@ -23,7 +23,10 @@
   var state = {view: 'head', type: 'cross', layer: 0, headsOn: [], meanHeads: false, meanLayers: false,
                pinned: null, neuron: {type: 'encoder_self', layer: 0, head: 0, query: 0, key: null}, step: 0};
   var renders = 0;
-  var compared = null;   // serve, "compare with": the same sentence through a second run ({run, data})
+  // The same sentence through a second run, for the compare view ({name, data}): written into the page by
+  // `attnlab attention --compare`, or asked of `attnlab serve` under "compare with".
+  var comparedData = JSON.parse(document.getElementById('explorer-compared').textContent);
+  var compared = comparedData ? {name: config.compared_runs[1], data: comparedData} : null;
 
   // ---- small helpers ----
   function el(tag, attrs, parent, text) {
@@ -774,11 +777,13 @@
     if (!compared) {
       el('p', {class: 'empty'}, root, config.mode === 'serve' && config.runs.length > 1
          ? 'Choose a run under “compare with” and translate again.'
-         : 'Serve two runs (attnlab serve --run A --run B) to compare them on one sentence.');
+         : 'Write the page with a second run (attnlab attention --run A --compare B …), or serve two runs ' +
+           '(attnlab serve --run A --run B), to compare them on one sentence.');
       return;
     }
-    var sides = [{name: config.runs[Number(document.getElementById('ask-run').value)], data: data},
-                 {name: config.runs[compared.run], data: compared.data}];
+    var first = config.mode === 'serve' ? config.runs[Number(document.getElementById('ask-run').value)]
+                                        : config.compared_runs[0];
+    var sides = [{name: first, data: data}, {name: compared.name, data: compared.data}];
     var table = el('table', {class: 'grid', id: 'compare-table'}, el('div', {class: 'scroll'}, root));
     var header = el('tr', {}, table);
     el('th', {}, header);
@@ -865,7 +870,7 @@
       Promise.all([ask(Number(runSelect.value)), other === null ? null : ask(other)])
         .then(function (answers) {
           data = answers[0];
-          compared = other === null ? null : {run: other, data: answers[1]};
+          compared = other === null ? null : {name: config.runs[other], data: answers[1]};
           state.step = 0;
           state.pinned = null;
           state.neuron.query = 0;
