@@ -2,7 +2,7 @@
 """explorer_browser_test.py — the attention explorer (src/inspect/explorer_page.h) in a real browser.
 
 Drives Debian's headless Chromium through chromium-driver and python3-selenium, on the pages tests/explorer_runs.sh
-wrote for three tiny trained runs (every attention kind among them), opened from disk:
+wrote for five tiny trained runs (every attention kind among them), opened from disk:
   * the page loads with no console error and fetches nothing (no resource entry at all: it works offline);
   * head view: pointing at a query token keeps exactly its lines (as many as its weights ≥ 0.01 in
     attention.json), clicking pins them, a head's toggle removes that head's lines;
@@ -11,6 +11,11 @@ wrote for three tiny trained runs (every attention kind among them), opened from
     them; with --beam 3 the kept/finished/dropped hypotheses;
   * neuron view, for every map type of every run: the weights shown are attention.json's, the softmax (or the
     kind's own normalisation) of the recorded stages gives them again, and q·k × scale gives the recorded scores;
+    local_m and local_p show their centre, window (the keys outside it greyed, the centre marked) and local_p its
+    Gaussian, hard attention its distribution and chosen key (the one key of its row at argmax), all as recorded;
+  * the local and hard runs' model, matrix and decoding views draw attention.json's maps;
+  * the compare view of `attnlab attention --compare`, offline: both runs' translations, and each picture the
+    mean of the heads of its run's map;
   * against a running `attnlab serve`: submitting a sentence draws new maps, for either run, and the compare
     view shows both runs on one sentence;
   * screenshots of every view are not blank (tests/png_not_blank.py); with --screenshots DIR they are kept there.
@@ -155,7 +160,12 @@ def check_neuron(driver, data, label):
             check(the_map["type"] == kind and the_map["layer"] == last_map["layer"] and h == last_map["heads"] - 1
                   and i == query, where + ": the table is for map %d head %d query %d" % (m, h, i))
             weights = the_map["weights"][h][i]
-            scores = the_map["neuron"].get("scores")
+            neuron = the_map["neuron"]
+            scores = neuron.get("scores")
+            # What the computed softmax of the recorded scores must give: the weight, but for local_p the softmax
+            # before its Gaussian and for hard attention its distribution a (the weights are one-hot).
+            softmax_gives = {"local_p": neuron.get("softmax"), "hard": neuron.get("distribution")}.get(the_map["kind"])
+            softmax_gives = softmax_gives[h][i] if softmax_gives else weights
             cells = driver.execute_script(
                 "return Array.from(document.querySelectorAll('#neuron-table td[data-stage]')).map(function (td) {"
                 " return [td.dataset.stage, Number(td.dataset.key), td.dataset.value]; });")
@@ -166,9 +176,18 @@ def check_neuron(driver, data, label):
                 value = float("-inf") if text == "-inf" else float(text)
                 if stage == "weight":
                     check(value == weights[j], "%s key %d: weight %r, attention.json %r" % (where, j, value, weights[j]))
-                elif stage in ("softmax", "ratio", "normalised"):
+                elif stage == "softmax":
+                    check(abs(value - softmax_gives[j]) < 2e-3, "%s key %d: softmax %r, the model's %r" %
+                          (where, j, value, softmax_gives[j]))
+                elif stage in ("ratio", "normalised", "product"):
                     check(abs(value - weights[j]) < 2e-3, "%s key %d: %s %r does not give the weight %r" %
                           (where, j, stage, value, weights[j]))
+                elif stage in ("softmax_model", "gaussian", "distribution"):
+                    recorded = neuron[{"softmax_model": "softmax"}.get(stage, stage)][h][i][j]
+                    check(value == recorded, "%s key %d: %s %r, attention.json %r" % (where, j, stage, value, recorded))
+                elif stage == "distance":
+                    check(close(value, j - neuron["centre"][h][i], 1e-9),
+                          "%s key %d: j - p_i %r, centre %r" % (where, j, value, neuron["centre"][h][i]))
                 elif stage == "scores" and the_map["kind"] != "external":
                     recorded = scores[h][i][j]
                     check((recorded is None and text == "-inf") or (recorded is not None and value == recorded),
@@ -179,6 +198,69 @@ def check_neuron(driver, data, label):
                           "%s key %d: %s %r, the model's score %r" % (where, j, stage, value, recorded))
                 elif stage == "scores":   # external: z = q · M_k[s], recorded
                     check(value == scores[h][i][j], "%s slot %d: z %r, attention.json %r" % (where, j, value, scores[h][i][j]))
+            if the_map["kind"] in ("local_m", "local_p", "hard"):
+                check_kind_line(driver, the_map, h, i, where)
+
+
+def check_kind_line(driver, the_map, h, i, where):
+    """The local kinds' centre and window, hard attention's chosen key: the line above the neuron table and the
+    marked rows, against attention.json."""
+    neuron = the_map["neuron"]
+    line = driver.find_element(By.ID, "neuron-kind-line")
+    marks = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#neuron-table tbody tr')).map(function (tr, j) {"
+        " return [j, tr.classList.contains('hidden'), tr.classList.contains('centre'), tr.classList.contains('picked')]; });")
+    if the_map["kind"] == "hard":
+        chosen = neuron["chosen_key"][h][i]
+        shown = line.get_attribute("data-chosen")
+        check(shown == ("" if chosen is None else str(chosen)), "%s: chosen key %r, attention.json %r" % (where, shown, chosen))
+        picked = [j for j, _, _, is_picked in marks if is_picked]
+        check(picked == ([] if chosen is None else [chosen]), "%s: the rows marked chosen %r, expected %r" % (where, picked, chosen))
+        if the_map["hard_eval"] == "argmax" and chosen is not None:   # one key per row: the argmax of a
+            row, a = the_map["weights"][h][i], neuron["distribution"][h][i]
+            check(row[chosen] == 1 and sum(row) == 1 and a[chosen] == max(a),
+                  "%s: the weights %r are not one 1 at the argmax of %r" % (where, row, a))
+        return
+    centre, (first, last), width = neuron["centre"][h][i], neuron["window"][h][i], the_map["local"]["width"]
+    check(float(line.get_attribute("data-centre")) == centre, "%s: centre %r, attention.json %r" %
+          (where, line.get_attribute("data-centre"), centre))
+    check([float(line.get_attribute("data-first")), float(line.get_attribute("data-last"))] == [first, last],
+          "%s: window %r … %r, attention.json %r" % (where, line.get_attribute("data-first"), line.get_attribute("data-last"),
+                                                     [first, last]))
+    check(first is not None and centre - width <= first <= last <= centre + width,
+          "%s: the window %r is not inside [p - D, p + D] = [%r, %r]" % (where, [first, last], centre - width, centre + width))
+    greyed = [j for j, hidden, _, _ in marks if hidden]
+    outside = [j for j in range(len(marks)) if not first <= j <= last]
+    check(greyed == outside, "%s: greyed keys %r, outside the window %r" % (where, greyed, outside))
+    centred = [j for j, _, is_centre, _ in marks if is_centre]
+    check(centred == [round(centre)], "%s: the centre is marked at %r, p_i = %r" % (where, centred, centre))
+    if the_map["kind"] == "local_p":
+        check(the_map["local"]["sigma"] == width / 2, where + ": sigma is not D/2")
+
+
+def other_views(driver, data, label):
+    """Model, matrix and decoding views of a run: every picture drawn, each map's rows as attention.json has them
+    (hard attention at argmax: one 1 per row), the decoding view's cross-attention row."""
+    view(driver, "model")
+    click(driver, '#view-model .seg button[data-value="all"]')
+    thumbs = len(driver.find_elements(By.CSS_SELECTOR, "figure.thumb"))
+    check(thumbs == sum(m["heads"] + 1 for m in data["maps"]), label + ": the model view has %d thumbnails" % thumbs)
+    view(driver, "matrix")
+    check(body(driver, "data-maps-ready") == str(sum(m["heads"] for m in data["maps"])), label + ": matrix pictures")
+    for m, the_map in enumerate(data["maps"]):
+        drawn = driver.execute_script(
+            "return Array.from(document.querySelectorAll('svg[data-map=\"%d/0\"] rect[data-i]')).map(function (r) {"
+            " return [Number(r.dataset.i), Number(r.dataset.j), Number(r.dataset.w)]; });" % m)
+        expected = [[i, j, w] for i, row in enumerate(the_map["weights"][0]) for j, w in enumerate(row)]
+        check(drawn == expected, "%s: the matrix view of map %d head 0 is not attention.json's" % (label, m))
+        if the_map["kind"] == "hard" and the_map["hard_eval"] == "argmax":
+            ones = [sum(1 for i, _, w in drawn if w == 1 and i == row) for row in range(len(the_map["weights"][0]))]
+            check(all(n == 1 for n in ones), "%s: hard map %d draws %r ones per row" % (label, m, ones))
+    view(driver, "decoding")
+    cross = maps_of(data, "cross")[0]
+    row = [float(td.get_attribute("data-w")) for td in
+           driver.find_elements(By.CSS_SELECTOR, '#decode-row tr[data-layer="0"][data-head="0"] td')]
+    check(row == cross["weights"][0][0], label + ": step 1's cross-attention row is row 0 of layer 0, head 0")
 
 
 def walk_through(driver, page_dir, label, shots):
@@ -264,17 +346,19 @@ driver, profile = start_browser()
 try:
     walk_through(driver, walk_page, "dot", "")
 
-    for run in ("mixed", "other"):
+    for run in ("mixed", "other", "local", "hard"):
         page = os.path.join(runs_dir, run + "-page")
         data = json.load(open(os.path.join(page, "attention.json")))
         open_page(driver, "file://" + os.path.join(page, "index.html"), run)
         for kind in ("encoder_self", "decoder_self", "cross", "all"):
             click(driver, '#view-head .seg button[data-value="%s"]' % kind)
             check(len(visible_lines(driver)) > 0, run + ": the head view draws " + kind)
+        if run in ("local", "hard"):
+            other_views(driver, data, run)
         check_neuron(driver, data, run)
         check(not console_errors(driver), run + ": console errors " + repr(console_errors(driver)))
-        if run == "mixed":
-            screenshot(driver, "neuron-additive")
+        if run in ("mixed", "local", "hard"):
+            screenshot(driver, {"mixed": "neuron-additive", "local": "neuron-local_p", "hard": "neuron-hard"}[run])
 
     # Beam search: the hypotheses of step 1, as attention.json has them.
     data = json.load(open(os.path.join(beam_page, "attention.json")))
@@ -284,6 +368,30 @@ try:
     check(fates == [c["fate"] for c in data["decoding"]["beam_steps"][0]] and fates.count("kept") <= data["decoding"]["beam"],
           "beam: step 1 shows %r" % fates)
     screenshot(driver, "decoding-beam")
+
+    # The compare view offline: `attnlab attention --run dot --compare local`, opened from disk.
+    data = json.load(open(os.path.join(runs_dir, "compare-page", "attention.json")))
+    other = json.load(open(os.path.join(runs_dir, "compare-page", "compared.json")))
+    open_page(driver, "file://" + os.path.join(runs_dir, "compare-page", "index.html"), "compare offline")
+    view(driver, "compare")
+    heading = driver.find_element(By.CSS_SELECTOR, "#compare-table tr").text
+    check("dot" in heading and "local" in heading and data["target"] in heading and other["target"] in heading,
+          "compare offline: the heading %r names both runs and their translations" % heading)
+    cells = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#compare-table svg')).map(function (svg) {"
+        " return Array.from(svg.querySelectorAll('rect[data-i]')).map(function (r) { return Number(r.dataset.w); }); });")
+    expected = []
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        for layer in range(2):
+            for side in (data, other):
+                the_map = [m for m in side["maps"] if m["type"] == kind and m["layer"] == layer][0]
+                expected.append([sum(the_map["weights"][h][i][j] for h in range(the_map["heads"])) / the_map["heads"]
+                                 for i in range(len(the_map["weights"][0])) for j in range(len(the_map["weights"][0][0]))])
+    check(len(cells) == 12 and all(len(c) == len(e) and all(close(a, b, 1e-9) for a, b in zip(c, e))
+                                   for c, e in zip(cells, expected)),
+          "compare offline: %d pictures; each the mean of heads of its run's map" % len(cells))
+    check(not console_errors(driver), "compare offline: console errors " + repr(console_errors(driver)))
+    screenshot(driver, "compare-offline")
 
     # attnlab serve: the same page, live.
     port = free_port()

@@ -423,6 +423,107 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
   }
 }
 
+TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaussian and chosen key, which make "
+          "their weights again") {
+  // Every use of each kind: (self-attention kind, cross-attention kind).
+  for (const auto& [self_kind, cross_kind] : std::vector<std::pair<std::string, std::string>>{
+           {"local_p", "hard"}, {"hard", "local_m"}, {"local_m", "local_p"}}) {
+    CAPTURE(self_kind);
+    LoadedRun run = tiny_run(self_kind, cross_kind);
+    AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+    const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
+    for (size_t m = 0; m < picture.maps.size(); ++m) {
+      const AttentionMapRecord& map = picture.maps[m];
+      const nlohmann::json& entry = json["maps"][m];
+      CAPTURE(map.name);
+      const size_t Tq = map.queries, Tk = map.keys, d = static_cast<size_t>(stage(map, "q").shape.back());
+      CHECK(map.score_scale == doctest::Approx(1 / std::sqrt(double(d))));
+      const NeuronStage& scores = stage(map, "scores");                   // [h, Tq, Tk], −∞ where hidden
+      for (int64_t h = 0; h < map.heads; ++h) {
+        for (size_t i = 0; i < Tq; ++i) {
+          const size_t row = h * Tq + i;
+          const std::vector<double> s(scores.values.begin() + row * Tk, scores.values.begin() + (row + 1) * Tk);
+          for (size_t j = 0; j < Tk; ++j) {                                 // the score is q·k / √d_k where seen
+            const double made = dot(slice(stage(map, "q"), row * d, d), slice(stage(map, "k"), (h * Tk + j) * d, d));
+            if (std::isfinite(s[j])) CHECK(made * map.score_scale == doctest::Approx(s[j]).epsilon(1e-4));
+          }
+          const std::vector<double> soft = softmax_row(s);
+          if (map.kind == "hard") {                                         // a = softmax; the weight: 1 at its argmax
+            const NeuronStage& a = stage(map, "distribution");
+            const double chosen = stage(map, "chosen_key").values[row];
+            size_t best = 0;
+            for (size_t j = 0; j < Tk; ++j) {
+              CHECK(a.values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
+              if (a.values[row * Tk + j] > a.values[row * Tk + best]) best = j;
+            }
+            REQUIRE(std::isfinite(chosen));
+            CHECK(chosen == double(best));
+            for (size_t j = 0; j < Tk; ++j) CHECK(map.at(h, i, j) == (j == best ? 1 : 0));
+            CHECK(entry["neuron"]["chosen_key"][h][i] == best);
+            CHECK(entry["hard_eval"] == "argmax");
+            continue;
+          }
+          // The local kinds: S_i, the last key the query may see; the centre p_i in [0, S_i] (local_m: min(i, S_i)).
+          const double last = map.type == "decoder_self" ? double(i) : double(Tk - 1);
+          const double p = stage(map, "centre").values[row], D = double(map.local_width);
+          CHECK(D == 2);
+          CHECK((p >= 0 && p <= last));
+          if (map.kind == "local_m") CHECK(p == std::min(double(i), last));
+          // A key is seen exactly when it lies in [p − D, p + D] and not after S_i; the window names the first
+          // and last of them.
+          double first = NAN, final = NAN;
+          for (size_t j = 0; j < Tk; ++j) {
+            const bool inside = std::abs(double(j) - p) <= D && double(j) <= last;
+            CHECK(std::isfinite(s[j]) == inside);
+            if (inside && std::isnan(first)) first = double(j);
+            if (inside) final = double(j);
+          }
+          CHECK(stage(map, "window").values[2 * row] == first);
+          CHECK(stage(map, "window").values[2 * row + 1] == final);
+          CHECK(entry["neuron"]["window"][h][i] == nlohmann::json{first, final});
+          for (size_t j = 0; j < Tk; ++j) {
+            double weight = soft[j];
+            if (map.kind == "local_p") {                                    // softmax × e^(−(j − p)² / 2σ²), σ = D/2
+              const double gauss = std::exp(-(double(j) - p) * (double(j) - p) / (2 * (D / 2) * (D / 2)));
+              CHECK(stage(map, "gaussian").values[row * Tk + j] == doctest::Approx(gauss).epsilon(1e-4));
+              CHECK(stage(map, "softmax").values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
+              weight *= gauss;
+            }
+            CHECK(map.at(h, i, j) == doctest::Approx(weight).epsilon(1e-4));
+          }
+        }
+      }
+      if (map.kind != "hard") {
+        CHECK(entry["local"]["width"] == 2);
+        CHECK(entry["local"]["sigma"] == (map.kind == "local_p" ? nlohmann::json(1.0) : nlohmann::json(nullptr)));
+        CHECK(entry["hard_eval"].is_null());
+      } else {
+        CHECK(entry["local"].is_null());
+      }
+    }
+  }
+}
+
+TEST_CASE("hard attention evaluated by its expectation chose no single key: its chosen_key is null, its weights a") {
+  LoadedRun run = tiny_run("scaled_dot", "hard");
+  run.config.model.cross_attention.hard_eval = "expectation";
+  Generator init(7);
+  run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
+  AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+  const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
+  for (size_t m = 0; m < picture.maps.size(); ++m) {
+    const AttentionMapRecord& map = picture.maps[m];
+    if (map.kind != "hard") continue;
+    CAPTURE(map.name);
+    CHECK(json["maps"][m]["hard_eval"] == "expectation");
+    const NeuronStage& a = stage(map, "distribution");
+    for (size_t n = 0; n < a.values.size(); ++n) CHECK(map.weights[n] == doctest::Approx(a.values[n]).epsilon(1e-6));
+    for (const auto& head : json["maps"][m]["neuron"]["chosen_key"]) {
+      for (const auto& key : head) CHECK(key.is_null());
+    }
+  }
+}
+
 TEST_CASE("the decoding steps hold the five likeliest next tokens, best first, and the chosen token's probability") {
   LoadedRun run = tiny_run("scaled_dot", "scaled_dot");
   AttentionPicture picture = record_attention(run, "a happy girl does not go .");
@@ -474,7 +575,7 @@ TEST_CASE("with beam search every step keeps at most k hypotheses and the transl
 TEST_CASE("the explorer page holds its script, its styles and the data, and no sentence can break out of it") {
   const std::string data = "{\"source\": \"</script><script>alert(1)</script> /*{{script}}*/ {{data}}\"}";
   const std::string page = explorer_page_html("a <title> & more", data, {});
-  CHECK(count(page, "</script>") == 3);                            // config, data, script: nothing more closes
+  CHECK(count(page, "</script>") == 4);                 // config, data, compared data, script: nothing more closes
   CHECK(page.find("<title>a &lt;title&gt; &amp; more</title>") != std::string::npos);
   CHECK(page.find("\"mode\":\"file\"") != std::string::npos);
   CHECK(page.find("function renderHead") != std::string::npos);   // explorer.js, inline
@@ -483,4 +584,10 @@ TEST_CASE("the explorer page holds its script, its styles and the data, and no s
   const std::string served = explorer_page_html("t", "", {"runs/a", "runs/b"});
   CHECK(served.find("id=\"explorer-data\">null</script>") != std::string::npos);
   CHECK(served.find("\"runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
+  CHECK(page.find("id=\"explorer-compared\">null</script>") != std::string::npos);
+  // attnlab attention --compare: the second run's data of the sentence, for the compare view, and the two names.
+  const std::string both = explorer_page_html("t", "{\"n\": 1}", {}, "{\"n\": 2}", {"runs/a", "runs/b"});
+  CHECK(both.find("id=\"explorer-compared\">{\"n\": 2}</script>") != std::string::npos);
+  CHECK(both.find("\"compared_runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
+  CHECK_THROWS_AS(explorer_page_html("t", "{}", {}, "{}", {"runs/a"}), Error);
 }

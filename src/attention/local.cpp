@@ -102,7 +102,12 @@ class LocalAttention : public Attention {
     if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));      // [B, h, Tq, Tk] / √d_k
     ctx.trace(*this, "scores", scores, hidden);                             // as the softmax sees them
     Tensor weights = softmax(scores, hidden);                               // [B, h, Tq, Tk], rows sum to 1
-    if (predictive_) weights = mul(weights, gaussian(p, Tk));               // [B, h, Tq, Tk], rows sum to < 1
+    if (predictive_) {
+      ctx.trace(*this, "softmax", weights);                                 // before the Gaussian
+      Tensor gauss = gaussian(p, Tk);                                       // [B, h, Tq, Tk] e^(−(j − p_i)²/2σ²)
+      ctx.trace(*this, "gaussian", gauss);
+      weights = mul(weights, gauss);                                        // [B, h, Tq, Tk], rows sum to < 1
+    }
     ctx.trace(*this, "weights", weights);
     if (ctx.recorder) ctx.recorder->record(name, weights);
 

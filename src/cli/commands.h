@@ -70,6 +70,7 @@ struct AttentionCommandOptions {
   bool terminal = false;               // also print every head as a shaded heatmap to stdout
   std::string checkpoint = "best";     // best | latest | a checkpoint file
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
+  std::string compare;                 // a second run folder for the page's compare view (empty: none)
 };
 int attention_command(const AttentionCommandOptions& options);   // src/cli/attention_command.cpp
 int cloze_attention_command(const AttentionCommandOptions& options);   // src/cli/cloze_commands.cpp

@@ -188,10 +188,11 @@ int main(int argc, char** argv) {
       "--beam N; or takes --target), runs one teacher-forced pass recording every map and the numbers behind it, "
       "and writes into --out attention.json (tokens, weights, the stages of each weight, the decoding steps; "
       "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html, the explorer "
-      "(head, model, matrix, neuron and decoding views; works opened from disk). --terminal prints every head as "
-      "a shaded heatmap instead of, or as well as, the files. For a cloze run (model.task: cloze) --text is a "
-      "question, \"<document> @query <query with @placeholder>\", and the files are alpha.svg, beta.svg, "
-      "beta_mean.svg, s.svg and index.html (attention over attention's α, β, β̄ and s; s alone for as_reader).");
+      "(head, model, matrix, neuron and decoding views, and with --compare a second run beside it; works opened "
+      "from disk). --terminal prints every head as a shaded heatmap instead of, or as well as, the files. For a "
+      "cloze run (model.task: cloze) --text is a question, \"<document> @query <query with @placeholder>\", and the "
+      "files are alpha.svg, beta.svg, beta_mean.svg, s.svg and index.html (attention over attention's α, β, β̄ "
+      "and s; s alone for as_reader).");
   attention_app->add_option("--run", attention.run, "The run folder")->required();
   attention_app->add_option("--text", attention.text, "The source sentence")->required();
   attention_app->add_option("--target", attention.target,
@@ -204,6 +205,9 @@ int main(int argc, char** argv) {
                             "Beam size of the translation (default: the run's decode.beam; 1 = greedy); the decoding "
                             "view then shows every hypothesis kept, finished and dropped")
       ->check(CLI::Range(int64_t{1}, int64_t{64}));
+  attention_app->add_option("--compare", attention.compare,
+                            "A second run folder: the same sentence (and --target, --beam, --checkpoint) through it "
+                            "too, written as compared.json and shown beside the first run in the page's compare view");
 
   attnlab::ServeCommandOptions serve;
   CLI::App* serve_app = app.add_subcommand(

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "autograd/graph.h"
@@ -60,6 +62,8 @@ void classify(AttentionMapRecord& map, const ModelConfig& config) {
   }
   map.kind = use->kind;
   map.has_window = use->has_window, map.window_left = use->window_left, map.window_right = use->window_right;
+  if (map.kind == "local_m" || map.kind == "local_p") map.local_width = use->local_width;
+  if (map.kind == "hard") map.hard_eval = use->hard_eval;
 }
 
 // A traced tensor [1, …] as a stage without its batch axis; `shape` (when given) reads the same numbers in
@@ -72,29 +76,95 @@ NeuronStage stage_of(const std::string& name, const Tensor& value, std::vector<i
   return stage;
 }
 
+// The local kinds' centres p_i as one stage [heads, T_query], from the lines they trace one per head (p_head0,
+// p_head1, …: [1, T_query] each).
+NeuronStage centre_stage(const AttentionMapRecord& map, const std::map<std::string, Tensor>& traced) {
+  NeuronStage centre{"centre", {map.heads, map.queries}, {}};
+  for (int64_t h = 0; h < map.heads; ++h) {
+    const auto found = traced.find("p_head" + std::to_string(h));
+    if (found == traced.end()) throw Error("attention map '" + map.name + "' traced no centre for head " + std::to_string(h));
+    centre.values.insert(centre.values.end(), found->second.data(), found->second.data() + found->second.numel());
+  }
+  return centre;
+}
+
+// The local kinds' window as the softmax saw it: per head and query the first and the last key whose score is not
+// −∞ (inside [p_i − D, p_i + D] and not hidden by the mask), [heads, T_query, 2]; NaN for a query that sees none.
+NeuronStage window_stage(const AttentionMapRecord& map, const NeuronStage& scores) {
+  NeuronStage window{"window", {map.heads, map.queries, 2}, {}, /*keys=*/true};
+  for (int64_t row = 0; row < map.heads * map.queries; ++row) {
+    const auto begin = scores.values.begin() + row * map.keys, end = begin + map.keys;    // [T_key]
+    const auto first = std::find_if(begin, end, [](double s) { return std::isfinite(s); });
+    const auto last = std::find_if(std::make_reverse_iterator(end), std::make_reverse_iterator(begin),
+                                   [](double s) { return std::isfinite(s); });
+    const bool any = first != end;
+    window.values.push_back(any ? double(first - begin) : NAN);
+    window.values.push_back(any ? double(last.base() - 1 - begin) : NAN);
+  }
+  return window;
+}
+
+// Hard attention's chosen key per head and query, [heads, T_query]: where the row of what it chose (a one-hot
+// row at argmax evaluation) has its 1; NaN where it chose no single key (a row that saw no key, and every row
+// with hard_eval: expectation, whose rows are the distribution itself even where only one key is visible).
+NeuronStage chosen_key_stage(const AttentionMapRecord& map, const Tensor& chosen) {
+  NeuronStage keys{"chosen_key", {map.heads, map.queries}, {}, /*keys=*/true};
+  for (int64_t row = 0; row < map.heads * map.queries; ++row) {
+    if (map.hard_eval == "expectation") {
+      keys.values.push_back(NAN);
+      continue;
+    }
+    const real* weights = chosen.data() + row * map.keys;                  // [T_key]
+    int64_t ones = 0, key = -1;
+    for (int64_t j = 0; j < map.keys; ++j) {
+      if (weights[j] == 1) ++ones, key = j;
+      else if (weights[j] != 0) ones = 2;                                   // a soft row: no single key
+    }
+    keys.values.push_back(ones == 1 ? double(key) : NAN);
+  }
+  return keys;
+}
+
 // The numbers behind one map for the neuron view, from the trace of the pass that recorded it: the stages its
-// kind computes on the way to the weights (the names it traces them by, src/attention/<kind>.cpp) and the
-// parameters that enter its score.
+// kind computes on the way to the weights (the names it traces them by, src/attention/<kind>.cpp), what the
+// local kinds and hard attention decided from them (centre and window; the chosen key), and the parameters that
+// enter its score.
 void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Seq2Seq& model) {
-  const bool dot_kind = map.kind == "scaled_dot" || map.kind == "simplified" || map.kind == "sagan";
-  std::vector<std::string> wanted = {"q", "k", "scores"};
-  if (map.kind == "additive") wanted = {"q", "k", "tanh", "scores"};
-  if (map.kind == "linear") wanted = {"q", "k", "phi_q", "phi_k"};
-  if (map.kind == "external") wanted = {"q", "scores", "token_softmax"};
+  std::map<std::string, Tensor> traced;                                     // this module's stages by name
   for (const auto* stages : {&trace.encoder, &trace.decoder}) {
-    for (const TracedTensor& traced : *stages) {
-      const std::string stage = traced.name.substr(std::min(traced.name.size(), map.name.size() + 1));
-      if (traced.name.rfind(map.name + ".", 0) != 0 ||
-          std::find(wanted.begin(), wanted.end(), stage) == wanted.end()) {
-        continue;
-      }
-      if (stage == "tanh") {
-        map.stages.push_back(stage_of(stage, traced.value, {map.heads, map.queries, map.keys, traced.value.size(3)}));
-      } else {
-        map.stages.push_back(stage_of(stage, traced.value));
+    for (const TracedTensor& t : *stages) {
+      if (t.name.rfind(map.name + ".", 0) == 0) traced[t.name.substr(map.name.size() + 1)] = t.value;
+    }
+  }
+  const bool local = map.kind == "local_m" || map.kind == "local_p";
+  const bool dot_kind = map.kind == "scaled_dot" || map.kind == "simplified" || map.kind == "sagan" || local ||
+                        map.kind == "hard";
+  // (traced name, name in the JSON) of the stages this kind shows; hard's "weights" are its distribution a.
+  std::vector<std::pair<std::string, std::string>> wanted = {{"q", "q"}, {"k", "k"}, {"scores", "scores"}};
+  if (map.kind == "additive") wanted = {{"q", "q"}, {"k", "k"}, {"tanh", "tanh"}, {"scores", "scores"}};
+  if (map.kind == "linear") wanted = {{"q", "q"}, {"k", "k"}, {"phi_q", "phi_q"}, {"phi_k", "phi_k"}};
+  if (map.kind == "external") wanted = {{"q", "q"}, {"scores", "scores"}, {"token_softmax", "token_softmax"}};
+  if (map.kind == "local_p") wanted.insert(wanted.end(), {{"softmax", "softmax"}, {"gaussian", "gaussian"}});
+  if (map.kind == "hard") wanted.emplace_back("weights", "distribution");
+  for (const auto& [name, shown_as] : wanted) {
+    const auto found = traced.find(name);
+    if (found == traced.end()) continue;
+    if (name == "tanh") {
+      map.stages.push_back(stage_of(name, found->second, {map.heads, map.queries, map.keys, found->second.size(3)}));
+    } else {
+      map.stages.push_back(stage_of(shown_as, found->second));
+    }
+  }
+  if (local && !map.stages.empty()) {
+    map.stages.push_back(centre_stage(map, traced));
+    for (const NeuronStage& stage : map.stages) {
+      if (stage.name == "scores") {
+        map.stages.push_back(window_stage(map, stage));
+        break;
       }
     }
   }
+  if (map.kind == "hard" && traced.count("chosen")) map.stages.push_back(chosen_key_stage(map, traced.at("chosen")));
   const std::vector<std::pair<std::string, std::string>> parameters = {
       {"score_proj.weight", "w"}, {"gamma", "gamma"}, {"memory_k.weight", "memory_k"}};
   for (const NamedParameter& parameter : model.named_parameters()) {
@@ -124,6 +194,8 @@ nlohmann::ordered_json nested(const NeuronStage& stage, Round rounded, size_t ax
     const size_t at = offset + static_cast<size_t>(i) * stride;
     if (axis + 1 < stage.shape.size()) {
       out.push_back(nested(stage, rounded, axis + 1, at));
+    } else if (std::isfinite(stage.values[at]) && stage.keys) {
+      out.push_back(static_cast<int64_t>(stage.values[at]));
     } else if (std::isfinite(stage.values[at])) {
       out.push_back(rounded(stage.values[at]));
     } else {
@@ -286,9 +358,9 @@ std::string row_normalisation(const AttentionMapRecord& map) {
   return "softmax over keys";
 }
 
-// attention.json, schema "attnlab-attention/1":
+// attention.json, schema "attnlab-attention/2":
 // {
-//   "schema": "attnlab-attention/1",
+//   "schema": "attnlab-attention/2",
 //   "checkpoint": "runs/x/checkpoints/best.safetensors", "step": 1750,
 //   "source": "the text given", "target": "the translation (or the forced target)", "target_forced": false,
 //   "tokens": {
@@ -307,6 +379,9 @@ std::string row_normalisation(const AttentionMapRecord& map) {
 //     "score_scale": 0.176777,                     what q·k is multiplied by (1/√d_k; 1 with scale: false);
 //                                                  null for the kinds with no q·k (additive, linear, external)
 //     "window": [2, 0] | null,                     [left, right] of a windowed attention
+//     "local": {"width": 2, "sigma": 1} | null,    local_m, local_p: D of the window [p_i − D, p_i + D] and the
+//                                                  Gaussian's σ = D / 2 (local_p's; null for local_m, which has none)
+//     "hard_eval": "argmax" | null,                hard: how this (evaluation) pass chose: argmax | expectation
 //     "neuron": {                                  the numbers that made the weights, from the same pass
 //       "q": [[[…]]],                              q[head][query][feature]     (every kind)
 //       "k": [[[…]]],                              k[head][key][feature]       (all but external)
@@ -316,6 +391,15 @@ std::string row_normalisation(const AttentionMapRecord& map) {
 //       "phi_q", "phi_k": [[[…]]],                 linear: elu + 1 of q and of k (0 for a padded key)
 //       "token_softmax": [[[…]]], "memory_k": [[…]]  external: ã (softmax over tokens), M_k [slot][feature]
 //       "gamma": [γ]                               sagan: the output gate
+//       "centre": [[…]],                           local_m, local_p: p_i [head][query] (local_m: min(i, S_i))
+//       "window": [[[first, last]]],               local_m, local_p: [head][query] the first and last key whose
+//                                                  score the softmax saw (in [p_i − D, p_i + D] and not masked);
+//                                                  [null, null] when it saw none
+//       "softmax", "gaussian": [[[…]]],            local_p: the softmax over the window, and e^(−(j − p_i)²/2σ²),
+//                                                  [head][query][key]; weight = softmax × gaussian
+//       "distribution": [[[…]]],                   hard: a = softmax of the scores, what the key is chosen from
+//       "chosen_key": [[…]]                        hard: [head][query] the key chosen (the 1 of the weights' row);
+//                                                  null where none was (hard_eval: expectation; no key seen)
 //     }
 //   } ],
 //   "decoding": {                                  the translation step by step (the same pass's logits)
@@ -362,6 +446,12 @@ std::string attention_json(const AttentionPicture& picture) {
     entry["weights"] = std::move(heads);
     entry["score_scale"] = map.score_scale > 0 ? nlohmann::ordered_json(rounded(map.score_scale)) : nullptr;
     entry["window"] = map.has_window ? nlohmann::ordered_json{map.window_left, map.window_right} : nullptr;
+    entry["local"] = nullptr;
+    if (map.local_width > 0) {
+      entry["local"] = {{"width", map.local_width},
+                        {"sigma", map.kind == "local_p" ? nlohmann::ordered_json(map.local_width / 2.0) : nullptr}};
+    }
+    entry["hard_eval"] = map.hard_eval.empty() ? nullptr : nlohmann::ordered_json(map.hard_eval);
     entry["neuron"] = nlohmann::ordered_json::object();
     for (const NeuronStage& stage : map.stages) entry["neuron"][stage.name] = nested(stage, rounded);
     out["maps"].push_back(std::move(entry));
@@ -424,7 +514,8 @@ std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMap
   return out;
 }
 
-std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir) {
+std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir,
+                                                const AttentionPicture* compared, const std::vector<std::string>& names) {
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   if (error) throw Error("cannot create the folder '" + out_dir + "': " + error.message());
@@ -441,7 +532,9 @@ std::vector<std::string> write_attention_folder(const AttentionPicture& picture,
       write(heatmap_file_name(map, head), heatmap_svg(heatmap_of(picture, map, head), HeatmapStyle{}));
     }
   }
-  write("index.html", explorer_page_html("attnlab explorer — " + picture.source_text, json, {}));
+  const std::string compared_json = compared ? attention_json(*compared) : "";
+  if (compared) write("compared.json", compared_json);
+  write("index.html", explorer_page_html("attnlab explorer — " + picture.source_text, json, {}, compared_json, names));
   return written;
 }
 

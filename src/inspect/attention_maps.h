@@ -26,12 +26,16 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 // One number-making stage behind a map, for the explorer's neuron view: a tensor the module traced on its way to
-// the weights (q, k, scores, additive's tanh, linear's phi_q/phi_k, external's token_softmax) or one of its
-// parameters (additive's w = score_proj.weight, sagan's gamma, external's memory_k). Shape without the batch axis.
+// the weights (q, k, scores, additive's tanh, linear's phi_q/phi_k, external's token_softmax, local_p's softmax
+// and gaussian, hard's distribution), one of its parameters (additive's w = score_proj.weight, sagan's gamma,
+// external's memory_k), or read off traced tensors: the local kinds' centre (their p_head0, p_head1, … lines as
+// one [heads, T_query]) and window (the first and last key its scores let through), hard's chosen_key (the key
+// of the one 1 in each row of what it chose). Shape without the batch axis.
 struct NeuronStage {
   std::string name;             // "q", "scores", "tanh", "w", …
   std::vector<int64_t> shape;   // "q": [heads, T_query, d_k]; "tanh": [heads, T_query, T_key, d_k]; …
-  std::vector<double> values;   // row-major; −∞ (a hidden key's score) stays −∞ here and is null in the JSON
+  std::vector<double> values;   // row-major; −∞ (a hidden key's score) and NaN (no key) are null in the JSON
+  bool keys = false;            // the values are key positions (window, chosen_key): integers in the JSON
 };
 
 struct AttentionMapRecord {
@@ -47,7 +51,9 @@ struct AttentionMapRecord {
   double score_scale = 0;
   bool has_window = false;
   int64_t window_left = 0, window_right = 0;
-  std::vector<NeuronStage> stages;
+  int64_t local_width = 0;    // local_m, local_p: D, the window [p_i − D, p_i + D] (σ = D / 2); 0 for the others
+  std::string hard_eval{};    // hard: how the recorded (evaluation) pass chose, "argmax" | "expectation"; "" else
+  std::vector<NeuronStage> stages{};
 
   double at(int64_t head, int64_t query, int64_t key) const { return weights[(head * queries + query) * keys + key]; }
   bool keys_are_slots() const { return kind == "external"; }
@@ -126,8 +132,11 @@ std::string attention_json(const AttentionPicture& picture);
 std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head);
 
 // Writes into out_dir (created if missing): attention.json, one SVG per map and head, and index.html (the
-// explorer, src/inspect/explorer_page.h).
-// Returns the paths written, index.html last.
-std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir);
+// explorer, src/inspect/explorer_page.h). With `compared`, the same sentence through a second run, also
+// compared.json (its attention.json), and the page's compare view shows the two side by side, named `names`
+// (the first run's, then the second's). Returns the paths written, index.html last.
+std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir,
+                                                const AttentionPicture* compared = nullptr,
+                                                const std::vector<std::string>& names = {});
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -36,15 +36,19 @@ std::string text_of(const unsigned char (&bytes)[N]) {
 }  // namespace
 
 std::string explorer_page_html(const std::string& title, const std::string& attention_json,
-                               const std::vector<std::string>& runs) {
+                               const std::vector<std::string>& runs, const std::string& compared_json,
+                               const std::vector<std::string>& compared_names) {
   const std::string script = text_of(explorer_js);
   // A script element ends at the first "</script": the page's own code must never hold one.
   if (script.find("</script") != std::string::npos) throw Error("explorer.js holds \"</script\"");
-  const nlohmann::json config = {{"mode", runs.empty() ? "file" : "serve"}, {"runs", runs}};
+  if (!compared_json.empty() && compared_names.size() != 2) throw Error("a compared page needs its two runs' names");
+  const nlohmann::json config = {{"mode", runs.empty() ? "file" : "serve"}, {"runs", runs},
+                                 {"compared_runs", compared_names}};
   return fill(text_of(explorer_html), {{"{{title}}", xml_escape(title)},
                                        {"/*{{css}}*/", text_of(explorer_css)},
                                        {"{{config}}", json_for_script(config.dump())},
                                        {"{{data}}", attention_json.empty() ? "null" : json_for_script(attention_json)},
+                                       {"{{compared}}", compared_json.empty() ? "null" : json_for_script(compared_json)},
                                        {"/*{{script}}*/", script}});
 }
 

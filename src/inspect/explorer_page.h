@@ -8,10 +8,12 @@
 //   matrix view   heatmaps of every map and head, with the mean over heads and over layers
 //   neuron view   for one query and each key, the numbers that made the weight (q, k, q⊙k, q·k, scaled, masked,
 //                 normalised — or the kind's own stages: additive's tanh features, linear's φ(q)·φ(k), external's
-//                 two normalisations, sagan's γ, a window's band)
+//                 two normalisations, sagan's γ, a window's band, local_m/local_p's centre, window and Gaussian,
+//                 hard's distribution and chosen key)
 //   decoding view the translation token by token: the cross-attention row of each step, the five likeliest next
 //                 tokens, and with beam search every hypothesis kept, finished or dropped
-//   compare view  (attnlab serve with two runs) the same sentence through both, mean of heads per layer, side by side
+//   compare view  the same sentence through two runs, mean of heads per layer, side by side (attnlab attention
+//                 --compare RUN2 writes both into the page; attnlab serve with two runs asks for both)
 // Everything it shows comes from attention.json (attention_maps.h): the maps, the stages of the same forward
 // pass, and the decoder's distributions. Nothing is fetched from elsewhere: the page's HTML, CSS and JavaScript
 // are the project's own files in src/inspect/explorer/, read into the binary at build time
@@ -24,8 +26,11 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 // The page. `attention_json`: the data of one sentence (attention_json()), or "" for a page that asks a server
-// for it; `runs`: the runs a server offers (empty for a page on disk).
+// for it; `runs`: the runs a server offers (empty for a page on disk). A page on disk may hold a second run's data
+// of the same sentence for its compare view: `compared_json`, with `compared_names` the two runs' names (the
+// first run's, then the second's).
 std::string explorer_page_html(const std::string& title, const std::string& attention_json,
-                               const std::vector<std::string>& runs);
+                               const std::vector<std::string>& runs, const std::string& compared_json = "",
+                               const std::vector<std::string>& compared_names = {});
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

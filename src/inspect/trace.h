@@ -14,8 +14,9 @@
 // and after the logits the most likely next tokens at every target position.
 // Each attention kind traces its own stages (additive its tanh features, linear φ(q) and φ(k), external the
 // slot scores and the softmax over tokens, local_m and local_p the window centre p_i of every query, one line per
-// head: p_head0, p_head1, …; hard the key it chose, "chosen"); "scores" are shown as the softmax sees them, −∞ where the mask
-// hides a key.
+// head: p_head0, p_head1, …, and local_p the softmax over the window before its Gaussian ("softmax") and the
+// Gaussian ("gaussian"); hard its distribution over keys ("weights") and the key it chose, "chosen"); "scores"
+// are shown as the softmax sees them, −∞ where the mask hides a key.
 #pragma once
 
 #include <cstdint>

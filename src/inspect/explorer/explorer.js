@@ -3,7 +3,8 @@
 // The data is attention.json (its schema is written at attention_json(), src/inspect/attention_maps.cpp):
 //   data.tokens.{source, target_input, target_output}
 //   data.maps[m] = {type, layer, kind, heads, queries, keys, weights[head][query][key], score_scale, window,
-//                   neuron: {q, k, scores, tanh, w, phi_q, phi_k, token_softmax, memory_k, gamma}}
+//                   local, hard_eval, neuron: {q, k, scores, tanh, w, phi_q, phi_k, token_softmax, memory_k, gamma,
+//                                              centre, window, softmax, gaussian, distribution, chosen_key}}
 //   data.decoding = {beam, length_penalty, steps[t] = {reads, chosen, p, likeliest}, beam_steps[t][c]}
 // Every number on the page is either one of those or computed here from them in plain sight (q·k from q and k,
 // the softmax of the recorded scores, a mean over heads); the neuron view puts the two side by side.
@@ -22,7 +23,10 @@
   var state = {view: 'head', type: 'cross', layer: 0, headsOn: [], meanHeads: false, meanLayers: false,
                pinned: null, neuron: {type: 'encoder_self', layer: 0, head: 0, query: 0, key: null}, step: 0};
   var renders = 0;
-  var compared = null;   // serve, "compare with": the same sentence through a second run ({run, data})
+  // The same sentence through a second run, for the compare view ({name, data}): written into the page by
+  // `attnlab attention --compare`, or asked of `attnlab serve` under "compare with".
+  var comparedData = JSON.parse(document.getElementById('explorer-compared').textContent);
+  var compared = comparedData ? {name: config.compared_runs[1], data: comparedData} : null;
 
   // ---- small helpers ----
   function el(tag, attrs, parent, text) {
@@ -86,12 +90,13 @@
     });
     return out.map(function (row) { return row.map(function (w) { return n ? w / n : 0; }); });
   }
-  // Attention entropy of one head: H(row) = −Σ_j a_ij ln a_ij in nats, the mean over rows that see a key
-  // (the same measure as `attnlab eval`, src/train/evaluate.h).
+  // Attention entropy of one head: H(row) = −Σ_j a_ij ln a_ij in nats, the mean over rows that see a key (rows
+  // of zeros are skipped; local_p's rows sum to between e^(−2) and 1 and count as they are), the same measure as
+  // `attnlab eval` (src/train/evaluate.h).
   function entropy(matrix) {
     var total = 0, rows = 0;
     matrix.forEach(function (row) {
-      if (sum(row) < 0.5) return;
+      if (!(sum(row) > 0)) return;
       rows += 1;
       row.forEach(function (w) { if (w > 0) total -= w * Math.log(w); });
     });
@@ -412,7 +417,8 @@
   function renderMatrix() {
     var root = clear(document.getElementById('view-matrix'));
     el('p', {class: 'hint'}, root, 'Rows are queries, columns keys; a cell\u2019s colour is the weight (white 0, ' +
-       'dark blue 1) and each row sums to 1. The last column is the mean of the heads, the last row the mean of ' +
+       'dark blue 1) and each row sums to 1 (local_p\u2019s to less: its Gaussian is not renormalised; hard attention\u2019s ' +
+       'rows, at argmax, a single 1 at the chosen key). The last column is the mean of the heads, the last row the mean of ' +
        'the layers. Point at a cell to read its query, key and weight.');
     var pictures = 0;
     presentTypes().forEach(function (type) {
@@ -456,10 +462,20 @@
     additive: 'score_ij = wᵀ tanh(q_i + k_j) + mask    weight_ij = softmax_j(score_ij)    (Bahdanau 2015)',
     linear: 'weight_ij = φ(q_i) · φ(k_j) / Σ_j\u2032 φ(q_i) · φ(k_j\u2032),   φ = elu + 1    (the map linear attention implies)',
     external: 'z_is = q_i · M_k[s]    ã_is = softmax over the TOKENS i of z_is (the slot\u2019s column)    ' +
-              'a_is = ã_is / Σ_s\u2032 ã_is\u2032 (the token\u2019s row over slots)'
+              'a_is = ã_is / Σ_s\u2032 ã_is\u2032 (the token\u2019s row over slots)',
+    local_m: 'centre p_i = min(i, S_i) (the query\u2019s own position, at most the last key S_i it may see)    ' +
+             'window: the keys j with |j − p_i| ≤ D\nscore_ij = (q_i · k_j) × 1/√d_k, −∞ outside the window or ' +
+             'where the mask hides the key    weight_ij = softmax_j(score_ij)    (Luong et al. 2015, local-m)',
+    local_p: 'centre p_i = S_i · σ(v_pᵀ tanh(W_p x_i)) (predicted by the query)    window: the keys j with |j − p_i| ≤ D\n' +
+             'weight_ij = softmax_j(score_ij over the window) × exp(−(j − p_i)² / 2σ²),  σ = D/2    ' +
+             '(Luong et al. 2015, local-p; a row is not renormalised: it sums to less than 1)',
+    hard: 'a_ij = softmax_j((q_i · k_j) × 1/√d_k + mask), the distribution over keys\nargmax: the one key ' +
+          's_i = argmax_j a_ij, weight_ij = 1 there and 0 elsewhere;  expectation: weight_ij = a_ij    ' +
+          '(while training s_i is sampled from a_i·: Xu et al. 2015)'
   };
-  function hiddenReason(map, i, j) {
+  function hiddenReason(map, i, j, h) {
     if (map.window && (j < i - map.window[0] || j > i + map.window[1])) return 'outside the window';
+    if (map.local && Math.abs(j - map.neuron.centre[h][i]) > map.local.width) return 'outside the window';
     if (map.type === 'decoder_self' && j > i) return 'a later position';
     return 'padding';
   }
@@ -467,6 +483,50 @@
   function numberCell(row, stage, key, value, digits) {
     el('td', {'data-stage': stage, 'data-key': key, 'data-value': value === null ? '-inf' : String(value)}, row,
        fmt(value, digits));
+  }
+  // e^(s_j − max) / Σ e^(s − max) over the keys the mask let through (null: hidden, weight 0).
+  function softmaxOf(scores) {
+    var finite = scores.filter(function (s) { return s !== null; });
+    var largest = Math.max.apply(null, finite), total = sum(finite.map(function (s) { return Math.exp(s - largest); }));
+    return scores.map(function (s) { return s === null ? 0 : Math.exp(s - largest) / total; });
+  }
+  // The columns every q·k kind shares: q · k (computed), × scale (computed), + mask (the model's), softmax (computed).
+  function dotCells(row, map, h, i, j, softmaxRow) {
+    var dot = sum(product(map.neuron.q[h][i], map.neuron.k[h][j]));
+    numberCell(row, 'qk', j, dot);
+    numberCell(row, 'scaled', j, dot * map.score_scale);
+    numberCell(row, 'scores', j, map.neuron.scores[h][i][j]);
+    numberCell(row, 'softmax', j, softmaxRow[j]);
+  }
+  function dotHeads(map) {
+    return ['q · k', '× ' + fmt(map.score_scale, 4) + ' = scaled', '+ mask (model)', 'softmax of those'];
+  }
+  // A key's first cell: its token, why it is hidden, and a mark (the local kinds' centre, hard's chosen key).
+  function keyRow(body, map, h, i, j, label, mark) {
+    var hidden = map.neuron.scores && map.neuron.scores[h][i][j] === null;
+    var row = el('tr', {class: 'key' + (hidden ? ' hidden' : '') + (mark ? ' ' + mark[0] : '')}, body);
+    var first = el('td', {}, row, label);
+    if (hidden) el('span', {class: 'why'}, first, hiddenReason(map, i, j, h));
+    if (mark) el('span', {class: 'mark'}, first, mark[1]);
+    return row;
+  }
+  // The line above the table of a local kind (its centre and window) or of hard attention (its chosen key).
+  function kindLine(root, map, h, i, keys) {
+    var stages = map.neuron;
+    if (map.local) {
+      var p = stages.centre[h][i], D = map.local.width, seen = stages.window[h][i];
+      el('p', {class: 'kindline', id: 'neuron-kind-line', 'data-centre': p, 'data-first': seen[0], 'data-last': seen[1]},
+         root, 'centre p_i = ' + fmt(p) + ' (model) · window [p_i − ' + D + ', p_i + ' + D + '] = [' + fmt(p - D, 2) +
+         ', ' + fmt(p + D, 2) + '] · keys the softmax saw: ' + (seen[0] === null ? 'none'
+         : '\u201c' + keys[seen[0]] + '\u201d (' + seen[0] + ') … \u201c' + keys[seen[1]] + '\u201d (' + seen[1] + ')') +
+         (map.local.sigma ? ' · σ = D/2 = ' + map.local.sigma : ' · no Gaussian (local-m)'));
+    } else if (map.kind === 'hard') {
+      var s = stages.chosen_key[h][i];
+      el('p', {class: 'kindline', id: 'neuron-kind-line', 'data-chosen': s === null ? '' : s}, root,
+         s === null ? 'hard_eval: ' + map.hard_eval + ' — no single key: the weights are the distribution a itself'
+                    : 'chosen key: \u201c' + keys[s] + '\u201d (' + s + '), a = ' + fmt(stages.distribution[h][i][s]) +
+                      ', the argmax of the distribution (hard_eval: ' + map.hard_eval + '); its value is the output');
+    }
   }
   function vectorStrip(parent, name, vector, note) {
     var line = el('div', {class: 'vec'}, parent);
@@ -505,6 +565,7 @@
     });
     var h = n.head, i = n.query, stages = map.neuron || {}, weights = map.weights[h][i];
     if (!stages.q) { el('p', {class: 'empty'}, root, 'This map was recorded without its stages.'); return; }
+    kindLine(root, map, h, i, keys);
     // The chosen key: the clicked one, else the one the query reads most.
     var key = n.key !== null && n.key < keys.length ? n.key : weights.indexOf(Math.max.apply(null, weights));
     var table = el('table', {class: 'numbers', id: 'neuron-table', 'data-kind': map.kind, 'data-map': data.maps.indexOf(map),
@@ -514,36 +575,50 @@
     function head(names) { names.forEach(function (name) { el('th', {}, header, name); }); }
     var rows = [];
     if (map.kind === 'scaled_dot' || map.kind === 'simplified' || map.kind === 'sagan') {
-      head(['key', 'q · k', '× ' + fmt(map.score_scale, 4) + ' = scaled', '+ mask (model)', 'softmax of those',
-            'weight (model)', '']);
-      var scores = stages.scores[h][i];
-      var finite = scores.filter(function (s) { return s !== null; });
-      var largest = Math.max.apply(null, finite), total = sum(finite.map(function (s) { return Math.exp(s - largest); }));
+      head(['key'].concat(dotHeads(map), ['weight (model)', '']));
+      var soft = softmaxOf(stages.scores[h][i]);
       keys.forEach(function (label, j) {
-        var dot = sum(product(stages.q[h][i], stages.k[h][j]));
-        var row = el('tr', {class: 'key' + (scores[j] === null ? ' hidden' : '')}, body);
+        var row = keyRow(body, map, h, i, j, label);
         rows.push(row);
-        var first = el('td', {}, row, label);
-        if (scores[j] === null) el('span', {class: 'why'}, first, hiddenReason(map, i, j));
-        numberCell(row, 'qk', j, dot);
-        numberCell(row, 'scaled', j, dot * map.score_scale);
-        numberCell(row, 'scores', j, scores[j]);
-        numberCell(row, 'softmax', j, scores[j] === null ? 0 : Math.exp(scores[j] - largest) / total);
+        dotCells(row, map, h, i, j, soft);
+        numberCell(row, 'weight', j, weights[j]);
+      });
+    } else if (map.kind === 'local_m' || map.kind === 'local_p') {
+      // The window's band: keys outside [p_i − D, p_i + D] greyed; the key nearest the centre marked.
+      var predictive = map.kind === 'local_p', centre = stages.centre[h][i], softL = softmaxOf(stages.scores[h][i]);
+      head(['key', 'j − p_i'].concat(dotHeads(map), predictive ? ['softmax (model)', 'Gaussian (model)',
+                                                                  'softmax × Gaussian'] : [], ['weight (model)', '']));
+      keys.forEach(function (label, j) {
+        var row = keyRow(body, map, h, i, j, label, j === Math.round(centre) ? ['centre', '◆ p_i'] : null);
+        rows.push(row);
+        numberCell(row, 'distance', j, j - centre);
+        dotCells(row, map, h, i, j, softL);
+        if (predictive) {
+          numberCell(row, 'softmax_model', j, stages.softmax[h][i][j]);
+          numberCell(row, 'gaussian', j, stages.gaussian[h][i][j]);
+          numberCell(row, 'product', j, softL[j] * stages.gaussian[h][i][j]);
+        }
+        numberCell(row, 'weight', j, weights[j]);
+      });
+    } else if (map.kind === 'hard') {
+      head(['key'].concat(dotHeads(map), ['a (model)', 'weight (model)', '']));
+      var softH = softmaxOf(stages.scores[h][i]), picked = stages.chosen_key[h][i];
+      keys.forEach(function (label, j) {
+        var row = keyRow(body, map, h, i, j, label, j === picked ? ['picked', '● chosen'] : null);
+        rows.push(row);
+        dotCells(row, map, h, i, j, softH);
+        numberCell(row, 'distribution', j, stages.distribution[h][i][j]);
         numberCell(row, 'weight', j, weights[j]);
       });
     } else if (map.kind === 'additive') {
       head(['key', 'wᵀ tanh(q + k)', '+ mask (model)', 'softmax of those', 'weight (model)', '']);
-      var scoresA = stages.scores[h][i];
-      var finiteA = scoresA.filter(function (s) { return s !== null; });
-      var largestA = Math.max.apply(null, finiteA), totalA = sum(finiteA.map(function (s) { return Math.exp(s - largestA); }));
+      var softA = softmaxOf(stages.scores[h][i]);
       keys.forEach(function (label, j) {
-        var row = el('tr', {class: 'key' + (scoresA[j] === null ? ' hidden' : '')}, body);
+        var row = keyRow(body, map, h, i, j, label);
         rows.push(row);
-        var first = el('td', {}, row, label);
-        if (scoresA[j] === null) el('span', {class: 'why'}, first, hiddenReason(map, i, j));
         numberCell(row, 'tanh_score', j, sum(product(stages.w[h], stages.tanh[h][i][j])));
-        numberCell(row, 'scores', j, scoresA[j]);
-        numberCell(row, 'softmax', j, scoresA[j] === null ? 0 : Math.exp(scoresA[j] - largestA) / totalA);
+        numberCell(row, 'scores', j, stages.scores[h][i][j]);
+        numberCell(row, 'softmax', j, softA[j]);
         numberCell(row, 'weight', j, weights[j]);
       });
     } else if (map.kind === 'linear') {
@@ -557,7 +632,7 @@
         var row = el('tr', {class: 'key' + (sims[j] === null ? ' hidden' : '')}, body);
         rows.push(row);
         var first = el('td', {}, row, label);
-        if (sims[j] === null) el('span', {class: 'why'}, first, hiddenReason(map, i, j));
+        if (sims[j] === null) el('span', {class: 'why'}, first, hiddenReason(map, i, j, h));
         numberCell(row, 'phi', j, sims[j] === null ? 0 : sims[j]);
         numberCell(row, 'ratio', j, sims[j] === null ? 0 : sims[j] / totalL);
         numberCell(row, 'weight', j, weights[j]);
@@ -702,11 +777,13 @@
     if (!compared) {
       el('p', {class: 'empty'}, root, config.mode === 'serve' && config.runs.length > 1
          ? 'Choose a run under “compare with” and translate again.'
-         : 'Serve two runs (attnlab serve --run A --run B) to compare them on one sentence.');
+         : 'Write the page with a second run (attnlab attention --run A --compare B …), or serve two runs ' +
+           '(attnlab serve --run A --run B), to compare them on one sentence.');
       return;
     }
-    var sides = [{name: config.runs[Number(document.getElementById('ask-run').value)], data: data},
-                 {name: config.runs[compared.run], data: compared.data}];
+    var first = config.mode === 'serve' ? config.runs[Number(document.getElementById('ask-run').value)]
+                                        : config.compared_runs[0];
+    var sides = [{name: first, data: data}, {name: compared.name, data: compared.data}];
     var table = el('table', {class: 'grid', id: 'compare-table'}, el('div', {class: 'scroll'}, root));
     var header = el('tr', {}, table);
     el('th', {}, header);
@@ -793,7 +870,7 @@
       Promise.all([ask(Number(runSelect.value)), other === null ? null : ask(other)])
         .then(function (answers) {
           data = answers[0];
-          compared = other === null ? null : {run: other, data: answers[1]};
+          compared = other === null ? null : {name: config.runs[other], data: answers[1]};
           state.step = 0;
           state.pinned = null;
           state.neuron.query = 0;
