@@ -24,15 +24,9 @@ namespace {
 
 // A tiny reader: vocabulary 12, d_model 16, one encoder layer, no dropout.
 ModelConfig tiny_reader_config(const std::string& reader) {
-  ModelConfig config;
+  ModelConfig config = testing::small_model_config(12, 16, 2, 32, 1);
   config.task = "cloze";
   config.reader = reader;
-  config.src_vocab = config.tgt_vocab = 12;
-  config.d_model = 16;
-  config.heads = 2;
-  config.d_ff = 32;
-  config.encoder_layers = 1;
-  config.dropout = 0;
   return config;
 }
 

@@ -1,6 +1,5 @@
 // test_cloze_corpus.cpp — facts about the cloze corpus (src/data/cloze.h). The readers trained on it are tested
-// in test_cloze.cpp (a separate file: data/corpus.h, which the trainer uses, and data/synthetic.h each have a
-// ParallelText of their own).
+// in test_cloze.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -27,7 +26,7 @@ TEST_CASE("cloze: every answer is one noun of its document, the query has one pl
   const Corpus again = generate_corpus("cloze", 5, 300);
   CHECK(corpus.train.source == again.train.source);
   CHECK(corpus.test.target == again.test.target);
-  for (const ParallelText* split : {&corpus.train, &corpus.valid, &corpus.test}) {
+  for (const GeneratedSplit* split : {&corpus.train, &corpus.valid, &corpus.test}) {
     for (size_t i = 0; i < split->size(); ++i) {
       const ClozeQuestion question = split_cloze_question(split->source[i], "question " + std::to_string(i));
       const std::vector<std::string> answer = words(split->target[i]);

@@ -46,11 +46,11 @@ const Corpus& default_corpus(const std::string& task) {
   return found->second;
 }
 
-std::vector<const ParallelText*> splits_of(const Corpus& corpus) {
+std::vector<const GeneratedSplit*> splits_of(const Corpus& corpus) {
   return {&corpus.train, &corpus.valid, &corpus.test};
 }
 
-bool same_text(const ParallelText& a, const ParallelText& b) {
+bool same_text(const GeneratedSplit& a, const GeneratedSplit& b) {
   return a.source == b.source && a.target == b.target;
 }
 
@@ -67,7 +67,7 @@ std::string error_message(const std::function<void()>& action) {
 const std::vector<std::vector<std::string>>& toy_french() {
   static const std::vector<std::vector<std::string>> sentences = [] {
     std::vector<std::vector<std::string>> all;
-    for (const ParallelText* split : splits_of(default_corpus("toy-en-fr"))) {
+    for (const GeneratedSplit* split : splits_of(default_corpus("toy-en-fr"))) {
       for (const std::string& line : split->target) all.push_back(words(line));
     }
     return all;
@@ -145,7 +145,7 @@ TEST_CASE("each split has its documented size and no pair appears twice, in one 
     CHECK(static_cast<int64_t>(corpus.test.size()) == task.test_size);
     std::set<std::pair<std::string, std::string>> seen;
     size_t total = 0;
-    for (const ParallelText* split : splits_of(corpus)) {
+    for (const GeneratedSplit* split : splits_of(corpus)) {
       REQUIRE(split->source.size() == split->target.size());
       for (size_t i = 0; i < split->size(); ++i) seen.insert({split->source[i], split->target[i]});
       total += split->size();
@@ -162,7 +162,7 @@ TEST_CASE("every sentence is within its task's length bounds") {
     size_t low = toy ? toy_en_fr_min_length : symbol_min_length;
     size_t high = toy ? toy_en_fr_max_length : symbol_max_length;
     size_t shortest = SIZE_MAX, longest = 0;
-    for (const ParallelText* split : splits_of(default_corpus(task))) {
+    for (const GeneratedSplit* split : splits_of(default_corpus(task))) {
       for (const auto* side : {&split->source, &split->target}) {
         for (const std::string& line : *side) {
           size_t length = words(line).size();
@@ -183,7 +183,7 @@ TEST_CASE("copy's target is its source, reverse's the source reversed, sort's th
   for (const std::string task : {"copy", "reverse", "sort"}) {
     INFO(task);
     Violations wrong_target, unknown_symbol;
-    for (const ParallelText* split : splits_of(default_corpus(task))) {
+    for (const GeneratedSplit* split : splits_of(default_corpus(task))) {
       for (size_t i = 0; i < split->size(); ++i) {
         std::vector<std::string> source = words(split->source[i]);
         std::vector<std::string> expected = source;
@@ -236,7 +236,7 @@ TEST_CASE("toy-en-fr: every negation is ne or n', then one verb, then pas, and m
   const Corpus& corpus = default_corpus("toy-en-fr");
   size_t negations = 0;
   Violations broken;
-  for (const ParallelText* split : splits_of(corpus)) {
+  for (const GeneratedSplit* split : splits_of(corpus)) {
     for (size_t s = 0; s < split->size(); ++s) {
       std::vector<std::string> french = words(split->target[s]);
       std::vector<std::string> english = words(split->source[s]);
@@ -333,7 +333,7 @@ TEST_CASE("toy-en-fr: relative clauses with qui, exactly where English has who o
   const Corpus& corpus = default_corpus("toy-en-fr");
   size_t with_qui = 0, total = 0;
   Violations mismatched;
-  for (const ParallelText* split : splits_of(corpus)) {
+  for (const GeneratedSplit* split : splits_of(corpus)) {
     for (size_t s = 0; s < split->size(); ++s) {
       std::vector<std::string> english = words(split->source[s]);
       std::vector<std::string> french = words(split->target[s]);
@@ -380,7 +380,7 @@ TEST_CASE("toy-en-fr: translation is a function — no English sentence has two 
       two_translations.add(english + " → " + where->second + " | " + french);
     }
   };
-  for (const ParallelText* split : splits_of(default_corpus("toy-en-fr"))) {
+  for (const GeneratedSplit* split : splits_of(default_corpus("toy-en-fr"))) {
     for (size_t i = 0; i < split->size(); ++i) record(split->source[i], split->target[i]);
   }
   // The corpus drops repeated pairs, so also draw raw sentences, repeats included: the short ones come up

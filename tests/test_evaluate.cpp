@@ -12,23 +12,15 @@
 #include "decode/translate.h"
 #include "decode/greedy.h"
 #include "train/validation.h"
+#include "test_support.h"
 
 using namespace attnlab;
 
 namespace {
 
 Seq2Seq small_model() {
-  ModelConfig c;
-  c.src_vocab = 12;
-  c.tgt_vocab = 12;
-  c.d_model = 16;
-  c.heads = 2;
-  c.d_ff = 32;
-  c.encoder_layers = 2;
-  c.decoder_layers = 2;
-  c.dropout = 0;
   Generator init(3);
-  return Seq2Seq(c, init);
+  return Seq2Seq(testing::small_model_config(12, 16, 2, 32, 2), init);
 }
 
 // True when some sentence has at least n words (so that BLEU has 4-grams to count).
@@ -70,15 +62,8 @@ TEST_CASE("validation BLEU scores the detokenised greedy translations against ea
   word.kind = "word";
   const std::vector<std::string> text{"a b c d e f", "g h i j k l", "b d f h j l", "c e g i k a"};
   std::unique_ptr<Tokenizer> tokenizer = train_tokenizer(word, text, "");
-  ModelConfig c;
-  c.src_vocab = c.tgt_vocab = tokenizer->vocab_size();
-  c.d_model = 16;
-  c.heads = 2;
-  c.d_ff = 32;
-  c.encoder_layers = c.decoder_layers = 1;
-  c.dropout = 0;
   Generator init(5);
-  Seq2Seq model(c, init);
+  Seq2Seq model(testing::small_model_config(tokenizer->vocab_size(), 16, 2, 32, 1), init);
   DecodeConfig decode;
   decode.max_len_ratio = 1;
   decode.max_len_extra = 2;

@@ -1,9 +1,10 @@
-// test_support.h — small helpers the test files share: a fresh folder per test, and a file's bytes.
+// test_support.h — small helpers the test files share: a fresh folder per test, a file's bytes, a small model.
 #pragma once
 
 #include <filesystem>
 #include <string>
 
+#include "model/config.h"
 #include "util/files.h"
 
 namespace attnlab::testing {
@@ -18,5 +19,18 @@ inline std::filesystem::path fresh_directory(const std::string& suite, const std
 
 // Every byte of a file (throws attnlab::Error naming it when it cannot be read).
 inline std::string read_bytes(const std::filesystem::path& path) { return read_text_file(path.string()); }
+
+// A small model for a test: `vocab` words on both sides, `layers` layers on each side, no dropout (so that two
+// runs of a forward pass give the same numbers); everything else as ModelConfig's defaults.
+inline ModelConfig small_model_config(int64_t vocab, int64_t d_model, int64_t heads, int64_t d_ff, int64_t layers) {
+  ModelConfig config;
+  config.src_vocab = config.tgt_vocab = vocab;
+  config.d_model = d_model;
+  config.heads = heads;
+  config.d_ff = d_ff;
+  config.encoder_layers = config.decoder_layers = layers;
+  config.dropout = 0;
+  return config;
+}
 
 }  // namespace attnlab::testing

@@ -24,7 +24,7 @@
 // @query, then the query: "<document> @query <query>". An answer line is one word. So `attnlab train` reads the
 // corpus like any parallel text (data.train_src: question, data.train_tgt: answer) with the word tokenizer.
 // Reading a question line back (and the frequency baseline) is in cloze_question.h, which a reader of the files
-// needs without the generator (synthetic.h and corpus.h each have a ParallelText of their own).
+// needs without the generator.
 #pragma once
 
 #include <cstdint>

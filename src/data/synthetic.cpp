@@ -111,7 +111,7 @@ Corpus make_symbol_corpus(const std::string& task, uint64_t seed, int64_t train_
 void draw_splits(Corpus& corpus, Generator& generator, const PairDrawer& draw_pair, int64_t train_size,
                  int64_t valid_size, int64_t test_size) {
   std::set<std::pair<std::string, std::string>> drawn;   // every pair so far, in any split
-  auto fill = [&](ParallelText& split, int64_t size, const char* name) {
+  auto fill = [&](GeneratedSplit& split, int64_t size, const char* name) {
     // A generous cap on attempts, so asking for more pairs than the task can make ends in a message, not a hang.
     int64_t attempts_left = 100 * size + 100000;
     while (static_cast<int64_t>(split.size()) < size) {
@@ -163,7 +163,7 @@ std::vector<WrittenFile> write_corpus(const Corpus& corpus, const std::string& d
                 (error ? ": " + error.message() : std::string()));
   }
   std::vector<WrittenFile> written;
-  const std::pair<const char*, const ParallelText*> splits[] = {
+  const std::pair<const char*, const GeneratedSplit*> splits[] = {
       {"train", &corpus.train}, {"valid", &corpus.valid}, {"test", &corpus.test}};
   for (const auto& [name, text] : splits) {
     for (bool source : {true, false}) {

@@ -31,8 +31,9 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-// Line-aligned sentences: target[i] is the translation of source[i].
-struct ParallelText {
+// One generated split, line-aligned: target[i] is the translation of source[i]. (Not data/corpus.h's
+// ParallelText, which holds a corpus read from files: the generator and the reader are separate chapters of data.)
+struct GeneratedSplit {
   std::vector<std::string> source;
   std::vector<std::string> target;
   size_t size() const { return source.size(); }
@@ -43,7 +44,7 @@ struct Corpus {
   std::string task;
   std::string source_suffix;   // "src" for the symbol tasks, "en" for toy-en-fr
   std::string target_suffix;   // "tgt",                      "fr"
-  ParallelText train, valid, test;
+  GeneratedSplit train, valid, test;
 };
 
 // One task `attnlab corpus` can generate, with its default sizes. valid and test sizes are fixed: --size sets

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "tensor/real.h"
+#include "tensor/storage.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -63,7 +64,7 @@ inline constexpr int64_t row_chunk = 64;
 template <typename Term>
 void add_column_sums(int64_t rows, int64_t d, const Term& term, real* out) {
   const int64_t chunks = (rows + row_chunk - 1) / row_chunk;
-  std::vector<real> partial(static_cast<size_t>(chunks * d), real(0));  // [chunks, d]
+  std::vector<real> partial = acquire_storage(chunks * d, real(0));      // [chunks, d], pooled (storage.h)
   real* p = partial.data();
 #pragma omp parallel for schedule(static) if (chunks > 1 && rows * d > elementwise_chunk)
   for (int64_t c = 0; c < chunks; ++c) {
@@ -74,6 +75,7 @@ void add_column_sums(int64_t rows, int64_t d, const Term& term, real* out) {
   }
   for (int64_t c = 0; c < chunks; ++c)                                  // the chunks' sums, in order
     for (int64_t j = 0; j < d; ++j) out[j] += p[c * d + j];
+  release_storage(partial);                                             // back to the pool for the next step
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -260,7 +260,7 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
 
 LoadedClozeRun load_cloze_run(const std::string& run_dir, const std::string& which) {
   LoadedClozeRun run;
-  run.config = load_config(run_dir + "/config.yaml");
+  run.config = load_run_config(run_dir);
   if (run.config.model.task != "cloze") {
     throw Error("'" + run_dir + "' is a " + run.config.model.task + " run, not a cloze reader (model.task)");
   }

@@ -115,13 +115,21 @@ std::string checkpoint_to_load(const RunConfig& config, const std::string& run_d
   return which;
 }
 
-LoadedRun load_run(const std::string& run_dir, const std::string& which) {
+RunConfig load_run_config(const std::string& run_dir) {
   const std::string config_path = run_dir + "/config.yaml";
   if (!fs::exists(config_path)) {
     throw Error("'" + run_dir + "' is not a run folder (it has no config.yaml); train one with attnlab train");
   }
+  return load_config(config_path);
+}
+
+LoadedRun load_run(const std::string& run_dir, const std::string& which) {
   LoadedRun run;
-  run.config = load_config(config_path);
+  run.config = load_run_config(run_dir);
+  if (run.config.model.task == "cloze") {
+    throw Error("'" + run_dir + "' is a cloze reader (model.task: cloze), not a translation model: attnlab eval and "
+                "attnlab attention read it; translate, trace, report and serve need a translation run");
+  }
   run.tokenizers = load_run_tokenizers(run.config, run_dir);
   Generator init(run.config.train.seed);
   run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);

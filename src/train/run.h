@@ -43,6 +43,9 @@ struct LoadedRun {
   int64_t step = 0;
 };
 LoadedRun load_run(const std::string& run_dir, const std::string& which = "best");
+// RUN/config.yaml, read and checked; throws attnlab::Error when run_dir is not a run folder (no config.yaml).
+// load_run and the cloze reader's load_cloze_run both start here.
+RunConfig load_run_config(const std::string& run_dir);
 // The checkpoint file `which` names: "best" (best.safetensors, else the latest step), "latest", or a path.
 std::string checkpoint_to_load(const RunConfig& config, const std::string& run_dir, const std::string& which);
 
