@@ -91,7 +91,7 @@ void Tensor::backward() {
 }
 
 Tensor Tensor::detach() const {
-  return Tensor::from_values(shape(), values(), /*requires_grad=*/false);
+  return Tensor::from_values(shape(), acquire_storage_copy(values()), /*requires_grad=*/false);
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

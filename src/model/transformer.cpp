@@ -356,8 +356,10 @@ Tensor Seq2Seq::decode_step(const TokenIds& tokens, DecoderState& state, Forward
   }
   if (decoder_norm_) y = decoder_norm_->forward(y);
   ++state.position;
-  Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, 1, V]
-  return reshape(logits, {state.batch, logits.size(2)});                      // [B, V]
+  // The one position's rows [B, d] (a reshape of d numbers per row) times the output weight [V, d]ᵀ: the logits
+  // come out as [B, V] directly, instead of [B, 1, V] and a copy of all B·V of them by a reshape.
+  y = reshape(y, {state.batch, y.size(2)});                                   // [B, d]
+  return matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);   // [B, V]
 }
 
 Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {

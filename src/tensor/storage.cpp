@@ -93,6 +93,12 @@ std::vector<real> acquire_storage_uninitialized(int64_t n) {
   return numbers;
 }
 
+std::vector<real> acquire_storage_copy(const std::vector<real>& numbers) {
+  std::vector<real> copy = acquire_storage_uninitialized(static_cast<int64_t>(numbers.size()));
+  std::copy(numbers.begin(), numbers.end(), copy.begin());
+  return copy;
+}
+
 void release_storage(std::vector<real>& numbers) {
   const int64_t capacity = static_cast<int64_t>(numbers.capacity());
   if (capacity < smallest_pooled) {

@@ -13,6 +13,9 @@
 //                      it is fresh), for an op's output that the op writes in full — filling it first would be
 //                      a wasted pass over the memory (5 % of a small model's step). Only for such outputs:
 //                      anything that accumulates (+=) into its buffer needs acquire(n, 0).
+//   acquire_copy(numbers)
+//                      a pooled buffer holding a copy of `numbers` (reshape and detach copy a tensor's numbers;
+//                      a plain vector copy would be a fresh allocation, page faults included, every time)
 //   release(numbers)   hands the buffer back (called by ~TensorNode for its value and grad)
 //   trim()             gives every pooled buffer back to the system, when a phase of work with other shapes
 //                      follows (decoding after training): otherwise the pool would keep the training step's
@@ -39,6 +42,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 std::vector<real> acquire_storage(int64_t n, real fill);
 std::vector<real> acquire_storage_uninitialized(int64_t n);  // every number must then be written before it is read
+std::vector<real> acquire_storage_copy(const std::vector<real>& numbers);  // a pooled copy (reshape, detach)
 void release_storage(std::vector<real>& numbers);  // leaves `numbers` empty
 void trim_storage();  // frees every pooled buffer and forgets the peak: the next phase starts from what is live
 

@@ -22,6 +22,7 @@
 #include <string>
 
 #include "autograd/ops.h"
+#include "tensor/storage.h"
 #include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -136,7 +137,7 @@ Tensor reshape(const Tensor& x, const Shape& shape) {
                 ": they hold " + std::to_string(x.numel()) + " and " + std::to_string(shape.numel()) +
                 " numbers");
   }
-  Tensor y = Tensor::from_values(shape, x.values());                    // [shape], the same numbers in order
+  Tensor y = Tensor::from_values(shape, acquire_storage_copy(x.values()));   // [shape], the same numbers in order
   record(y, "reshape", {x}, [x](TensorNode& out) {
     real* gx = x.grad();
     for (size_t i = 0; i < out.grad.size(); ++i) gx[i] += out.grad[i];  // ∂x_i += g_i
