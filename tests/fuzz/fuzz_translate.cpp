@@ -3,8 +3,10 @@
 // Feeds: the input's first byte picks one of two tiny runs built at start-up from a fixed config (untrained
 //   weights: what is tested is the path, not the translation), the rest up to its first line end is the line
 //   (std::getline never hands translate a "\n"):
-//     even  char tokenizer, lower-casing, sinusoidal positions, beam search (beam 2): a line is cut at
-//           translate_source_tokens_most = 1024 tokens, the "terabyte" case;
+//     even  char tokenizer, lower-casing, sinusoidal positions, beam search (beam 2): a line would be cut at
+//           translate_source_tokens_most = 1024 tokens, the "terabyte" case — but the fuzz scripts cap
+//           inputs at 128 bytes for speed (tests/fuzz/options.sh), so that cut is checked by tests/cli_test.sh
+//           ("translate a runaway line"), not here;
 //     odd   word tokenizer, learned positions with model.max_len 12, greedy: a line is cut at 12 tokens.
 //   translate_line (src/train/run.h) then checks UTF-8, cleans, encodes, cuts, decodes and detokenises.
 // Asserts: a line of valid UTF-8 is always translated (never refused, never a crash, an Eigen assertion or a
