@@ -9,6 +9,7 @@
 # (build/fuzz/fuzz-runs/<name>/corpus/); its log and any crash, leak, timeout or out-of-memory input go to
 # build/fuzz/fuzz-runs/<name>/. Prints per target the executions run, the seconds taken and clean or FOUND;
 # exits non-zero when a target found anything. Replay a found input: build/fuzz/tests/fuzz/fuzz_<name> <file>.
+# Per-target options (-max_len, with the reasons): tests/fuzz/options.sh.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,12 +19,13 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=${2:?--runs needs a number}; shift 2 ;;
     --target) only=${2:?--target needs a name}; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "fuzz.sh: unknown option '$1' (use --runs N, --target NAME)" >&2; exit 2 ;;
   esac
 done
 case "$runs" in ''|*[!0-9]*) echo "fuzz.sh: --runs takes a whole number, not '$runs'" >&2; exit 2 ;; esac
 
+. tests/fuzz/options.sh   # max_len_option: the per-target -max_len, with the reasons
 targets=$(sed -n 's/^set(ATTNLAB_FUZZ_TARGETS \(.*\))$/\1/p' tests/fuzz/targets.cmake)
 if [ -n "$only" ]; then
   case " $targets " in
@@ -46,7 +48,7 @@ for name in $targets; do
   mkdir -p "$work/corpus"
   rm -rf "$work/artifacts" && mkdir -p "$work/artifacts"
   status=0
-  TMPDIR=$scratch "build/fuzz/tests/fuzz/fuzz_$name" -runs="$runs" -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
+  TMPDIR=$scratch "build/fuzz/tests/fuzz/fuzz_$name" -runs="$runs" $(max_len_option "$name") -timeout=20 -rss_limit_mb=2048 -print_final_stats=1 \
     -artifact_prefix="$work/artifacts/" "$work/corpus" "tests/fuzz/corpus/$name" >"$work/log" 2>&1 || status=$?
   executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$work/log" | tail -n 1)
   seconds=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$work/log" | tail -n 1)

@@ -3,9 +3,13 @@
 // Feeds: the input's first byte picks one of two tiny runs built at start-up from a fixed config (untrained
 //   weights: what is tested is the path, not the translation), the rest up to its first line end is the line
 //   (std::getline never hands translate a "\n"):
-//     even  char tokenizer, lower-casing, sinusoidal positions, beam search (beam 2): a line is cut at
-//           translate_source_tokens_most = 1024 tokens, the issue's "terabyte" case;
+//     even  char tokenizer, lower-casing, sinusoidal positions, beam search (beam 2): a line would be cut at
+//           translate_source_tokens_most = 1024 tokens, the issue's "terabyte" case — but the fuzz scripts cap
+//           inputs at 128 bytes for speed (tests/fuzz/options.sh), so that cut is checked by tests/cli_test.sh
+//           ("translate a runaway line"), not here;
 //     odd   word tokenizer, learned positions with model.max_len 12, greedy: a line is cut at 12 tokens.
+//   Both runs decode at most 4 + 0.01·(source tokens) tokens: the decoding path is the same for any length, and
+//   fewer steps are more inputs a second (decode.max_len_ratio and decode.max_len_extra below).
 //   translate_line (src/train/run.h) then checks UTF-8, cleans, encodes, cuts, decodes and detokenises.
 // Asserts: a line of valid UTF-8 is always translated (never refused, never a crash, an Eigen assertion or a
 //   huge allocation); a line that is not UTF-8 is refused with a short attnlab::Error (fuzz_support.h); the
@@ -35,7 +39,7 @@ tokenizer: {kind: word, shared: true}
 data: {train_src: unused.src, train_tgt: unused.tgt, max_len: 10}
 model: {d_model: 8, heads: 2, d_ff: 16, encoder_layers: 1, decoder_layers: 1, dropout: 0.0, positional: learned,
         max_len: 12, share_embeddings: true, tie_output: true}
-decode: {beam: 1}
+decode: {beam: 1, max_len_ratio: 0.01, max_len_extra: 4}
 )";
 
 // A run as load_run would give it, but built here: the config, tokenizers trained on the toy grammar, and a

@@ -9,6 +9,8 @@
 # preset not built); non-zero when libFuzzer finds a crash, a leak, a timeout or runs out of memory.
 set -uo pipefail
 binary=$1 seeds=$2 runs=$3 work=$4
+. "$(dirname "$0")/options.sh"   # max_len_option: the per-target -max_len, with the reasons
+name=$(basename "$binary"); name=${name#fuzz_}
 
 if [ ! -x "$binary" ]; then
   if ! command -v clang++ >/dev/null 2>&1; then
@@ -22,7 +24,7 @@ rm -rf "$work"
 mkdir -p "$work/corpus" "$work/artifacts"
 scratch=$( [ -d /dev/shm ] && mktemp -d /dev/shm/attnlab-fuzz.XXXXXX || mktemp -d )   # the target's files (fuzz_support.h)
 trap 'rm -rf "$scratch"' EXIT
-TMPDIR=$scratch "$binary" -runs="$runs" -seed=1 -timeout=20 -rss_limit_mb=2048 -max_total_time=30 \
+TMPDIR=$scratch "$binary" -runs="$runs" $(max_len_option "$name") -seed=1 -timeout=20 -rss_limit_mb=2048 -max_total_time=30 \
   -artifact_prefix="$work/artifacts/" "$work/corpus" "$seeds" >"$work/log" 2>&1
 status=$?
 tail -n 3 "$work/log"

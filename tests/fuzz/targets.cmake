@@ -3,7 +3,7 @@
 # runs them briefly when the fuzz preset has been built, and skips them, saying why, when it has not).
 set(ATTNLAB_FUZZ_TARGETS safetensors checkpoint config corpus tokenizers translate)
 # Executions per target in ctest, a smoke test (run_target.sh also stops a target after 30 s: translate runs
-# about 10 inputs a second under the sanitizers); tools/fuzz.sh runs 10⁶ by default.
+# about 80 inputs a second under the sanitizers); tools/fuzz.sh runs 10⁶ by default.
 set(ATTNLAB_FUZZ_CTEST_RUNS 1000)
 
 # ctest test fuzz.<name>: run_target.sh runs `binary` for ATTNLAB_FUZZ_CTEST_RUNS executions (skipped with one
