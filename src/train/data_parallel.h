@@ -33,7 +33,9 @@
 // data_parallel_single.cpp instead, where one process is the whole job and every collective does nothing.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,7 +74,42 @@ void all_gather(const real* mine, real* all, int64_t block);           // every 
 void gather_to_root(const real* mine, real* all, int64_t block);       // the same, on rank 0 alone
 void barrier();                                          // every rank waits until all have arrived
 [[noreturn]] void abort_job(int exit_code);              // ends every rank of the job (MPI_Abort)
+
+// sum_in_place, started now and finished later (MPI_Iallreduce): the numbers travel while the caller computes.
+// Every rank must start its sums in the same order (a collective is matched by its place in that order). Open
+// MPI moves a started sum on only inside MPI calls, so a caller that computes for long calls done() now and then.
+// One process: nothing to send, every sum is done at once. (gradient_buckets.h uses it.)
+class SumInFlight {
+ public:
+  SumInFlight();
+  ~SumInFlight();                                        // waits for a sum still in flight
+  SumInFlight(SumInFlight&&) noexcept;
+  SumInFlight& operator=(SumInFlight&&) = delete;
+  SumInFlight(const SumInFlight&) = delete;
+  SumInFlight& operator=(const SumInFlight&) = delete;
+
+  void start(real* values, int64_t count);               // values ← Σ over the ranks, once wait() returns
+  bool done();                                           // moves it on (MPI_Test); true once it has arrived
+  void wait();                                           // until it has arrived (MPI_Wait)
+
+ private:
+  struct Request;                                        // MPI_Request (data_parallel_mpi.cpp), or nothing
+  std::unique_ptr<Request> request_;
+};
 }  // namespace collective
+
+// Adds the seconds since it was made to `total` when it goes: the time of one collective and its copies.
+class Timed {
+ public:
+  explicit Timed(double& total) : total_(total) {}
+  ~Timed() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(); }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
 
 // ---- What the training step uses -----------------------------------------------------------------------
 
