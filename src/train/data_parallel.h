@@ -15,19 +15,20 @@
 // only the order of floating-point additions changes (inside the shards' matrix products and in the
 // all-reduce), which moves the losses in their last digits, not in what they mean.
 //
-// One step on every rank (trainer.cpp's train_step, with the hooks this file provides):
+// One step on every rank (trainer.cpp's train_step, through data_parallel_training.h):
 //   global batch      the same Batcher, seed and position on every rank: every rank draws the same batch
 //   shard()           this rank's rows of it: rows [r·B/N, (r+1)·B/N) of the padded [B, S] and [B, T] ids
 //   forward, loss     L_r on the shard;  backward of w_r · L_r  (w_r = shard_weight())
-//   sum_gradients()   one MPI_Allreduce (sum) over all gradients laid end to end in one flat buffer
+//   sum_gradients()   one MPI_Allreduce (sum) over all gradients laid end to end in one flat buffer (or, with
+//                     train.allreduce_bucket_mb, buckets of them summed while backward runs: gradient_buckets.h)
 //   clip, Adam        on identical gradients every rank makes the identical update: the weights stay equal
 // With train.shard_optimizer (ZeRO stage 1, sharded_optimizer.h) the last two lines change: each rank receives
 // the sum of only its 1/N of the gradient (a reduce-scatter), clips and updates only those numbers with Adam,
 // keeping their moments alone, and an all-gather hands every rank the others' new numbers.
 // Rank 0 alone logs, validates and writes checkpoints and metrics.jsonl; the others train and wait for it.
 // Before the first step every rank takes rank 0's weights, Adam's moments and position in the data
-// (start_together in trainer.cpp), so a run resumes with any N; and before each step they agree on whether to
-// stop (collective::max of their reasons), so Ctrl-C or the time limit stops them all after the same step.
+// (start_together, data_parallel_training.h), so a run resumes with any N; and before each step they agree on
+// whether to stop (collective::max of their reasons), so Ctrl-C or the time limit stops them all after the same step.
 //
 // The messages themselves (MPI calls) live in data_parallel_mpi.cpp; a build without MPI compiles
 // data_parallel_single.cpp instead, where one process is the whole job and every collective does nothing.

@@ -15,7 +15,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include "autograd/ops.h"
@@ -31,6 +30,7 @@
 #include "train/optimizer.h"
 #include "train/run.h"
 #include "train/schedule.h"
+#include "train/start_attempt.h"
 #include "util/files.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -77,53 +77,6 @@ RunConfig set_up_run(const TrainRequest& request) {
   use_threads(threads_per_rank(config.train.threads));   // train.threads (shared among ranks: data_parallel.h)
   return config;
 }
-
-// A start that fails — a missing corpus, a model too large, a damaged checkpoint — must leave the folder as it
-// found it, or the next attempt would find a half-made run. So what the folder holds is noted first, and unless
-// keep() is called (the run has started), whatever appeared in it since is removed on the way out, and the folder
-// itself if it did not exist. Nothing that was there before is touched.
-class StartAttempt {
- public:
-  explicit StartAttempt(std::string run_dir) : run_dir_(std::move(run_dir)) {
-    std::error_code error;   // the name itself, not what a link points to; when in doubt, it existed
-    existed_ = std::filesystem::symlink_status(run_dir_, error).type() != std::filesystem::file_type::not_found;
-    if (existed_) {
-      for (const std::filesystem::path& entry : entries()) before_.insert(entry.filename().string());
-    }
-  }
-  StartAttempt(const StartAttempt&) = delete;
-  StartAttempt& operator=(const StartAttempt&) = delete;
-
-  void keep() { keep_ = true; }
-
-  ~StartAttempt() {
-    if (keep_) return;
-    std::error_code error;                       // a destructor must not throw: what cannot go, stays
-    if (!existed_) {
-      std::filesystem::remove_all(run_dir_, error);
-      return;
-    }
-    for (const std::filesystem::path& entry : entries()) {
-      if (!before_.count(entry.filename().string())) std::filesystem::remove_all(entry, error);
-    }
-  }
-
- private:
-  // What the folder holds now, without throwing a filesystem error (the range-for's ++ on a directory_iterator
-  // would), so that the destructor, which runs while an error is on its way out, cannot end the program.
-  std::vector<std::filesystem::path> entries() const {
-    std::vector<std::filesystem::path> found;
-    std::error_code error;
-    std::filesystem::directory_iterator entry(run_dir_, error), end;
-    for (; !error && entry != end; entry.increment(error)) found.push_back(entry->path());
-    return found;
-  }
-
-  std::string run_dir_;
-  bool existed_ = false;
-  std::set<std::string> before_;               // the names the folder held before the attempt
-  bool keep_ = false;
-};
 
 // ---- 2. The data: text, tokenizers, token ids -------------------------------------------------------------
 
