@@ -8,7 +8,9 @@
 #   4. a rank killed with SIGKILL ends the whole job within 30 s, with a message that names the rank;
 #   5. train.shard_optimizer (ZeRO stage 1) on 2 ranks has the losses of the unsharded 2 ranks, within a relative
 #      $zero_tolerance; its checkpoint resumed in one process continues as it did, and an unsharded 2-rank
-#      checkpoint resumed sharded continues as the unsharded run did.
+#      checkpoint resumed sharded continues as the unsharded run did;
+#   6. gradients summed in buckets while backward runs (train.allreduce_bucket_mb) have the losses of the one
+#      all-reduce after backward bit for bit, with one batch per step and with train.accumulate = 2.
 # Why a tolerance and not the same bits: each rank multiplies half the batch's rows, so the sums inside the weight
 # gradients' matrix products are added in another order than in one product over all rows; the results differ
 # in the last bits of float32, and Adam carries those differences on. (The all-reduce itself, a + b over two
@@ -70,7 +72,8 @@ same_losses() {
 
 # 1. Two ranks against one process, the same global batch.
 run_ok "1 process" "$attnlab" train --config copy.yaml --run one "${settings[@]}"
-run_ok "2 ranks" "${mpi[@]}" "$attnlab" train --config copy.yaml --run two "${settings[@]}"
+run_ok "2 ranks" "${mpi[@]}" "$attnlab" train --config copy.yaml --run two "${settings[@]}" \
+  --set train.allreduce_bucket_mb=0
 grep -q "2 ranks" err.txt || { failures=$((failures + 1)); echo "FAIL: rank 0's log does not mention the ranks"; }
 train_losses one > one.txt; train_losses two > two.txt
 same_losses "2 ranks = 1 process, 60 steps" two.txt one.txt 1
@@ -106,6 +109,23 @@ train_losses zero-then-one > zero-then-one.txt; train_losses two-then-zero > two
 tail -n 30 zero.txt > zero-31-60.txt
 same_losses "2 ranks sharded → resumed in 1 process, steps 31-60" zero-then-one.txt zero-31-60.txt 31
 same_losses "2 ranks → resumed sharded on 2 ranks, steps 31-60" two-then-zero.txt two-31-60.txt 31 "$zero_tolerance"
+
+# 6. Buckets (gradient_buckets.h): every number is summed over the two ranks alone, a + b, whichever bucket it
+# travels in and whenever it starts, so the losses are those of the one all-reduce to the last bit (tolerance 0).
+# Buckets of 0.02 MB cut the copy model (≈ 0.4 MB of gradients) into about 20; its tied embedding is complete
+# only at the very end of backward. With accumulate = 2 only the second batch's backward starts buckets.
+run_ok "2 ranks, gradients in buckets" "${mpi[@]}" "$attnlab" train --config copy.yaml --run buckets "${settings[@]}" \
+  --set train.allreduce_bucket_mb=0.02
+grep -q "buckets of about" err.txt || { failures=$((failures + 1)); echo "FAIL: rank 0's log does not mention buckets"; }
+train_losses buckets > buckets.txt
+same_losses "2 ranks in buckets = 2 ranks in one all-reduce, 60 steps" buckets.txt two.txt 1 0
+for mb in 0 0.02; do
+  run_ok "2 ranks, accumulate 2, allreduce_bucket_mb $mb" "${mpi[@]}" "$attnlab" train --config copy.yaml \
+    --run "accumulate-$mb" "${settings[@]}" --set train.max_steps=20 --set train.accumulate=2 \
+    --set train.allreduce_bucket_mb=$mb
+  train_losses "accumulate-$mb" > "accumulate-$mb.txt"
+done
+same_losses "accumulate 2: in buckets = in one all-reduce, 20 steps" accumulate-0.02.txt accumulate-0.txt 1 0
 
 # Starts a 2-rank run that would go on for hours, in the background, and waits for its first 5 steps.
 start_long_run() {   # start_long_run RUN; sets $mpirun_pid

@@ -1,6 +1,9 @@
 // test_autograd.cpp — facts about the engine: accumulation, zero_grad, no-grad scopes, graph release.
 #include <doctest/doctest.h>
 
+#include <vector>
+
+#include "autograd/backward_hook.h"
 #include "autograd/ops.h"
 #include "util/error.h"
 
@@ -92,4 +95,28 @@ TEST_CASE("add broadcasts a row over every position and a column over every feat
   Tensor outer = add(Tensor::from_values({2, 1}, {1, 2}), Tensor::from_values({1, 3}, {10, 20, 30}));
   CHECK(outer.shape() == Shape{2, 3});
   CHECK(outer.values() == std::vector<real>{11, 21, 31, 12, 22, 32});
+}
+
+TEST_CASE("backward with a hook names each leaf once, after its last user: a tied weight's gradient is then complete") {
+  // W is used at the bottom (h = x·W) and again at the top (y = h₂·Wᵀ), like a tied embedding; V in between.
+  Tensor x = Tensor::from_values({1, 2}, {0.5, -1});
+  Tensor W = Tensor::from_values({2, 2}, {1, 2, -0.5, 0.25}, true);
+  Tensor V = Tensor::from_values({2, 2}, {0.3, -0.7, 1.1, 0.2}, true);
+  Tensor loss = sum(matmul(matmul(relu(matmul(x, W)), V), W, false, true));   // [1]
+  std::vector<const TensorNode*> reported;
+  std::vector<real> W_grad_when_reported;
+  backward(loss, [&](const TensorNode& leaf) {
+    reported.push_back(&leaf);
+    if (&leaf == &W.node()) W_grad_when_reported = leaf.grad;
+  });
+  REQUIRE(reported.size() == 2);
+  CHECK(reported[0] == &V.node());   // V's only user is above W's first use
+  CHECK(reported[1] == &W.node());
+  CHECK(W_grad_when_reported == W.grad_values());   // nothing was added to W's gradient after it was reported
+
+  // And the hooked backward computes the plain backward's gradients.
+  Tensor W2 = Tensor::from_values({2, 2}, W.values(), true), V2 = Tensor::from_values({2, 2}, V.values(), true);
+  sum(matmul(matmul(relu(matmul(x, W2)), V2), W2, false, true)).backward();
+  CHECK(W2.grad_values() == W.grad_values());
+  CHECK(V2.grad_values() == V.grad_values());
 }

@@ -1,5 +1,6 @@
 // graph.cpp — recording the graph and walking it backwards.
 #include "autograd/graph.h"
+#include "autograd/backward_hook.h"
 
 #include <memory>
 #include <unordered_set>
@@ -35,11 +36,14 @@ void record(Tensor& output, const char* op, std::vector<Tensor> inputs, Backward
 // Reverse-mode sweep. First a depth-first search from the loss lists every node of the graph so that each
 // node comes after all of its inputs (a topological order); walking that list backwards then reaches every
 // node only after all its users have added their contributions to its gradient.
-void Tensor::backward() {
-  if (numel() != 1) {
-    throw Error("backward() starts from a single number (a loss), but this tensor has shape " + shape().str());
+void Tensor::backward() { attnlab::backward(*this, nullptr); }
+
+void backward(const Tensor& loss, const GradientFinal& gradient_final) {
+  if (loss.numel() != 1) {
+    throw Error("backward() starts from a single number (a loss), but this tensor has shape " +
+                loss.shape().str());
   }
-  if (!requires_grad()) {
+  if (!loss.requires_grad()) {
     throw Error("backward(): this tensor was not computed from any tensor that requires a gradient "
                 "(or it was computed inside a NoGradGuard)");
   }
@@ -51,8 +55,8 @@ void Tensor::backward() {
     std::shared_ptr<TensorNode> node;
     size_t next_input;
   };
-  std::vector<Frame> stack{{node_ptr(), 0}};
-  visited.insert(node_ptr().get());
+  std::vector<Frame> stack{{loss.node_ptr(), 0}};
+  visited.insert(loss.node_ptr().get());
   while (!stack.empty()) {
     Frame& frame = stack.back();
     if (frame.next_input < frame.node->inputs.size()) {
@@ -74,7 +78,7 @@ void Tensor::backward() {
   // this, the forward pass's tensors and all of their gradients would be alive together at the end — twice
   // the memory. Parameters and other leaves keep their gradients; a computed tensor's gradient is released
   // (as in PyTorch, where a non-leaf's .grad is None unless asked for).
-  grad()[0] += 1;
+  loss.grad()[0] += 1;
   for (auto it = order.rbegin(); it != order.rend(); ++it) {
     TensorNode& n = **it;
     const bool computed = static_cast<bool>(n.backward);
@@ -83,6 +87,7 @@ void Tensor::backward() {
       n.backward(n);
       profile::add(n.op, profile::Pass::backward, started);        // counted only while a profile runs
     }
+    if (!computed && gradient_final) gradient_final(n);              // a leaf: every user has pushed its part
     n.backward = nullptr;                                            // release the graph: history forgotten
     n.inputs.clear();
     if (computed && it != order.rbegin()) release_storage(n.grad);   // spent (the loss keeps its 1)

@@ -41,6 +41,8 @@ struct TrainConfig {
   int64_t keep_last = 3;          // checkpoints kept besides the best
   int64_t log_every = 50;         // steps between log lines when not on a terminal
   bool shard_optimizer = false;   // ZeRO stage 1 under mpirun: each rank keeps 1/N of Adam's moments
+  double allreduce_bucket_mb = 0; // under mpirun: gradients summed in buckets of this many MB while backward
+                                  // runs (0 = in one all-reduce after backward; gradient_buckets.h)
 };
 
 struct RunConfig {

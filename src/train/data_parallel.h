@@ -15,25 +15,28 @@
 // only the order of floating-point additions changes (inside the shards' matrix products and in the
 // all-reduce), which moves the losses in their last digits, not in what they mean.
 //
-// One step on every rank (trainer.cpp's train_step, with the hooks this file provides):
+// One step on every rank (trainer.cpp's train_step, through data_parallel_training.h):
 //   global batch      the same Batcher, seed and position on every rank: every rank draws the same batch
 //   shard()           this rank's rows of it: rows [r·B/N, (r+1)·B/N) of the padded [B, S] and [B, T] ids
 //   forward, loss     L_r on the shard;  backward of w_r · L_r  (w_r = shard_weight())
-//   sum_gradients()   one MPI_Allreduce (sum) over all gradients laid end to end in one flat buffer
+//   sum_gradients()   one MPI_Allreduce (sum) over all gradients laid end to end in one flat buffer (or, with
+//                     train.allreduce_bucket_mb, buckets of them summed while backward runs: gradient_buckets.h)
 //   clip, Adam        on identical gradients every rank makes the identical update: the weights stay equal
 // With train.shard_optimizer (ZeRO stage 1, sharded_optimizer.h) the last two lines change: each rank receives
 // the sum of only its 1/N of the gradient (a reduce-scatter), clips and updates only those numbers with Adam,
 // keeping their moments alone, and an all-gather hands every rank the others' new numbers.
 // Rank 0 alone logs, validates and writes checkpoints and metrics.jsonl; the others train and wait for it.
 // Before the first step every rank takes rank 0's weights, Adam's moments and position in the data
-// (start_together in trainer.cpp), so a run resumes with any N; and before each step they agree on whether to
-// stop (collective::max of their reasons), so Ctrl-C or the time limit stops them all after the same step.
+// (start_together, data_parallel_training.h), so a run resumes with any N; and before each step they agree on
+// whether to stop (collective::max of their reasons), so Ctrl-C or the time limit stops them all after the same step.
 //
 // The messages themselves (MPI calls) live in data_parallel_mpi.cpp; a build without MPI compiles
 // data_parallel_single.cpp instead, where one process is the whole job and every collective does nothing.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -72,7 +75,42 @@ void all_gather(const real* mine, real* all, int64_t block);           // every 
 void gather_to_root(const real* mine, real* all, int64_t block);       // the same, on rank 0 alone
 void barrier();                                          // every rank waits until all have arrived
 [[noreturn]] void abort_job(int exit_code);              // ends every rank of the job (MPI_Abort)
+
+// sum_in_place, started now and finished later (MPI_Iallreduce): the numbers travel while the caller computes.
+// Every rank must start its sums in the same order (a collective is matched by its place in that order). Open
+// MPI moves a started sum on only inside MPI calls, so a caller that computes for long calls done() now and then.
+// One process: nothing to send, every sum is done at once. (gradient_buckets.h uses it.)
+class SumInFlight {
+ public:
+  SumInFlight();
+  ~SumInFlight();                                        // waits for a sum still in flight
+  SumInFlight(SumInFlight&&) noexcept;
+  SumInFlight& operator=(SumInFlight&&) = delete;
+  SumInFlight(const SumInFlight&) = delete;
+  SumInFlight& operator=(const SumInFlight&) = delete;
+
+  void start(real* values, int64_t count);               // values ← Σ over the ranks, once wait() returns
+  bool done();                                           // moves it on (MPI_Test); true once it has arrived
+  void wait();                                           // until it has arrived (MPI_Wait)
+
+ private:
+  struct Request;                                        // MPI_Request (data_parallel_mpi.cpp), or nothing
+  std::unique_ptr<Request> request_;
+};
 }  // namespace collective
+
+// Adds the seconds since it was made to `total` when it goes: the time of one collective and its copies.
+class Timed {
+ public:
+  explicit Timed(double& total) : total_(total) {}
+  ~Timed() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(); }
+  Timed(const Timed&) = delete;
+  Timed& operator=(const Timed&) = delete;
+
+ private:
+  double& total_;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+};
 
 // ---- What the training step uses -----------------------------------------------------------------------
 

@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <limits>
+#include <memory>
 #include <string>
 #include <type_traits>
 
@@ -141,6 +142,33 @@ void all_gather(const real* mine, real* all, int64_t block) {
 void gather_to_root(const real* mine, real* all, int64_t block) {
   if (ranks() == 1) return void(std::copy_n(mine, block, all));
   MPI_Gather(mine, block_count(block), real_type(), all, block_count(block), real_type(), 0, MPI_COMM_WORLD);
+}
+
+struct SumInFlight::Request {
+  MPI_Request request = MPI_REQUEST_NULL;
+};
+
+SumInFlight::SumInFlight() : request_(std::make_unique<Request>()) {}
+SumInFlight::SumInFlight(SumInFlight&&) noexcept = default;
+SumInFlight::~SumInFlight() {
+  if (request_) wait();
+}
+
+void SumInFlight::start(real* values, int64_t count) {
+  if (ranks() == 1) return;
+  wait();                                                   // one sum at a time per SumInFlight
+  MPI_Iallreduce(MPI_IN_PLACE, values, block_count(count), real_type(), MPI_SUM, MPI_COMM_WORLD, &request_->request);
+}
+
+bool SumInFlight::done() {
+  if (request_->request == MPI_REQUEST_NULL) return true;  // never started, or already arrived
+  int arrived = 0;
+  MPI_Test(&request_->request, &arrived, MPI_STATUS_IGNORE);   // sets the request to MPI_REQUEST_NULL once done
+  return arrived != 0;
+}
+
+void SumInFlight::wait() {
+  if (request_->request != MPI_REQUEST_NULL) MPI_Wait(&request_->request, MPI_STATUS_IGNORE);
 }
 
 void barrier() {

@@ -38,6 +38,13 @@ void broadcast(std::string&) {}
 void reduce_scatter_sum(const real* all, real* mine, int64_t block) { std::copy_n(all, block, mine); }
 void all_gather(const real* mine, real* all, int64_t block) { std::copy_n(mine, block, all); }
 void gather_to_root(const real* mine, real* all, int64_t block) { std::copy_n(mine, block, all); }
+struct SumInFlight::Request {};
+SumInFlight::SumInFlight() = default;
+SumInFlight::SumInFlight(SumInFlight&&) noexcept = default;
+SumInFlight::~SumInFlight() = default;
+void SumInFlight::start(real*, int64_t) {}
+bool SumInFlight::done() { return true; }
+void SumInFlight::wait() {}
 void barrier() {}
 void abort_job(int exit_code) { std::exit(exit_code); }
 

@@ -2,7 +2,6 @@
 #include "train/sharded_optimizer.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 
 #include "train/clip.h"
@@ -10,23 +9,6 @@
 #include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
-
-namespace {
-
-// Adds the seconds since it was made to `total` when it goes: the time of one collective and its copies.
-class Timed {
- public:
-  explicit Timed(double& total) : total_(total) {}
-  ~Timed() { total_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count(); }
-  Timed(const Timed&) = delete;
-  Timed& operator=(const Timed&) = delete;
-
- private:
-  double& total_;
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-};
-
-}  // namespace
 
 OptimizerShards::OptimizerShards(const std::vector<NamedParameter>& parameters, int rank, int ranks)
     : rank_(rank), ranks_(ranks) {

@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <bit>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -16,7 +15,6 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <set>
 #include <thread>
 
 #include "autograd/ops.h"
@@ -25,14 +23,14 @@
 #include "util/error.h"
 #include "tensor/storage.h"
 #include "train/checkpoint.h"
-#include "train/clip.h"
 #include "train/cloze_training.h"
 #include "train/config_io.h"
 #include "train/data_parallel.h"
+#include "train/data_parallel_training.h"
 #include "train/optimizer.h"
 #include "train/run.h"
 #include "train/schedule.h"
-#include "train/sharded_optimizer.h"
+#include "train/start_attempt.h"
 #include "util/files.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -80,53 +78,6 @@ RunConfig set_up_run(const TrainRequest& request) {
   return config;
 }
 
-// A start that fails — a missing corpus, a model too large, a damaged checkpoint — must leave the folder as it
-// found it, or the next attempt would find a half-made run. So what the folder holds is noted first, and unless
-// keep() is called (the run has started), whatever appeared in it since is removed on the way out, and the folder
-// itself if it did not exist. Nothing that was there before is touched.
-class StartAttempt {
- public:
-  explicit StartAttempt(std::string run_dir) : run_dir_(std::move(run_dir)) {
-    std::error_code error;   // the name itself, not what a link points to; when in doubt, it existed
-    existed_ = std::filesystem::symlink_status(run_dir_, error).type() != std::filesystem::file_type::not_found;
-    if (existed_) {
-      for (const std::filesystem::path& entry : entries()) before_.insert(entry.filename().string());
-    }
-  }
-  StartAttempt(const StartAttempt&) = delete;
-  StartAttempt& operator=(const StartAttempt&) = delete;
-
-  void keep() { keep_ = true; }
-
-  ~StartAttempt() {
-    if (keep_) return;
-    std::error_code error;                       // a destructor must not throw: what cannot go, stays
-    if (!existed_) {
-      std::filesystem::remove_all(run_dir_, error);
-      return;
-    }
-    for (const std::filesystem::path& entry : entries()) {
-      if (!before_.count(entry.filename().string())) std::filesystem::remove_all(entry, error);
-    }
-  }
-
- private:
-  // What the folder holds now, without throwing a filesystem error (the range-for's ++ on a directory_iterator
-  // would), so that the destructor, which runs while an error is on its way out, cannot end the program.
-  std::vector<std::filesystem::path> entries() const {
-    std::vector<std::filesystem::path> found;
-    std::error_code error;
-    std::filesystem::directory_iterator entry(run_dir_, error), end;
-    for (; !error && entry != end; entry.increment(error)) found.push_back(entry->path());
-    return found;
-  }
-
-  std::string run_dir_;
-  bool existed_ = false;
-  std::set<std::string> before_;               // the names the folder held before the attempt
-  bool keep_ = false;
-};
-
 // ---- 2. The data: text, tokenizers, token ids -------------------------------------------------------------
 
 struct TrainingData {
@@ -171,8 +122,7 @@ struct Learner {
   std::vector<NamedParameter> parameters;   // handles to every weight, named as in a PyTorch state dict
   Optimizer optimizer;                      // Adam(W), with its moments (with ZeRO, this rank's shard of them)
   Generator dropout_generator;              // draws every dropout mask
-  DataParallel parallel;                    // this rank's place in the job, and its shard of a batch
-  std::optional<OptimizerShards> shards;    // ZeRO stage 1 (train.shard_optimizer on N ≥ 2 ranks), or none
+  DataParallelTraining ranks;               // this rank's place in the job: its shard of a batch, the sums
 };
 
 Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
@@ -185,7 +135,7 @@ Learner build_model(const RunConfig& config, const RunTokenizers& tokenizers, Tr
   observer.on_message("model: " + std::to_string(model->parameter_count()) + " parameters; vocabulary " +
                       std::to_string(model_config.src_vocab) + " → " + std::to_string(model_config.tgt_vocab));
   return {std::move(model), std::move(parameters), std::move(optimizer), Generator(config.train.seed + 1),
-          DataParallel(), std::nullopt};
+          DataParallelTraining()};
 }
 
 // ---- 4. Where the run is: a fresh start, or the latest checkpoint -----------------------------------------
@@ -258,58 +208,17 @@ CheckpointState checkpoint_state(const RunConfig& config, const Learner& learner
   return state;
 }
 
-// With several ranks (data_parallel.h), every rank starts from rank 0's weights, Adam's moments and step count,
-// place in the data and best validation loss: rank 0 has them from the seed or from the checkpoint, whatever N
-// the run had when it was written. Each other rank draws its dropout masks from its own generator, seeded from
-// rank 0's. One process: nothing to do.
+// With several ranks (data_parallel_training.h), every rank starts from rank 0's weights, moments and place in
+// the data, whatever N the run had when its checkpoint was written. One process: nothing to do.
 void start_together(Learner& learner, Progress& progress, TrainingObserver& observer) {
-  DataParallel& parallel = learner.parallel;
-  if (parallel.ranks() == 1) return;
-  for (NamedParameter p : learner.parameters) collective::broadcast(p.tensor.data(), p.tensor.numel());
-  for (NamedTensor m : learner.optimizer.state_tensors()) collective::broadcast(m.tensor.data(), m.tensor.numel());
-  int64_t place[5] = {progress.step, progress.batches.epoch, progress.batches.batch_in_epoch,
-                      learner.optimizer.steps(), std::bit_cast<int64_t>(progress.best_valid_loss)};
-  collective::broadcast(place, 5);
-  std::string generator_state = learner.dropout_generator.state();
-  collective::broadcast(generator_state);
-  if (parallel.is_root()) {
-    observer.on_message("data parallel: " + std::to_string(parallel.ranks()) + " ranks, each training on 1/" +
-                        std::to_string(parallel.ranks()) + " of every batch");
-    return;
-  }
-  progress.step = place[0];
-  progress.batches.move_to(place[1], place[2]);
-  learner.optimizer.load_state(learner.optimizer.state_tensors(), place[3]);   // the moments are in place: t
-  progress.best_valid_loss = std::bit_cast<double>(place[4]);
-  learner.dropout_generator = Generator(dropout_seed_for_rank(generator_state, parallel.rank()));
-}
-
-// train.shard_optimizer (sharded_optimizer.h): once every rank has the whole moments, each keeps its shard of them.
-// One process has no one to share them with: it keeps them all, and says so.
-void shard_optimizer(const TrainConfig& tc, Learner& learner, TrainingObserver& observer) {
-  if (!tc.shard_optimizer) return;
-  DataParallel& parallel = learner.parallel;
-  if (parallel.ranks() == 1) {
-    observer.on_message("train.shard_optimizer: one process keeps all of Adam's moments (sharding needs mpirun "
-                        "-np N with N ≥ 2)");
-    return;
-  }
-  const int64_t whole_bytes = learner.optimizer.moment_bytes();
-  learner.shards.emplace(learner.parameters, parallel.rank(), parallel.ranks());
-  learner.optimizer.keep_only(learner.shards->shard());
-  trim_storage();   // the whole moments' memory goes back to the system, not to the pool of the step's buffers
-  if (parallel.is_root()) {
-    observer.on_message("ZeRO stage 1: each rank keeps Adam's moments for 1/" + std::to_string(parallel.ranks()) +
-                        " of the parameters: " + std::to_string(learner.optimizer.moment_bytes()) + " bytes on rank 0 "
-                        "instead of " + std::to_string(whole_bytes));
-  }
-}
-
-// What a checkpoint saves of the optimizer: the learner's own, or, with ZeRO, a whole one put together on rank 0
-// from every rank's shard — which every rank must take part in, whether it writes or not.
-std::optional<Optimizer> gather_if_sharded(Learner& learner) {
-  if (!learner.shards) return std::nullopt;
-  return learner.shards->gather(learner.optimizer);
+  const RunPlace here{progress.step, progress.batches.epoch, progress.batches.batch_in_epoch,
+                      progress.best_valid_loss};
+  const std::optional<RunPlace> root = learner.ranks.start_together(learner.parameters, learner.optimizer,
+                                                                     learner.dropout_generator, here, observer);
+  if (!root) return;
+  progress.step = root->step;
+  progress.batches.move_to(root->epoch, root->batch_in_epoch);
+  progress.best_valid_loss = root->best_valid_loss;
 }
 
 // ---- 5. One training step: the paper's §5.3 (optimizer, schedule) and §5.4 (dropout, label smoothing) -----
@@ -340,7 +249,7 @@ StepResult train_step(Learner& learner, BatchStream& batches, const TrainConfig&
   model.zero_grad();
   for (int64_t part = 0; part < tc.accumulate; ++part) {
     const Batch& batch = batches.next();
-    const Batch& shard = learner.parallel.shard(batch);   // this rank's rows (one process: the whole batch)
+    const Batch& shard = learner.ranks.shard(batch);      // this rank's rows (one process: the whole batch)
     result.tokens += batch.src_tokens + batch.tgt_tokens;
     if (shard.src.shape[0] == 0) continue;                // fewer sentences than ranks: nothing for this one
     // Forward and loss, in one call: label-smoothed cross-entropy of the decoder's predictions for the
@@ -360,21 +269,15 @@ StepResult train_step(Learner& learner, BatchStream& batches, const TrainConfig&
     const double share = DataParallel::shard_weight(shard, batch);        // n_r / n (1 for one process)
     const double weight = share / static_cast<double>(tc.accumulate);
     if (weight != 1) loss = scale(loss, static_cast<real>(weight));
-    loss.backward();
+    learner.ranks.backward(loss, part == tc.accumulate - 1);   // loss.backward() (ranks: data_parallel_training.h)
     result.loss += value * share / static_cast<double>(tc.accumulate);
   }
+  // Σ over the ranks: the batch's gradient, clipped to the global norm (one process: clipping alone).
+  result.grad_norm = learner.ranks.sum_and_clip(learner.parameters, tc.clip_norm);
   collective::sum_in_place_double(&result.loss, 1);     // Σ over the ranks: the batch's loss (one process: itself)
-  if (!learner.shards) {
-    learner.parallel.sum_gradients(learner.parameters);                  // Σ over the ranks: the batch's gradient
-    result.grad_norm = clip_grad_norm(learner.parameters, tc.clip_norm);   // clip the global gradient norm
-  } else {   // ZeRO stage 1 (sharded_optimizer.h): the same, for this rank's shard of the numbers only
-    learner.shards->reduce_scatter_gradients(learner.parameters);
-    result.grad_norm = learner.shards->clip_grad_norm(learner.parameters, tc.clip_norm);
-  }
   stop_if_not_finite(result.grad_norm, "the gradient norm", step, last_checkpoint);
   result.learning_rate = learning_rate(tc, step, model.config().d_model);  // the schedule (schedule.h)
-  learner.optimizer.step(result.learning_rate);                            // Adam(W) (optimizer.h)
-  if (learner.shards) learner.shards->all_gather_parameters(learner.parameters);   // every shard's new numbers
+  learner.ranks.update(learner.parameters, learner.optimizer, result.learning_rate);   // Adam(W) (optimizer.h)
   return result;
 }
 
@@ -416,9 +319,8 @@ void report_step(Run& run, const Progress& progress, const StepResult& result, R
   report.epoch = progress.batches.epoch;
   report.log_every = tc.log_every;
   report.time_limit_seconds = tc.max_minutes * 60;
-  report.ranks = run.learner.parallel.ranks();
-  report.communication_seconds = run.learner.parallel.communication_seconds() +
-                                 (run.learner.shards ? run.learner.shards->communication_seconds() : 0.0);
+  report.ranks = run.learner.ranks.ranks();
+  report.communication_seconds = run.learner.ranks.communication_seconds();
   run.observer.on_step(report);
   if (tc.log_every > 0 && progress.step % tc.log_every == 0) {
     records.metrics << nlohmann::json{{"type", "train"}, {"step", progress.step}, {"loss", result.loss},
@@ -447,9 +349,9 @@ void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
                             !run.data.valid_batches.empty();
   const bool checkpoint_now = tc.checkpoint_every > 0 && progress.step % tc.checkpoint_every == 0;
   if (!validate_now && !checkpoint_now) return;
-  const std::optional<Optimizer> gathered = gather_if_sharded(learner);   // ZeRO: may be needed for best too
+  const std::optional<Optimizer> gathered = learner.ranks.gather_optimizer(learner.optimizer);   // ZeRO (best too)
   const Optimizer& optimizer = gathered ? *gathered : learner.optimizer;
-  if (!learner.parallel.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
+  if (!learner.ranks.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
   if (validate_now) {
     ValidationResult& validation = records.summary.validation;
     validation = measure_validation(run);
@@ -500,9 +402,9 @@ TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records)
 // and, when the run never validated, one validation and best.safetensors.
 void save_before_leaving(Run& run, Progress& progress, Records& records) {
   Learner& learner = run.learner;
-  const std::optional<Optimizer> gathered = gather_if_sharded(learner);   // ZeRO: every rank, whatever rank 0 writes
+  const std::optional<Optimizer> gathered = learner.ranks.gather_optimizer(learner.optimizer);   // ZeRO: every rank
   const Optimizer& optimizer = gathered ? *gathered : learner.optimizer;
-  const bool writes = learner.parallel.is_root();   // rank 0 alone writes (data_parallel.h)
+  const bool writes = learner.ranks.is_root();   // rank 0 alone writes (data_parallel.h)
   if (writes && progress.last_saved_step != progress.step) {
     progress.last_checkpoint =
         run.checkpoints.save_step(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
@@ -551,7 +453,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
     collective::barrier();                       // the other ranks may read it now
   }
   start_together(learner, progress, observer);
-  shard_optimizer(config.train, learner, observer);
+  learner.ranks.choose_summing(config.train, learner.parameters, learner.optimizer, observer);
 
   Run run{config, data, learner, checkpoints, observer};
   Records records(request.run_dir);

@@ -1,0 +1,39 @@
+// start_attempt.h — a run that fails to start leaves its folder as it found it.
+//
+// A start that fails — a missing corpus, a model too large, a damaged checkpoint — must leave the folder as it
+// found it, or the next attempt would find a half-made run. So what the folder holds is noted first, and unless
+// keep() is called (the run has started), whatever appeared in it since is removed on the way out, and the folder
+// itself if it did not exist. Nothing that was there before is touched. train() (trainer.cpp) makes one before
+// it creates anything and calls keep() once config.yaml is written.
+#pragma once
+
+#include <filesystem>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+class StartAttempt {
+ public:
+  explicit StartAttempt(std::string run_dir);
+  StartAttempt(const StartAttempt&) = delete;
+  StartAttempt& operator=(const StartAttempt&) = delete;
+
+  void keep() { keep_ = true; }
+  ~StartAttempt();
+
+ private:
+  // What the folder holds now, without throwing a filesystem error (the range-for's ++ on a directory_iterator
+  // would), so that the destructor, which runs while an error is on its way out, cannot end the program.
+  std::vector<std::filesystem::path> entries() const;
+
+  std::string run_dir_;
+  bool existed_ = false;
+  std::set<std::string> before_;               // the names the folder held before the attempt
+  bool keep_ = false;
+};
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION
