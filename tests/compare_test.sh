@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # compare_test.sh — tools/compare.sh trains two configs on one budget and tabulates them: the table has a row per
 # config with its steps, validation exact match and parameter count, the SVG a curve per config and panel,
-# --tabulate writes the same table again without training, and bad arguments are refused with a message. Skips
-# (77) without jq.
+# --tabulate writes the same table again without training, and bad arguments are refused with a message; two cloze
+# readers get a reader's table (accuracy, the most-frequent-noun baseline, the best step). Skips (77) without jq.
 #   tests/compare_test.sh ATTNLAB SOURCE_DIR WORK_DIR
 set -euo pipefail
 attnlab="$1"; source_dir="$2"; work="$3"
@@ -89,4 +89,48 @@ if "$source_dir/tools/compare.sh" "$work/small.yaml" --steps many --attnlab "$at
   fail "--steps many was accepted"
 fi
 grep -q "expected a whole number" "$work/err.txt" || fail "--steps many: $(cat "$work/err.txt")"
+# Cloze readers get a reader's table: test accuracy beside the most-frequent-noun baseline, the best step; the
+# curves show accuracy. A reader and a translator in one call are refused.
+head -n 40 "$source_dir/data/cloze/train.question" > "$work/cloze.question"
+head -n 40 "$source_dir/data/cloze/train.answer" > "$work/cloze.answer"
+for reader in aoa as_reader; do
+  cat > "$work/cloze_$reader.yaml" <<YAML
+data: {train_src: $work/cloze.question, train_tgt: $work/cloze.answer, valid_src: $work/cloze.question,
+       valid_tgt: $work/cloze.answer, test_src: $work/cloze.question, test_tgt: $work/cloze.answer, max_len: 60}
+tokenizer: {kind: word, shared: true}
+model:
+  task: cloze
+  reader: $reader
+  d_model: 16
+  heads: 2
+  d_ff: 32
+  encoder_layers: 1
+train: {threads: 1, batch_tokens: 400, schedule: constant, lr: 0.003, warmup_steps: 2, valid_every: 2, log_every: 1}
+YAML
+done
+"$source_dir/tools/compare.sh" "$work/cloze_aoa.yaml" "$work/cloze_as_reader.yaml" --steps 4 --out "$work/cloze-out" \
+  --attnlab "$attnlab" > /dev/null 2> "$work/stderr.txt" || { cat "$work/stderr.txt"; fail "compare.sh of two readers exited non-zero"; }
+table="$work/cloze-out/compare.md"
+grep -q '^# Comparison of cloze readers: 4 steps each' "$table" || fail "the readers' table has no reader title: $(head -n 1 "$table")"
+grep -q '^| run | test accuracy | most frequent noun | valid accuracy | steps to 90% | best step | steps |' "$table" ||
+  fail "the readers' table has not the reader's columns: $(grep '^| run' "$table")"
+for name in cloze_aoa cloze_as_reader; do
+  row=$(grep "^| $name |" "$table") || fail "no row for $name in the readers' table"
+  IFS='|' read -r _ run test_acc frequent valid_acc to90 best steps wall params _ <<< "$row"
+  eval_json="$work/cloze-out/$name.eval.json"
+  expected=$(jq -r '.accuracy * 100 | . * 10 | round / 10' "$eval_json")
+  [ "$(echo $test_acc)" = "$(printf '%.1f%%' "$expected")" ] || fail "$name: test accuracy '$test_acc', eval says $expected"
+  [[ "$(echo $frequent)" =~ ^[0-9.]+%$ ]] || fail "$name: most frequent noun '$frequent' is not a percentage"
+  [[ "$(echo $valid_acc)" =~ ^[0-9.]+%$ ]] || fail "$name: validation accuracy '$valid_acc' is not a percentage"
+  [ "$(echo $best)" = "$(jq -r .step "$eval_json")" ] || fail "$name: best step '$best', eval says $(jq -r .step "$eval_json")"
+  [ "$(echo $steps)" = 4 ] || fail "$name: steps column is '$steps', expected 4"
+  [[ "$(echo $params)" =~ ^[1-9][0-9]*$ ]] || fail "$name: parameter count '$params' is not a number"
+done
+grep -q '>accuracy (validation)</text>' "$work/cloze-out/curves.svg" || fail "the readers' curves are not labelled accuracy"
+[ "$(grep -c '<polyline' "$work/cloze-out/curves.svg")" = 4 ] || fail "expected 4 curves in the readers' curves.svg"
+if "$source_dir/tools/compare.sh" "$work/small.yaml" "$work/cloze_aoa.yaml" --attnlab "$attnlab" --out "$work/mixed" \
+     2> "$work/err.txt"; then
+  fail "a translator and a reader in one call were accepted"
+fi
+grep -q "in separate calls" "$work/err.txt" || fail "mixed call: $(cat "$work/err.txt")"
 echo "compare.sh: OK"

@@ -145,3 +145,31 @@ TEST_CASE("attnlab train with model.task: cloze trains a reader; eval scores it;
   CHECK_THROWS_WITH_AS(parse_config("model: {task: cloze, reader: bidaf}\n", "test"),
                        doctest::Contains("model.reader"), Error);
 }
+
+TEST_CASE("a cloze start that fails leaves no run folder behind (no tokenizer files), and --resume says why not") {
+  const std::filesystem::path dir = testing::fresh_directory("test_cloze", "failed_start");
+  const std::string d = std::string(ATTNLAB_SOURCE_DIR) + "/data/cloze/";
+  // The validation questions are missing: found only after the tokenizer was trained and written.
+  const std::string config = "data: {train_src: " + d + "train.question, train_tgt: " + d + "train.answer, "
+                             "valid_src: " + (dir / "missing.question").string() + ", valid_tgt: " + d +
+                             "valid.answer}\n"
+                             "tokenizer: {kind: word, shared: true}\n"
+                             "model: {task: cloze, reader: aoa, d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1}\n"
+                             "train: {max_steps: 2, batch_tokens: 2000, threads: 1}\n";
+  write_file_atomically((dir / "cloze.yaml").string(), config);
+  TrainingObserver quiet;
+  const std::string run = (dir / "run").string();
+  CHECK_THROWS_WITH_AS(train({(dir / "cloze.yaml").string(), run, {}, false}, quiet),
+                       doctest::Contains("missing.question"), Error);
+  CHECK_FALSE(std::filesystem::exists(run));
+  // A folder the user had keeps what it held, and only that.
+  std::filesystem::create_directories(run);
+  write_file_atomically(run + "/notes.txt", "mine\n");
+  CHECK_THROWS_AS(train({(dir / "cloze.yaml").string(), run, {}, false}, quiet), Error);
+  CHECK(std::distance(std::filesystem::directory_iterator(run), std::filesystem::directory_iterator()) == 1);
+  // A trained cloze run refuses --resume and says why.
+  train({(dir / "cloze.yaml").string(), (dir / "done").string(), {"data.valid_src=" + d + "valid.question"}, false},
+        quiet);
+  CHECK_THROWS_WITH_AS(train({"", (dir / "done").string(), {}, true}, quiet),
+                       doctest::Contains("do not keep the shuffle's state"), Error);
+}

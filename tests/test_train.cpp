@@ -1,8 +1,9 @@
 // test_train.cpp — the training loop keeps its promises: a stopped and resumed run gives exactly the losses of
 // one never stopped, Ctrl-C saves before stopping, a NaN loss stops the run, and a damaged or foreign
-// checkpoint is refused with a message that names it.
+// checkpoint is refused with a message that names it; and gradvar measures a gradient's noise right.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,7 @@
 #include "tensor/safetensors.h"
 #include "test_support.h"
 #include "train/config_io.h"
+#include "train/gradient_variance.h"
 #include "train/run.h"
 #include "train/trainer.h"
 
@@ -326,4 +328,67 @@ TEST_CASE("a start refused before training leaves no folder behind, and the same
   fs::create_symlink(dir + "/nowhere", dir + "/link");
   CHECK_THROWS_AS(train({config, dir + "/link", {}, false}, quiet), Error);
   CHECK(fs::is_symlink(dir + "/link"));
+}
+
+// ---- Gradient variance (attnlab gradvar, train/gradient_variance.h) ---------------------------------------------
+
+TEST_CASE("gradient statistics: the mean's squared length, the unbiased covariance trace and their ratio") {
+  // g_1 = (1, 0), g_2 = (3, 2): ḡ = (2, 1), ‖ḡ‖² = 5; deviations (−1, −1) and (1, 1), Σ‖·‖² = 4, / (K − 1) = 4.
+  const GradientStatistics s = gradient_statistics({{1, 0}, {3, 2}});
+  CHECK(s.samples == 2);
+  CHECK(s.numbers == 2);
+  CHECK(s.mean_norm2 == doctest::Approx(5));
+  CHECK(s.variance_trace == doctest::Approx(4));
+  CHECK(s.snr() == doctest::Approx(1.25));
+  // Three equal gradients: no noise at all, and an infinite ratio; K = 1 or unequal lengths are refused.
+  const GradientStatistics same = gradient_statistics({{0.5, -2}, {0.5, -2}, {0.5, -2}});
+  CHECK(same.mean_norm2 == doctest::Approx(4.25));
+  CHECK(same.variance_trace == 0);
+  CHECK(std::isinf(same.snr()));
+  CHECK_THROWS_WITH_AS(gradient_statistics({{1, 2}}), doctest::Contains("at least 2"), Error);
+  CHECK_THROWS_WITH_AS(gradient_statistics({{1, 2}, {1}}), doctest::Contains("same parameter"), Error);
+}
+
+TEST_CASE("soft attention's gradient on one batch has no variance; hard attention's has, from its sampling alone") {
+  const std::string dir = fresh_dir("gradvar");
+  const std::string config = write_config(dir);
+  Quiet quiet;
+  train({config, dir + "/soft", {"train.max_steps=10"}, false}, quiet);
+  train({config, dir + "/hard", {"train.max_steps=10", "model.attention.cross.kind=hard"}, false}, quiet);
+  GradientVarianceRequest request;
+  request.run_dir = dir + "/soft";
+  request.samples = 4;
+  request.steps = {0, 10};
+  const std::string W_Q = "decoder.layers.0.encoder_attn.q_proj.weight";
+  const std::vector<GradientVarianceRow> soft = measure_gradient_variance(request);
+  REQUIRE(soft.size() == 2 * 2 * 2);   // steps × sources × (W_Q, W_K)
+  for (const GradientVarianceRow& row : soft) {
+    INFO(row.parameter, " at step ", row.step, " over ", row.source);
+    CHECK(row.statistics.mean_norm2 > 0);
+    if (row.source == "batch") CHECK(row.statistics.variance_trace == 0);   // the same gradient K times, exactly
+    else CHECK(row.statistics.variance_trace > 0);                           // other batches, other gradients
+  }
+  request.run_dir = dir + "/hard";
+  request.sources = {"batch"};
+  request.parameters = {W_Q};
+  for (const GradientVarianceRow& row : measure_gradient_variance(request)) {
+    INFO("step ", row.step);
+    CHECK(row.parameter == W_Q);
+    CHECK(row.statistics.mean_norm2 > 0);
+    CHECK(row.statistics.variance_trace > 0);                                // fresh keys on every pass
+  }
+
+  // Bad requests name what is wrong.
+  request.steps = {7};
+  CHECK_THROWS_WITH_AS(measure_gradient_variance(request), doctest::Contains("no checkpoint of step 7"), Error);
+  request.steps = {0};
+  request.parameters = {"decoder.layers.0.encoder_attn.q_proj.wieght"};
+  CHECK_THROWS_WITH_AS(measure_gradient_variance(request), doctest::Contains(("did you mean '" + W_Q + "'").c_str()),
+                       Error);
+  request.parameters = {};
+  request.samples = 1;
+  CHECK_THROWS_WITH_AS(measure_gradient_variance(request), doctest::Contains("at least 2"), Error);
+  request.samples = 2;
+  request.run_dir = dir + "/nothing";
+  CHECK_THROWS_WITH_AS(measure_gradient_variance(request), doctest::Contains("not a run folder"), Error);
 }

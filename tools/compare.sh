@@ -14,6 +14,10 @@
 #                     machine (CPU model and cores, from lscpu)
 #   DIR/curves.svg    the validation curves (exact match, and loss on a log scale, against the step) of every
 #                     run, overlaid
+# Cloze readers (model.task: cloze, e.g. configs/experiments/cloze_{aoa,as_reader}.yaml) get a reader's table
+# instead: test accuracy, the most-frequent-noun baseline on the same questions, validation accuracy (the last, and
+# the first step at 90%), the best checkpoint's step, steps, wall time, parameters; the curves show accuracy.
+# Readers and translators cannot share one table: give them in separate calls.
 # Every --set is passed to every training run. An existing DIR/runs/NAME is trained again from scratch.
 # --tabulate trains nothing: it writes compare.md and curves.svg again from the runs and evaluations already in
 # DIR (made by an earlier call with the same configs), with that call's "made by" line.
@@ -50,11 +54,17 @@ done
 command -v jq >/dev/null || die "needs jq to read the metrics (Debian: apt-get install jq)"
 [ -n "$tabulate" ] || [ -x "$attnlab" ] || die "no attnlab program at '$attnlab' (build it, or give --attnlab PATH)"
 declare -A seen=()
+task=""   # translation or cloze: the config's model.task (a line "  task: cloze" under model:), one for all
 for config in "${configs[@]}"; do
   [ -f "$config" ] || die "no config file '$config'"
   name=$(basename "$config" .yaml)
   [ -z "${seen[$name]:-}" ] || die "two configs are called '$name': their runs would share DIR/runs/$name"
   seen[$name]=1
+  this_task=translation
+  if grep -Eq '^[[:space:]]+task:[[:space:]]*cloze([[:space:]]|#|$)' "$config"; then this_task=cloze; fi
+  [ -z "$task" ] || [ "$task" = "$this_task" ] ||
+    die "'$config' is a $this_task config but an earlier one is not: compare readers (model.task: cloze) and translators in separate calls"
+  task=$this_task
 done
 if [ -n "$tabulate" ]; then
   [ -n "$out" ] || die "--tabulate needs --out DIR: the folder of the runs to tabulate"
@@ -118,6 +128,47 @@ number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "â
   value=$( [ -s "$2" ] && jq -r "$1 // empty" "$2" 2>/dev/null || true)
   if [ -z "$value" ] || [ "$value" = "null" ]; then echo "â€“"; else printf "$3" "$value"; fi
 }
+summarize() {  # NAME: the run's last validation and training lines, last step, wall time, first step at 90%
+  jq -s '{valid: (map(select(.type == "valid")) | last), train: (map(select(.type == "train")) | last),
+          elapsed: (map(.elapsed_s) | max), step: (map(.step) | max),
+          to90: (map(select(.type == "valid" and ((.exact_match // .accuracy // 0) >= 0.9))) | first | .step)}' \
+    "$out/runs/$1/metrics.jsonl" > "$out/$1.summary.json"
+}
+parameters_of() {  # NAME: the parameter count the training log states ("model: N parameters" or "(aoa): N parameters")
+  sed -n 's/.*: \([0-9]*\) parameters.*/\1/p' "$out/$1.train.log" | head -n 1
+}
+if [ "$task" = cloze ]; then
+{
+  echo "# Comparison of cloze readers: $budget_text"
+  echo
+  sed -n 2p "$out/made-by.txt"
+  echo "Trained with \`attnlab train\`, evaluated on the test questions with the run's best checkpoint (lowest"
+  echo "validation loss; \"best step\" is its step) by \`attnlab eval --split test --json\`. \"most frequent noun\" is the"
+  echo "accuracy on the same questions of answering the document's most frequent noun (no reading of the query)."
+  echo "Validation accuracy is the last validation of the run; \"steps to 90%\" the first validation step at which it"
+  echo "reached 90% (â€“ if it never did). Wall time depends on the machine and on whatever else ran on it."
+  echo
+  echo "| run | test accuracy | most frequent noun | valid accuracy | steps to 90% | best step | steps | wall time (s) | parameters |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  for config in "${configs[@]}"; do
+    name=$(basename "$config" .yaml)
+    eval_json="$out/$name.eval.json"
+    summarize "$name"
+    parameters=$(parameters_of "$name")
+    printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" \
+      "$(number '.accuracy * 100' "$eval_json" '%.1f%%')" \
+      "$(number '.frequency_baseline * 100' "$eval_json" '%.1f%%')" \
+      "$(number '.valid.accuracy * 100' "$out/$name.summary.json" '%.1f%%')" \
+      "$(number '.to90' "$out/$name.summary.json" '%d')" \
+      "$(number '.step' "$eval_json" '%d')" \
+      "$(number '.step' "$out/$name.summary.json" '%d')" \
+      "$(number '.elapsed' "$out/$name.summary.json" '%.0f')" \
+      "${parameters:-â€“}"
+  done
+  echo
+  echo "Validation curves: [curves.svg](curves.svg)."
+} > "$out/compare.md"
+else
 {
   echo "# Comparison: $budget_text"
   echo
@@ -133,13 +184,9 @@ number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "â
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for config in "${configs[@]}"; do
     name=$(basename "$config" .yaml)
-    metrics="$out/runs/$name/metrics.jsonl"
     eval_json="$out/$name.eval.json"
-    jq -s '{valid: (map(select(.type == "valid")) | last), train: (map(select(.type == "train")) | last),
-            elapsed: (map(.elapsed_s) | max), step: (map(.step) | max),
-            to90: (map(select(.type == "valid" and (.exact_match // 0) >= 0.9)) | first | .step)}' \
-      "$metrics" > "$out/$name.summary.json"
-    parameters=$(sed -n 's/.*model: \([0-9]*\) parameters.*/\1/p' "$out/$name.train.log" | head -n 1)
+    summarize "$name"
+    parameters=$(parameters_of "$name")
     printf '| %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n' "$name" \
       "$(number '.exact_match * 100' "$eval_json" '%.1f%%')" \
       "$(number '.bleu' "$eval_json" '%.1f')" \
@@ -157,14 +204,15 @@ number() {  # JQ_FILTER FILE FORMAT: a number from a JSON file, formatted, or "â
   echo
   echo "Validation curves: [curves.svg](curves.svg)."
 } > "$out/compare.md"
+fi
 
 # ---- The curves: one polyline per run, validation exact match (left) and validation loss (right, log scale: the
 # losses run from ~4 down to ~0.05, and the differences that remain are in the last factor of ten) by step
 for config in "${configs[@]}"; do
   name=$(basename "$config" .yaml)
-  jq -r --arg name "$name" 'select(.type == "valid") | "\($name) \(.step) \(.exact_match // 0) \(.loss)"' \
+  jq -r --arg name "$name" 'select(.type == "valid") | "\($name) \(.step) \(.exact_match // .accuracy // 0) \(.loss)"' \
     "$out/runs/$name/metrics.jsonl"
-done | awk -v title="Validation curves, $budget_text" '
+done | awk -v title="Validation curves, $budget_text" -v measure="$([ "$task" = cloze ] && echo accuracy || echo "exact match")" '
   { run[NR] = $1; step[NR] = $2; em[NR] = $3; loss[NR] = $4
     if (!($1 in order)) { order[$1] = ++runs; names[runs] = $1 }
     if ($2 > max_step) max_step = $2
@@ -194,7 +242,7 @@ done | awk -v title="Validation curves, $budget_text" '
     printf "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"800\" height=\"%d\" font-family=\"sans-serif\">\n", height
     printf "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
     printf "<text x=\"400\" y=\"20\" font-size=\"15\" text-anchor=\"middle\">%s</text>\n", title
-    panel(0, "exact match (validation)", 1, "em")
+    panel(0, measure " (validation)", 1, "em")
     if (min_loss == "") min_loss = max_loss = 1
     panel(400, "loss (validation, log scale)", max_loss, "loss")
     for (r = 1; r <= runs; r++) {

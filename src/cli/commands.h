@@ -110,5 +110,17 @@ struct BenchCommandOptions {
   std::string out = "docs";            // where the sweep writes length_sweep.md and length_sweep.svg
 };
 int bench_command(const BenchCommandOptions& options);           // src/cli/bench_command.cpp
+struct GradvarCommandOptions {
+  std::vector<std::string> runs;       // run folders (translation runs)
+  std::vector<int64_t> steps;          // 0 = the initial weights, or steps with a checkpoint; empty: 0 and all
+  std::vector<std::string> parameters; // empty: every cross-attention q_proj and k_proj weight
+  int64_t samples = 32;                // K gradients per row
+  std::vector<std::string> sources;    // batch | batches; empty: both
+  uint64_t seed = 1;                   // hard attention's sampling
+  bool json = false;                   // one JSON object instead of the table
+  std::string out;                     // folder for gradvar.md and gradvar.svg (empty: none)
+  std::string command_line;            // as typed, for gradvar.md
+};
+int gradvar_command(const GradvarCommandOptions& options);       // src/cli/gradvar_command.cpp
 
 }  // namespace attnlab

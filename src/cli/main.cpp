@@ -277,6 +277,30 @@ int main(int argc, char** argv) {
   bench_app->add_option("--out", bench.out,
                         "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs)");
 
+  attnlab::GradvarCommandOptions gradvar;
+  CLI::App* gradvar_app = app.add_subcommand(
+      "gradvar",
+      "How noisy is a parameter's gradient? At each chosen step of a run (its step checkpoints; 0 = the initial "
+      "weights), K gradients (as training computes them, before clipping, dropout off) of each parameter: of one "
+      "training batch K times (source 'batch': only hard attention's sampling varies) and of K different batches "
+      "('batches'). Prints per row ‖ḡ‖² (the mean gradient's squared length), tr Σ̂ (the sample covariance's "
+      "trace: one gradient's expected squared distance from the mean) and SNR = ‖ḡ‖² / tr Σ̂ (≈ 1/K: no signal). "
+      "README chapter 4 and src/train/gradient_variance.h explain it.");
+  gradvar_app->add_option("--run", gradvar.runs, "A run folder (repeatable: several runs in one table and plot)")
+      ->required();
+  gradvar_app->add_option("--param", gradvar.parameters,
+                          "A parameter name, e.g. decoder.layers.0.encoder_attn.q_proj.weight (repeatable; default: "
+                          "W_Q and W_K of every cross-attention)");
+  gradvar_app->add_option("--samples", gradvar.samples, "K, gradients per row (default 32; at least 2)");
+  gradvar_app->add_option("--steps", gradvar.steps,
+                          "Steps to measure, comma-separated, e.g. 0,500,1500 (default: 0 and every step checkpoint)")
+      ->delimiter(',');
+  gradvar_app->add_option("--source", gradvar.sources, "batch or batches (repeatable; default both)")
+      ->check(CLI::IsMember({"batch", "batches"}));
+  gradvar_app->add_option("--seed", gradvar.seed, "Seed of hard attention's sampling (default 1)");
+  gradvar_app->add_flag("--json", gradvar.json, "Print one JSON object instead of the table");
+  gradvar_app->add_option("--out", gradvar.out, "Also write DIR/gradvar.md and DIR/gradvar.svg (SNR by step)");
+
   std::string log_level = "info";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off (default info)")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
@@ -306,6 +330,11 @@ int main(int argc, char** argv) {
     if (*report_app) return attnlab::report_command(report);
     if (*serve_app) return attnlab::serve_command(serve);
     if (*bench_app) return attnlab::bench_command(bench);
+    if (*gradvar_app) {
+      gradvar.command_line = "attnlab";
+      for (int i = 1; i < argc; ++i) gradvar.command_line += " " + std::string(argv[i]);
+      return attnlab::gradvar_command(gradvar);
+    }
   } catch (const attnlab::Error& e) {
     std::fprintf(stderr, "attnlab: %s\n", e.what());
     return 1;

@@ -129,13 +129,22 @@ bool is_cloze_run(const std::string& run_dir) {
   return fs::exists(path) && load_config(path).model.task == "cloze";
 }
 
-TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer) {
+TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer,
+                         const std::function<void()>& run_started) {
   // The run: a new folder only (a short run restarts in minutes), one process.
+  // Not resumable: the reader's checkpoints keep the weights and Adam's moments but not the shuffle generator's
+  // state nor the place in the epoch, so a resumed run could not draw the batches it would have drawn.
   if (request.resume) {
-    throw Error("'" + request.run_dir + "' is a cloze run, and --resume is not supported for cloze readers; start "
-                "a new run with attnlab train --config FILE --run NEW_DIR");
+    throw Error("'" + request.run_dir + "' is a cloze run, and --resume is not supported for cloze readers (their "
+                "checkpoints do not keep the shuffle's state and the place in the epoch, so a resumed run would "
+                "not see the batches an unstopped one sees; a run takes minutes); start a new run with attnlab "
+                "train --config FILE --run NEW_DIR");
   }
-  if (collective::ranks() > 1) throw Error("cloze readers train in one process; run attnlab train without mpirun");
+  // One process: the readers' loop has no sharding of batches nor summing of gradients across ranks.
+  if (collective::ranks() > 1) {
+    throw Error("cloze readers train in one process (their training loop does not split batches across ranks); "
+                "run attnlab train without mpirun");
+  }
   if (fs::exists(request.run_dir + "/config.yaml")) {
     throw Error("'" + request.run_dir + "' already holds a run; choose another --run folder");
   }
@@ -165,6 +174,7 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
                       std::to_string(train_split.examples.size()) + " training questions, " +
                       std::to_string(batch_questions) + " per batch");
   write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
+  run_started();                                                       // the folder is a run now: keep it
   CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), tc.keep_last);
   std::ofstream metrics(request.run_dir + "/metrics.jsonl", std::ios::app);
 

@@ -13,6 +13,8 @@
 // mpirun are refused for cloze runs (a short run restarts in minutes).
 #pragma once
 
+#include <functional>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -54,7 +56,10 @@ double answer_accuracy(const std::vector<int32_t>& predicted, const std::vector<
 bool is_cloze_request(const TrainRequest& request);
 bool is_cloze_run(const std::string& run_dir);
 
-TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer);
+// Trains a reader in a new run folder. `run_started` is called once config.yaml is written (the folder is then a run):
+// until then a failure must leave the folder as it was, and train() removes what the attempt created.
+TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer,
+                         const std::function<void()>& run_started);
 
 // A trained cloze run: its config, tokenizer and reader with the weights of `which` (as load_run()).
 struct LoadedClozeRun {

@@ -434,7 +434,10 @@ int use_threads(int64_t requested) {
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   stop_requested.store(0);
-  if (is_cloze_request(request)) return train_cloze(request, observer);   // model.task: cloze (cloze_training.h)
+  if (is_cloze_request(request)) {               // model.task: cloze (cloze_training.h)
+    StartAttempt attempt(request.run_dir);        // a failed start leaves nothing behind, as below
+    return train_cloze(request, observer, [&attempt] { attempt.keep(); });
+  }
   // With several ranks (data_parallel.h) rank 0 alone starts the run folder; the others wait until it is made,
   // read its config.yaml and tokenizers as a resumed run would, and take the rest from rank 0 (start_together).
   const bool root = collective::rank() == 0;

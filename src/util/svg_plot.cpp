@@ -47,7 +47,7 @@ std::string loglog_svg(const LogLogPlot& plot) {
   double x_min = std::numeric_limits<double>::infinity(), x_max = 0, y_min = x_min, y_max = 0;
   for (const PlotSeries& s : plot.series) {
     for (size_t k = 0; k < s.x.size(); ++k) {
-      if (!(s.x[k] > 0) || !(s.y[k] > 0)) {
+      if (!(plot.log_x ? s.x[k] > 0 : s.x[k] >= 0) || !(s.y[k] > 0)) {
         throw Error("loglog_svg: series '" + s.name + "' has a point ≤ 0, which a log axis cannot show");
       }
       x_min = std::min(x_min, s.x[k]);
@@ -56,14 +56,18 @@ std::string loglog_svg(const LogLogPlot& plot) {
       y_max = std::max(y_max, s.y[k]);
     }
   }
-  if (x_max == 0) throw Error("loglog_svg: nothing to plot");
+  if (x_min == std::numeric_limits<double>::infinity()) throw Error("loglog_svg: nothing to plot");
   // Whole powers around the data, so that the axes start and end at a labelled tick.
-  const double lx0 = std::floor(std::log2(x_min)), lx1 = std::max(std::ceil(std::log2(x_max)), lx0 + 1);
+  const double lx0 = plot.log_x ? std::floor(std::log2(x_min)) : 0;
+  const double lx1 = plot.log_x ? std::max(std::ceil(std::log2(x_max)), lx0 + 1) : 5;   // linear: 5 steps
   const double ly0 = std::floor(std::log10(y_min)), ly1 = std::max(std::ceil(std::log10(y_max)), ly0 + 1);
 
   const double left = 70, right = 190, top = 40, bottom = 55;     // margins; the legend sits on the right
   const double w = plot.width - left - right, h = plot.height - top - bottom;
-  auto px = [&](double x) { return left + (std::log2(x) - lx0) / (lx1 - lx0) * w; };
+  const double x_end = x_max > 0 ? x_max : 1;                      // a linear axis runs from 0 to x_end
+  auto px = [&](double x) {
+    return plot.log_x ? left + (std::log2(x) - lx0) / (lx1 - lx0) * w : left + x / x_end * w;
+  };
   auto py = [&](double y) { return top + h - (std::log10(y) - ly0) / (ly1 - ly0) * h; };
 
   std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(plot.width) +
@@ -71,13 +75,14 @@ std::string loglog_svg(const LogLogPlot& plot) {
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += "<text x=\"" + number(left + w / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" +
          escape(plot.title) + "</text>\n";
-  // Grid and ticks: x at powers of 2, y at powers of 10.
+  // Grid and ticks: x at powers of 2 (linear: at fifths of the range), y at powers of 10.
   for (double e = lx0; e <= lx1; ++e) {
-    const double x = px(std::exp2(e));
+    const double tick = plot.log_x ? std::exp2(e) : x_end * e / 5;
+    const double x = px(tick);
     svg += "<line x1=\"" + number(x) + "\" y1=\"" + number(top) + "\" x2=\"" + number(x) + "\" y2=\"" +
            number(top + h) + "\" stroke=\"#e5e5e5\"/>\n";
     svg += "<text x=\"" + number(x) + "\" y=\"" + number(top + h + 18) + "\" text-anchor=\"middle\">" +
-           tick_label(std::exp2(e)) + "</text>\n";
+           tick_label(tick) + "</text>\n";
   }
   for (double e = ly0; e <= ly1; ++e) {
     const double y = py(std::pow(10.0, e));
