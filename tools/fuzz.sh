@@ -50,7 +50,7 @@ cmake --build --preset fuzz -j "$(nproc)"
 found=0
 scratch=$( [ -d /dev/shm ] && mktemp -d /dev/shm/attnlab-fuzz.XXXXXX || mktemp -d )   # the targets' files
 pids=""
-trap 'kill $pids 2>/dev/null; rm -rf "$scratch"' EXIT
+trap 'kill $pids 2>/dev/null || true; rm -rf "$scratch"' EXIT   # an interrupted run stops its jobs too
 runs_per_job=$(( (runs + jobs - 1) / jobs ))
 printf '%-12s %12s %9s  %s\n' target executions seconds result
 for name in $targets; do
