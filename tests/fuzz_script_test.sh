@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# fuzz_script_test.sh — tools/fuzz.sh refuses bad options with one line naming the value, and `--jobs 2` runs two
-# libFuzzer processes on one corpus folder, sums their executions and reports the target clean.
+# fuzz_script_test.sh — tools/fuzz.sh refuses bad options with one line naming the value, --help prints the usage,
+# and `--jobs 2` runs two libFuzzer processes on one corpus folder, sums their executions and reports it clean.
 #   tests/fuzz_script_test.sh SOURCE_DIR
 # The second part needs the fuzz preset built (tools/test.sh builds it); without it the test skips (77) after
 # the option checks.
@@ -23,6 +23,14 @@ refused "--runs takes a whole number, not '1e6'" --runs 1e6
 refused "no target 'nosuch'" --target nosuch
 refused "unknown option '--job'" --job 2
 echo "bad options: refused"
+
+# --help prints the opening comment, every option in it, and none of the code below it.
+help=$(bash "$source_dir/tools/fuzz.sh" --help) || fail "fuzz.sh --help failed"
+for option in "--runs N" "--target NAME" "--jobs J" "wall-clock"; do
+  grep -qF -- "$option" <<<"$help" || fail "fuzz.sh --help does not mention '$option'"
+done
+! grep -q "set -euo" <<<"$help" || fail "fuzz.sh --help prints code: $help"
+echo "--help: the usage and nothing else"
 
 [ -x "$source_dir/build/fuzz/tests/fuzz/fuzz_corpus" ] ||
   { echo "skipped: build/fuzz is not built (cmake --preset fuzz && cmake --build --preset fuzz)"; exit 77; }

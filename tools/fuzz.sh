@@ -13,7 +13,8 @@
 # out-of-memory input go to build/fuzz/fuzz-runs/<name>/. Prints per target the executions run (summed over the
 # jobs), the seconds taken and clean or FOUND;
 # exits non-zero when a target found anything. Replay a found input: build/fuzz/tests/fuzz/fuzz_<name> <file>.
-# Per-target options (-max_len, with the reasons): tests/fuzz/options.sh.
+# Per-target options (-max_len, with the reasons): tests/fuzz/options.sh. Run it on idle cores: libFuzzer's limit
+# of 20 s an input is wall-clock time, and a process starved of the CPU reports inputs of 0.3 s as timeouts.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --runs) runs=${2:?--runs needs a number}; shift 2 ;;
     --target) only=${2:?--target needs a name}; shift 2 ;;
     --jobs) jobs=${2:?--jobs needs a number}; shift 2 ;;
-    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^[^#]/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;   # the comment block above
     *) echo "fuzz.sh: unknown option '$1' (use --runs N, --target NAME, --jobs J)" >&2; exit 2 ;;
   esac
 done
@@ -76,7 +77,8 @@ for name in $targets; do
     ran=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
     took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log" | tail -n 1)
     executions=$(( executions + ${ran:-0} ))
-    [ "${took:-0}" -gt "$seconds" ] && seconds=$took
+    if [ -z "$took" ]; then seconds="?"                                 # a process that stopped on a finding
+    elif [ "$seconds" != "?" ] && [ "$took" -gt "$seconds" ]; then seconds=$took; fi
   done
   if [ $status -eq 0 ] && [ -z "$(ls -A "$work/artifacts")" ]; then
     result=clean
