@@ -82,6 +82,9 @@ for name in $targets; do
   done
   if [ $status -eq 0 ] && [ -z "$(ls -A "$work/artifacts")" ]; then
     result=clean
+  elif [ $status -eq 72 ] && [ -z "$(ls -A "$work/artifacts")" ]; then    # libFuzzer's exit code on SIGINT
+    found=1
+    result="interrupted: clean so far, short of the runs asked"
   else
     found=1
     result="FOUND (exit $status): $(ls "$work/artifacts" | tr '\n' ' ')— see$logs"
