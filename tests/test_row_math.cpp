@@ -91,6 +91,49 @@ TEST_CASE("row_dot is the sum of the products, as the plain loop in double gives
   }
 }
 
+namespace {
+
+// The obvious loop row_argmax stands in for (row_math.h).
+int64_t obvious_argmax(const std::vector<real>& x) {
+  int64_t best = 0;
+  for (int64_t j = 1; j < static_cast<int64_t>(x.size()); ++j) {
+    if (x[static_cast<size_t>(j)] > x[static_cast<size_t>(best)]) best = j;
+  }
+  return best;
+}
+
+}  // namespace
+
+TEST_CASE("row_argmax finds the first maximum, as the obvious loop does: with ties, infinities and NaNs, every length") {
+  Generator gen(15);
+  const real nan = std::numeric_limits<real>::quiet_NaN();
+  int checked = 0, tied = 0;
+  for (int64_t n : {1, 2, 15, 16, 17, 31, 32, 33, 47, 100, 257, 8000}) {
+    for (int trial = 0; trial < 60; ++trial) {
+      // Coarse values (multiples of 0.5 in [−2, 2]) make ties common; then some special numbers on top.
+      std::vector<real> x(static_cast<size_t>(n));
+      for (real& v : x) v = real(0.5) * static_cast<real>(gen.integer(-4, 5));
+      const int specials = trial % 6;                  // 0: none; then more and more
+      for (int k = 0; k < specials; ++k) {
+        const size_t at = static_cast<size_t>(gen.integer(0, n));
+        const int64_t which = gen.integer(0, 4);
+        x[at] = which == 0 ? nan : which == 1 ? minus_infinity : which == 2 ? -minus_infinity : real(3);
+      }
+      if (trial % 10 == 9) x[0] = nan;                 // a NaN first: the obvious loop then keeps index 0
+      if (trial % 10 == 8) std::fill(x.begin(), x.end(), minus_infinity);
+      const int64_t expected = obvious_argmax(x);
+      int64_t equal_maxima = 0;
+      for (real v : x) equal_maxima += v == x[static_cast<size_t>(expected)];
+      tied += equal_maxima > 1;
+      INFO("n ", n, ", trial ", trial);
+      REQUIRE(row_argmax(x.data(), n) == expected);
+      ++checked;
+    }
+  }
+  CHECK(checked == 12 * 60);
+  CHECK(tied * 3 > checked);                           // the ties the test is about did occur (40 % of rows)
+}
+
 TEST_CASE("e^(-inf) is exactly 0 in exp_shifted, so a hidden key gets weight exactly 0") {
   std::vector<real> x = {0.5, minus_infinity, 1, minus_infinity, -3, 2, minus_infinity, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1,
                          minus_infinity};

@@ -23,8 +23,9 @@
 #include <limits>
 
 #include "attention/attention.h"
-#include "util/error.h"
 #include "tensor/parallel.h"
+#include "tensor/row_math.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -231,10 +232,6 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
   return context;
 }
 
-real dot_product(const real* a, const real* b, int64_t n) {
-  real total = 0;
-  for (int64_t c = 0; c < n; ++c) total += a[c] * b[c];
-  return total;
-}
+real dot_product(const real* a, const real* b, int64_t n) { return row_dot(a, b, n); }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

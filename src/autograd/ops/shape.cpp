@@ -57,9 +57,11 @@ std::vector<int64_t> strides_of(const Shape& s) {
   return strides;
 }
 
-// dst += permute(src, axes): walk dst in row-major order; along dst's axis a, step through src along its axis
-// axes[a]. Shapes are left-padded to rank 4 (a padded axis has size 1) so that four loops cover every rank.
-void add_permuted(const real* src, const Shape& src_shape, const std::vector<int>& axes, real* dst) {
+// dst = permute(src, axes), or dst += … when `add` (backward adds into a gradient; forward writes every number
+// of a new y, so y need not be zero-filled first): walk dst in row-major order; along dst's axis a, step through
+// src along its axis axes[a]. Shapes are left-padded to rank 4 (a padded axis has size 1) so that four loops
+// cover every rank.
+void permute_into(const real* src, const Shape& src_shape, const std::vector<int>& axes, real* dst, bool add) {
   const int rank = src_shape.rank();
   const std::vector<int64_t> src_strides = strides_of(src_shape);
   int64_t size[4] = {1, 1, 1, 1};     // dst's sizes
@@ -73,7 +75,10 @@ void add_permuted(const real* src, const Shape& src_shape, const std::vector<int
     for (int64_t i1 = 0; i1 < size[1]; ++i1)
       for (int64_t i2 = 0; i2 < size[2]; ++i2) {
         const real* row = src + i0 * stride[0] + i1 * stride[1] + i2 * stride[2];
-        for (int64_t i3 = 0; i3 < size[3]; ++i3, ++out) dst[out] += row[i3 * stride[3]];
+        for (int64_t i3 = 0; i3 < size[3]; ++i3, ++out) {
+          const real number = row[i3 * stride[3]];
+          dst[out] = add ? dst[out] + number : number;
+        }
       }
 }
 
@@ -99,10 +104,10 @@ Tensor permute_as(const Tensor& x, const std::vector<int>& axes, const char* op)
   std::vector<int64_t> out_sizes;
   for (int axis : p) out_sizes.push_back(s[axis]);
 
-  Tensor y = Tensor::zeros(Shape(out_sizes));                           // y.shape[a] = x.shape[p[a]]
-  add_permuted(x.data(), s, p, y.data());                               // y = permute(x, p)
+  Tensor y = Tensor::empty(Shape(out_sizes));                           // y.shape[a] = x.shape[p[a]], all written
+  permute_into(x.data(), s, p, y.data(), /*add=*/false);                // y = permute(x, p)
   record(y, op, {x}, [x, inverse, out_shape = y.shape()](TensorNode& out) {
-    add_permuted(out.grad.data(), out_shape, inverse, x.grad());        // ∂x += permute(g, p⁻¹)
+    permute_into(out.grad.data(), out_shape, inverse, x.grad(), /*add=*/true);   // ∂x += permute(g, p⁻¹)
   });
   return y;
 }
