@@ -3,9 +3,7 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstdint>
 #include <malloc.h>  // malloc_trim (glibc)
-#include <sys/mman.h>  // madvise (Linux)
 #include <map>
 #include <mutex>
 
@@ -44,20 +42,6 @@ Pool& pool() {
 }
 
 
-// A fresh buffer of 2 MiB or more: asks the kernel to back it with 2 MiB pages (transparent huge pages), where
-// it allows them only when asked (`madvise` in /sys/kernel/mm/transparent_hugepage/enabled, Debian's default).
-// Its first touch then costs one page fault per 2 MiB instead of one per 4 KiB: a fresh 13 MB buffer (the
-// encoder's [100, 32, 1024] feed-forward activations) took 3.0–3.9 ms to fault in with 4 KiB pages and
-// 0.8–1.0 ms with huge ones on the machine of README's tables. Only the whole 2 MiB pages inside the buffer are
-// asked for; where the kernel says no (huge pages off), the buffer simply keeps 4 KiB pages.
-void ask_for_huge_pages(std::vector<real>& numbers) {
-  constexpr uintptr_t huge_page = uintptr_t(1) << 21;                         // 2 MiB
-  const uintptr_t begin = reinterpret_cast<uintptr_t>(numbers.data());
-  const uintptr_t end = begin + numbers.capacity() * sizeof(real);
-  const uintptr_t first = (begin + huge_page - 1) & ~(huge_page - 1), last = end & ~(huge_page - 1);
-  if (last > first) madvise(reinterpret_cast<void*>(first), last - first, MADV_HUGEPAGE);   // a hint: may fail
-}
-
 // A buffer of capacity class_capacity(n) (n ≥ smallest_pooled) from the pool, or a fresh reservation; its size
 // is what it was when it was released (0 when fresh).
 std::vector<real> take_buffer(int64_t n) {
@@ -79,10 +63,7 @@ std::vector<real> take_buffer(int64_t n) {
       ++p.counts.fresh;
     }
   }
-  if (numbers.capacity() == 0) {
-    numbers.reserve(static_cast<size_t>(capacity));
-    ask_for_huge_pages(numbers);
-  }
+  if (numbers.capacity() == 0) numbers.reserve(static_cast<size_t>(capacity));
   return numbers;
 }
 
