@@ -58,6 +58,45 @@ TEST_CASE("relu_dropout(h) is dropout(relu(h)) bit for bit, forward and backward
   }
 }
 
+// The backward functions write an input's first gradient and add to one that exists (gradient_buffer.h), and
+// add_dropout hands x its output's gradient buffer when x has none yet: cases where those paths meet — x that is
+// also s, and an input whose gradient already holds another use's contribution.
+TEST_CASE("the fused dropout ops' gradients add up with other uses of the same tensor, bit for bit") {
+  Generator init(33);
+  const Shape shape{2, 60000};
+  Tensor weights = Tensor::randn(shape, init), other = Tensor::randn(shape, init);
+  {
+    INFO("add_dropout(x, x)");
+    Tensor x = Tensor::randn(shape, init).set_requires_grad(true);
+    Tensor x2 = x.detach().set_requires_grad(true);
+    Generator a(5), b(5);
+    sum(mul(add_dropout(x, x, real(0.3), a), weights)).backward();
+    sum(mul(add(x2, dropout(x2, real(0.3), b)), weights)).backward();
+    require_same_bits(x.grad(), x2.grad(), x.numel(), "dL/dx");
+  }
+  {
+    INFO("add_dropout(x, s) with x and s also used elsewhere");
+    Tensor x = Tensor::randn(shape, init).set_requires_grad(true), s = Tensor::randn(shape, init).set_requires_grad(true);
+    Tensor x2 = x.detach().set_requires_grad(true), s2 = s.detach().set_requires_grad(true);
+    Generator a(6), b(6);
+    Tensor fused = add_dropout(x, s, real(0.2), a);
+    Tensor reference = add(x2, dropout(s2, real(0.2), b));
+    add(sum(mul(fused, weights)), add(sum(mul(x, other)), sum(mul(s, other)))).backward();
+    add(sum(mul(reference, weights)), add(sum(mul(x2, other)), sum(mul(s2, other)))).backward();
+    require_same_bits(x.grad(), x2.grad(), x.numel(), "dL/dx");
+    require_same_bits(s.grad(), s2.grad(), s.numel(), "dL/ds");
+  }
+  {
+    INFO("relu_dropout(h) with h also used elsewhere");
+    Tensor h = Tensor::randn(shape, init).set_requires_grad(true);
+    Tensor h2 = h.detach().set_requires_grad(true);
+    Generator a(8), b(8);
+    add(sum(mul(relu_dropout(h, real(0.1), a), weights)), sum(mul(h, other))).backward();
+    add(sum(mul(dropout(relu(h2), real(0.1), b), weights)), sum(mul(h2, other))).backward();
+    require_same_bits(h.grad(), h2.grad(), h.numel(), "dL/dh");
+  }
+}
+
 TEST_CASE("the fused dropout ops refuse p outside [0, 1) and shapes that differ, naming the op") {
   Generator gen(1);
   Tensor x = Tensor::zeros({2, 3});

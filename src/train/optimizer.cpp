@@ -1,8 +1,8 @@
-// optimizer.cpp — Adam and AdamW, one parameter at a time, vectorised with Eigen, on every thread.
+// optimizer.cpp — Adam and AdamW, vectorised with Eigen, on every thread.
 //
-// For each parameter the update runs over its numbers as flat arrays (Eigen::Map onto the tensor's storage,
-// no copy); Eigen evaluates each line below in one fused, SIMD loop without temporaries, chunk by chunk of the
-// parameter so that the chunks share out over the threads and stay in the cache. The slow, obvious version of
+// The update runs over each parameter's numbers as flat arrays (Eigen::Map onto the tensor's storage, no copy);
+// Eigen evaluates each line below in one fused, SIMD loop without temporaries, piece by piece of the parameters
+// so that the pieces share out over the threads and stay in the cache. The slow, obvious version of
 // the same thing is written out in the comment beside it (and in tests/test_optim.cpp, which checks the bits).
 #include "train/optimizer.h"
 
@@ -121,6 +121,9 @@ void Optimizer::step(double lr) {
   const real v_hat_scale = static_cast<real>(1 / bias_correction2);  // v̂ = v · v_hat_scale
   const real decay = static_cast<real>(lr * options_.weight_decay);  // lr · λ (0 for Adam)
 
+  // The work: every parameter's owned numbers, cut into pieces of at most 16 K numbers (parallel.h's chunk).
+  std::vector<Piece>& pieces = pieces_;                                 // kept between steps: no allocation
+  pieces.clear();
   for (size_t i = 0; i < parameters_.size(); ++i) {
     TensorNode& parameter = parameters_[i].tensor.node();
     if (parameter.grad.empty()) continue;  // no gradient has reached it: nothing to learn from
@@ -132,31 +135,39 @@ void Optimizer::step(double lr) {
                   " numbers and a gradient of " + std::to_string(parameter.grad.size()) +
                   ", but its moments were made for " + std::to_string(exp_avg_[i].numel()));
     }
+    for (int64_t begin = 0; begin < to - from; begin += elementwise_chunk) {
+      pieces.push_back({parameter.value.data() + from + begin, parameter.grad.data() + from + begin,
+                        exp_avg_[i].data() + begin, exp_avg_sq_[i].data() + begin,
+                        std::min(elementwise_chunk, to - from - begin)});
+    }
+  }
 
-    real* p_data = parameter.value.data() + from;
-    const real* g_data = parameter.grad.data() + from;
-    real* m_data = exp_avg_[i].data();
-    real* v_data = exp_avg_sq_[i].data();
-
-    // The same as, for every j:
-    //   m[j] = β₁·m[j] + (1 − β₁)·g[j]
-    //   v[j] = β₂·v[j] + (1 − β₂)·g[j]·g[j]
-    //   p[j] = p[j] − lr·λ·p[j]                                         (AdamW; λ = 0 for Adam)
-    //   p[j] = p[j] − lr · (m[j] / (1 − β₁ᵗ)) / (sqrt(v[j] / (1 − β₂ᵗ)) + ε)
-    // in chunks of 16 K numbers shared among the threads (parallel.h): each chunk's p, g, m, v stay in the
-    // cache across the three lines, instead of three passes over the whole tensor. Every number gets the same
-    // operations as in one pass (no contraction to FMA, exact sqrt: CMakeLists.txt), so the bits do not change.
-    for_each_chunk(to - from, [=](int64_t begin, int64_t end) {
-      const Eigen::Index count = static_cast<Eigen::Index>(end - begin);
-      ArrayMap p(p_data + begin, count);
-      ConstArrayMap g(g_data + begin, count);
-      ArrayMap m(m_data + begin, count);
-      ArrayMap v(v_data + begin, count);
-      m = beta1 * m + (1 - beta1) * g;
-      v = beta2 * v + (1 - beta2) * g.square();
-      if (decay != 0) p -= decay * p;
-      p -= learning_rate * (m * m_hat_scale) / ((v * v_hat_scale).sqrt() + eps);
-    });
+  // The same as, for every number j of every parameter:
+  //   m[j] = β₁·m[j] + (1 − β₁)·g[j]
+  //   v[j] = β₂·v[j] + (1 − β₂)·g[j]·g[j]
+  //   p[j] = p[j] − lr·λ·p[j]                                           (AdamW; λ = 0 for Adam)
+  //   p[j] = p[j] − lr · (m[j] / (1 − β₁ᵗ)) / (sqrt(v[j] / (1 − β₂ᵗ)) + ε)
+  // piece by piece, the pieces of all parameters shared among the threads in one parallel loop: each piece's
+  // p, g, m, v stay in the cache across the three lines, instead of three passes over the whole tensor. One loop
+  // over all the pieces, not one per parameter: most parameters (biases, LayerNorm's γ and β, a 128 × 128
+  // weight) are a single piece, which a loop of their own would run on one thread — Adam then sped up 1.3× on
+  // two threads for the small benchmark model. The pieces differ in size, so they are handed out one at a time
+  // (dynamic). Every number gets the same operations wherever it runs (no contraction to FMA, exact sqrt:
+  // CMakeLists.txt), so the bits do not depend on the thread count.
+  const int64_t piece_count = static_cast<int64_t>(pieces.size());
+  const Piece* all = pieces.data();
+#pragma omp parallel for schedule(dynamic, 1) if (worth_threads(piece_count * elementwise_chunk / 2))
+  for (int64_t k = 0; k < piece_count; ++k) {
+    const Piece& piece = all[k];
+    const Eigen::Index count = static_cast<Eigen::Index>(piece.count);
+    ArrayMap p(piece.p, count);
+    ConstArrayMap g(piece.g, count);
+    ArrayMap m(piece.m, count);
+    ArrayMap v(piece.v, count);
+    m = beta1 * m + (1 - beta1) * g;
+    v = beta2 * v + (1 - beta2) * g.square();
+    if (decay != 0) p -= decay * p;
+    p -= learning_rate * (m * m_hat_scale) / ((v * v_hat_scale).sqrt() + eps);
   }
 }
 

@@ -109,6 +109,14 @@ class Optimizer {
   bool owns_all_ = true;
   OptimizerOptions options_;
   int64_t steps_ = 0;
+  struct Piece {                    // a step's unit of work: at most 16 K numbers of one parameter (step())
+    real* p;                        // the parameter's numbers
+    const real* g;                  // their gradient
+    real* m;                        // their first moment
+    real* v;                        // their second moment
+    int64_t count;
+  };
+  std::vector<Piece> pieces_;       // the last step's pieces, kept so that a step allocates nothing
 };
 
 // The names PyTorch gives the moments of parameter `name`.

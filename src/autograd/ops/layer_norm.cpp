@@ -71,7 +71,10 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
 
   record(y, "layer_norm", {x, gamma, beta},
          [x, gamma, beta, rows, d, mean = std::move(mean), rstd = std::move(rstd)](TensorNode& out) {
-           real* gx = wants_grad(x) ? x.grad() : nullptr;               // [rows, d]
+           // ∂x is written with = when it is x's first gradient (a buffer never zero-filled), added with +=
+           // otherwise: 0 + t = t, without the pass that writes the zeros and the one that reads them back.
+           const bool first = wants_grad(x) && !x.has_grad();
+           real* gx = !wants_grad(x) ? nullptr : first ? x.grad_for_overwrite() : x.grad();  // [rows, d]
            real* ggamma = wants_grad(gamma) ? gamma.grad() : nullptr;   // [d]
            real* gbeta = wants_grad(beta) ? beta.grad() : nullptr;      // [d]
            const real* pg = gamma.data();                               // [d]
@@ -109,8 +112,8 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                      row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);
                  real* gxr = gx + r * d;                                // [d]
                  for (int64_t j = 0; j < d; ++j) {
-                   gxr[j] += s * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);  // ∂x = rstd · (ĝ − mean(ĝ)
-                                                                        //       − x̂ · mean(ĝ ⊙ x̂))
+                   const real term = s * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);  // ∂x = rstd · (ĝ
+                   gxr[j] = first ? term : gxr[j] + term;               //   − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))
                  }
                }
              }
