@@ -203,8 +203,7 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
   // has 32 K, about 10 µs, and sharing that in every layer made small-model beam search 8 % slower on 2 threads.
   const int64_t keys = std::max<int64_t>(end - first, 0);
   const int64_t multiply_adds = B * h * keys * (d_k + d_v);
-#pragma omp parallel if (worth_threads(multiply_adds / 8))
-  {
+  parallel_region(worth_threads(multiply_adds / 8), [&] {                      // (tensor/parallel.h)
     std::vector<real> a(static_cast<size_t>(keys));                           // the weights a_ij of one row
 #pragma omp for schedule(static)
     for (int64_t row = 0; row < B * h; ++row) {                               // the query's row
@@ -228,7 +227,7 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
         for (int64_t c = 0; c < d_v; ++c) out[c] += weight * v[c];            // Σ_j a_ij v_j
       }
     }
-  }
+  });
   return context;
 }
 

@@ -120,8 +120,9 @@ std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const Tok
     int32_t* pbest = best.data();                                            // threads when a batch is large
     const real* plogits = logits.data();
     pbest[0] = most_likely_output(plogits, V);          // here, not in the threads: may throw (nothing to output)
-#pragma omp parallel for schedule(static) if (worth_threads(rows * V))
-    for (int64_t r = 1; r < rows; ++r) pbest[r] = most_likely_output(plogits + r * V, V);
+    parallel_for(rows, worth_threads(rows * V), [=](int64_t r) {             // (tensor/parallel.h)
+      if (r > 0) pbest[r] = most_likely_output(plogits + r * V, V);
+    });
     std::vector<int64_t> keep;                                               // rows still decoding
     std::vector<int32_t> next_tokens;
     for (size_t r = 0; r < sentence.size(); ++r) {

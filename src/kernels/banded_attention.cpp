@@ -88,7 +88,7 @@ Tensor band_scores(const Tensor& q, const Tensor& k, int64_t left, int64_t right
   const real* Q = q.data();
   const real* K = k.data();
   real* S = s.data();
-#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
+#pragma omp parallel for schedule(static) if (worth_threads_for_products(p.count * p.Tq * p.W * p.d))
   for (int64_t n = 0; n < p.count; ++n) {                                // one (b, h) slice
     const real* Qn = Q + n * p.Tq * p.d;                                 // [Tq, d]
     const real* Kn = K + n * p.Tk * p.d;                                 // [Tk, d]
@@ -109,7 +109,7 @@ Tensor band_scores(const Tensor& q, const Tensor& k, int64_t left, int64_t right
     const real* K = k.data();
     real* gQ = wants_grad(q) ? q.grad() : nullptr;
     real* gK = wants_grad(k) ? k.grad() : nullptr;
-#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
+#pragma omp parallel for schedule(static) if (worth_threads_for_products(p.count * p.Tq * p.W * p.d))
     for (int64_t n = 0; n < p.count; ++n) {
       const real* Gn = G + n * p.Tq * p.W;
       const real* Qn = Q + n * p.Tq * p.d;
@@ -156,7 +156,7 @@ Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left) {
   const real* A = weights.data();
   const real* V = v.data();
   real* O = o.data();
-#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
+#pragma omp parallel for schedule(static) if (worth_threads_for_products(p.count * p.Tq * p.W * p.d))
   for (int64_t n = 0; n < p.count; ++n) {
     const real* An = A + n * p.Tq * p.W;                                 // [Tq, W]
     const real* Vn = V + n * p.Tk * p.d;                                 // [Tk, d]
@@ -176,7 +176,7 @@ Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left) {
     const real* V = v.data();
     real* gA = wants_grad(weights) ? weights.grad() : nullptr;
     real* gV = wants_grad(v) ? v.grad() : nullptr;
-#pragma omp parallel for schedule(static) if (worth_threads(p.count * p.Tq * p.W * p.d))
+#pragma omp parallel for schedule(static) if (worth_threads_for_products(p.count * p.Tq * p.W * p.d))
     for (int64_t n = 0; n < p.count; ++n) {
       const real* Gn = G + n * p.Tq * p.d;
       const real* An = A + n * p.Tq * p.W;

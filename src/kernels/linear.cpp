@@ -40,10 +40,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   Tensor y = bias.defined() ? Tensor::empty(Shape(out_sizes)) : Tensor::zeros(Shape(out_sizes));  // [..., out]
   MatrixMap Y(y.data(), rows, out);                                        // [rows, out]
   if (bias.defined()) {                                                    // y_i = b, rows on every thread
-    const real* b = bias.data();
-    real* py = y.data();
-#pragma omp parallel for schedule(static) if (worth_threads(rows * out))
-    for (int64_t i = 0; i < rows; ++i) std::copy(b, b + out, py + i * out);
+    const real* b = bias.data();                                           // when the product is (a copy is
+    real* py = y.data();                                                   // too little work to wake them for)
+    parallel_for(rows, worth_threads_for_products(rows * in * out),
+                 [=](int64_t i) { std::copy(b, b + out, py + i * out); });
   }
   add_product(Y, ConstMatrixMap(x.data(), rows, in), false,               // x [rows, in]
               ConstMatrixMap(weight.data(), out, in), /*transpose_y=*/true);  // Wᵀ [in, out]

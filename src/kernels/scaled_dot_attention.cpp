@@ -143,7 +143,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
   real* a = A.data();
   real* o = out.data();
 
-#pragma omp parallel if (worth_threads(B * heads * Tq * Tk * d_k))   // the block products' multiply-adds
+#pragma omp parallel if (worth_threads_for_products(B * heads * Tq * Tk * d_k))   // the block products' multiply-adds
   {
     std::vector<real> K_t(static_cast<size_t>(d_k * tk_pad), real(0)); // [d_k, Tk] K_hᵀ, rows padded with 0
     std::vector<real> V_padded(static_cast<size_t>(Tk * dk_pad), real(0));  // [Tk, d_k] V_h if d_k needs padding
@@ -199,7 +199,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
     real* gv = gradient_buffer(V, first_v);
     real* gq = gradient_buffer(Q, first_q);
     real* gk = gradient_buffer(K, first_k);
-#pragma omp parallel if (worth_threads(B * heads * Tq * Tk * d_k))
+#pragma omp parallel if (worth_threads_for_products(B * heads * Tq * Tk * d_k))
     {
       std::vector<real> V_t(static_cast<size_t>(d_k * tk_pad), real(0));  // [d_k, Tk] V_hᵀ, rows padded with 0
       std::vector<real> padded_Q(static_cast<size_t>(Tq * dk_pad), real(0));  // [Tq, d_k] } when d_k needs

@@ -33,13 +33,56 @@ inline constexpr int64_t elementwise_chunk = 16384;                     // numbe
 // this (in its `if` clause) with its own work size; the chunking above already makes the same choice.
 inline bool worth_threads(int64_t numbers) { return numbers >= elementwise_chunk; }
 
+// The same question for a product-like loop, whose work is counted in multiply-adds: a core does one in a small
+// fraction of the time it takes per number of an elementwise loop, so the bar is higher — 4 M multiply-adds,
+// about 30 µs on one core. matmul's own split (tensor/product.cpp) and the attention kernels ask this. With
+// 16 K as the bar, the encoder of one sentence woke the threads for its attention (4 heads × 32 × 32 × 32
+// multiply-adds, a few µs of work) and decoding one sentence at a time was 5 % slower on two cores than on one.
+inline constexpr int64_t product_split_work = int64_t(1) << 22;
+inline bool worth_threads_for_products(int64_t multiply_adds) { return multiply_adds >= product_split_work; }
+
+// Entering OpenMP costs something even when a region's `if` clause keeps it on one thread: libgomp sets up a
+// team of one for it, about 1.2 µs on this project's 2-core VM (a loop of `#pragma omp parallel if (false)`,
+// 1.2 µs a region on 1 thread, 1.3 on 2). Decoding one sentence of the small benchmark model enters ~1,800 such
+// regions per sentence, and that was a third of its time. So these helpers call straight through when the work
+// is too small to share, and never enter OpenMP then:
+//   parallel_for(count, worth, f)   f(i) for every i < count: shared among the threads (static schedule) when
+//                                   `worth`, else a plain loop on the calling thread
+//   parallel_region(worth, body)    body() on every thread when `worth`, its loops split by `#pragma omp for`;
+//                                   else body() once on the calling thread, where such a loop (outside any
+//                                   parallel region) runs all of its iterations
+template <typename F>
+void parallel_for(int64_t count, bool worth, const F& f) {
+  if (!worth) {
+    for (int64_t i = 0; i < count; ++i) f(i);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < count; ++i) f(i);
+}
+
+template <typename F>
+void parallel_region(bool worth, const F& body) {
+  if (!worth) {
+    body();
+    return;
+  }
+#pragma omp parallel
+  body();
+}
+
 // Give these a lambda that captures its pointers by value ([=]): each chunk runs a private copy of it, whose
 // pointers the compiler can keep in registers and vectorise the loop over (through a captured reference it would
 // have to reload them after every store, and the loop stays scalar).
 template <typename F>
 void for_each_chunk(int64_t n, const F& f) {
   const int64_t chunks = (n + elementwise_chunk - 1) / elementwise_chunk;
-#pragma omp parallel for schedule(static) if (chunks > 1)
+  if (chunks <= 1) {                                                    // one chunk: no threads, no OpenMP
+    F body = f;
+    body(0, n);
+    return;
+  }
+#pragma omp parallel for schedule(static)
   for (int64_t c = 0; c < chunks; ++c) {
     F body = f;                                                         // this chunk's copy
     const int64_t begin = c * elementwise_chunk;
@@ -66,13 +109,12 @@ void add_column_sums(int64_t rows, int64_t d, const Term& term, real* out) {
   const int64_t chunks = (rows + row_chunk - 1) / row_chunk;
   std::vector<real> partial = acquire_storage(chunks * d, real(0));      // [chunks, d], pooled (storage.h)
   real* p = partial.data();
-#pragma omp parallel for schedule(static) if (chunks > 1 && rows * d > elementwise_chunk)
-  for (int64_t c = 0; c < chunks; ++c) {
+  parallel_for(chunks, chunks > 1 && rows * d > elementwise_chunk, [=](int64_t c) {
     const Term body = term;                                             // this chunk's copy (see above)
     real* sums = p + c * d;                                             // [d]
     for (int64_t r = c * row_chunk; r < std::min(rows, (c + 1) * row_chunk); ++r)
       for (int64_t j = 0; j < d; ++j) sums[j] += body(r * d + j);
-  }
+  });
   for (int64_t c = 0; c < chunks; ++c)                                  // the chunks' sums, in order
     for (int64_t j = 0; j < d; ++j) out[j] += p[c * d + j];
   release_storage(partial);                                             // back to the pool for the next step

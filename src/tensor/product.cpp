@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "tensor/parallel.h"
+
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
@@ -80,11 +82,10 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
     // independent, so a large weight (the output layer's V rows) is shared among the threads; each C[i, j] is
     // still one fixed-order sum, whatever the thread count.
     const real* x_data = x.data();
-#pragma omp parallel for schedule(static) if (m * k >= (int64_t(1) << 18))
-    for (int64_t j = 0; j < m; ++j) {
+    parallel_for(m, m * k >= (int64_t(1) << 18), [&](int64_t j) {     // (tensor/parallel.h)
       const real* w = Y.data() + j * k;                                 // W_j [k]
       for (int64_t i = 0; i < n; ++i) C(i, j) += fixed_order_dot(x_data + i * k, w, k);
-    }
+    });
     return;
   }
   // Y as stored is [k, m]: row i of the product is Σ_p x[i, p] · Y_p, summed over p in order into a row of
@@ -127,8 +128,6 @@ void add_blocked_product(StridedMap C, ConstStridedMap X, bool transpose_x, Cons
 }
 
 constexpr int64_t band_multiple = 16;                 // band edges on multiples of 16 (Eigen's register blocks)
-constexpr double split_work = double(1 << 22);        // n·k·m multiply-adds: below ~4 M (~30 µs on one core),
-                                                      // waking the other threads costs about what they save
 
 // The bands of [0, length) for `threads` threads: band t is [edge(t), edge(t + 1)).
 int64_t band_edge(int64_t length, int t, int threads) {
@@ -140,7 +139,8 @@ int64_t band_edge(int64_t length, int t, int threads) {
 // band at least `band_multiple` wide.
 int split_threads(int64_t n, int64_t k, int64_t m) {
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (threads < 2 || double(n) * double(k) * double(m) < split_work) return 1;
+  if (threads < 2 || !worth_threads_for_products(n * k * m)) return 1;   // below ~4 M multiply-adds waking the
+                                                                       // other threads costs about what they save
   return std::max<int64_t>(n, m) >= 2 * band_multiple * threads ? threads : 1;
 }
 

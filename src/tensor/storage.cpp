@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <bit>
 #include <malloc.h>  // malloc_trim (glibc)
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -37,7 +38,13 @@ struct Pool {
 };
 
 Pool& pool() {
-  static Pool* instance = new Pool;  // never destroyed: tensors in static objects may die after it otherwise
+  static Pool* instance = [] {
+    // Buffers of up to 32 MiB (the largest threshold glibc takes) from malloc's heap, not each from an mmap of
+    // its own, and a heap that free() does not shrink: recycled memory stays the process's (storage.h).
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, std::numeric_limits<int>::max());
+    return new Pool;  // never destroyed: tensors in static objects may die after it otherwise
+  }();
   return *instance;
 }
 
@@ -122,7 +129,7 @@ void release_storage(std::vector<real>& numbers) {
   numbers = std::vector<real>();
 }
 
-void trim_storage() {
+void recycle_storage() {
   std::map<int64_t, std::vector<std::vector<real>>> dropped;          // freed outside the lock
   Pool& p = pool();
   {
@@ -131,8 +138,12 @@ void trim_storage() {
     p.counts.pooled_bytes = 0;
     p.peak_live_bytes = p.live_bytes;   // the pool may again keep up to the next phase's own peak
   }
-  dropped.clear();
-  malloc_trim(0);  // large buffers are mmap'd and go back at once; this returns what malloc kept in its heap
+  dropped.clear();                      // into malloc's heap, whose free memory serves any size
+}
+
+void trim_storage() {
+  recycle_storage();
+  malloc_trim(0);                       // and the heap's free pages back to the system
 }
 
 StorageCounts storage_counts() {

@@ -227,7 +227,7 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
     optimizer_s.push_back(t.optimizer);
   }
   result.training_peak_rss_mb = peak_rss_mb();         // the "peak RSS during training"
-  trim_storage();                                      // decoding's buffers come from what training used
+  recycle_storage();                                   // decoding reuses the memory training used (storage.h)
   result.step_seconds = median(step_s);
   result.forward_seconds = median(forward_s);
   result.backward_seconds = median(backward_s);

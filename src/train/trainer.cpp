@@ -461,7 +461,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   Run run{config, data, learner, checkpoints, observer};
   Records records(request.run_dir);
   records.summary.outcome = train_until_stopped(run, progress, records);   // train_step() after train_step()
-  trim_storage();  // the step's pooled buffers go back to the system: what follows (evaluation, decoding) differs
+  recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs
   save_before_leaving(run, progress, records);
   return records.summary;
 }

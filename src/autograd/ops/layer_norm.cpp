@@ -56,8 +56,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
   const real* pb = beta.data();                                         // [d]
   const real* px = x.data();
   real* py = y.data();
-#pragma omp parallel for schedule(static) if (worth_threads(rows * d))   // rows are independent
-  for (int64_t r = 0; r < rows; ++r) {
+  parallel_for(rows, worth_threads(rows * d), [=, &mean, &rstd](int64_t r) {   // rows are independent
     const real* xr = px + r * d;                                        // [d]
     real* yr = py + r * d;                                              // [d]
     const real mu = row_sum(xr, d) / static_cast<real>(d);              // μ = (1/d) Σ x_j
@@ -67,7 +66,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
     for (int64_t j = 0; j < d; ++j) yr[j] = pg[j] * (yr[j] * s) + pb[j];  // y = γ ⊙ x̂ + β,  x̂ = (x − μ) · rstd
     mean[static_cast<size_t>(r)] = mu;
     rstd[static_cast<size_t>(r)] = s;
-  }
+  });
 
   record(y, "layer_norm", {x, gamma, beta},
          [x, gamma, beta, rows, d, mean = std::move(mean), rstd = std::move(rstd)](TensorNode& out) {
@@ -85,8 +84,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
            const int64_t chunks = (rows + chunk - 1) / chunk;
            std::vector<real> partial_gamma(static_cast<size_t>(chunks * d), real(0));  // [chunks, d]
            std::vector<real> partial_beta(static_cast<size_t>(chunks * d), real(0));   // [chunks, d]
-#pragma omp parallel if (worth_threads(rows * d))
-           {
+           parallel_region(worth_threads(rows * d), [&] {               // (tensor/parallel.h)
              std::vector<real> x_hat(static_cast<size_t>(d));           // [d] x̂ of the current row
              std::vector<real> g_hat(static_cast<size_t>(d));           // [d] ĝ = g ⊙ γ of the current row
 #pragma omp for schedule(static)
@@ -117,7 +115,7 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                  }
                }
              }
-           }
+           });
            for (int64_t c = 0; c < chunks; ++c) {                       // the chunks' sums, in order
              for (int64_t j = 0; j < d; ++j) {
                if (ggamma) ggamma[j] += partial_gamma[static_cast<size_t>(c * d + j)];
