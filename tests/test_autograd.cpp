@@ -1,6 +1,8 @@
 // test_autograd.cpp — facts about the engine: accumulation, zero_grad, no-grad scopes, graph release.
 #include <doctest/doctest.h>
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "autograd/backward_hook.h"
@@ -37,6 +39,19 @@ TEST_CASE("inside a NoGradGuard nothing is recorded, and the mode is restored af
     CHECK(y.node().inputs.empty());
     CHECK_FALSE(static_cast<bool>(y.node().backward));
     CHECK(std::string(y.op()) == "mul");   // the op is still named, for tracing
+    // The ops that return before building their inputs list and backward closure (no_graph, graph.h).
+    Tensor m = Tensor::from_values({2, 2}, {1, 2, 3, 4}, true);
+    Tensor ones = Tensor::from_values({2}, {1, 1}, true), zeros = Tensor::from_values({2}, {0, 0}, true);
+    const std::vector<std::pair<Tensor, std::string>> made{
+        {add(w, w), "add"},         {scale(w, 2), "scale"},     {relu(w), "relu"},
+        {matmul(m, m), "matmul"},   {softmax(m), "softmax"},    {layer_norm(m, ones, zeros), "layer_norm"}};
+    for (const auto& [t, op] : made) {
+      INFO(op);
+      CHECK_FALSE(t.requires_grad());
+      CHECK(t.node().inputs.empty());
+      CHECK_FALSE(static_cast<bool>(t.node().backward));
+      CHECK(std::string(t.op()) == op);
+    }
   }
   CHECK(grad_enabled());
   CHECK(mul(w, w).requires_grad());

@@ -20,6 +20,12 @@ bool grad_enabled() { return grad_mode; }
 NoGradGuard::NoGradGuard() : previous_(grad_mode) { grad_mode = false; }
 NoGradGuard::~NoGradGuard() { grad_mode = previous_; }
 
+bool no_graph(Tensor& output, const char* op) {
+  if (grad_mode) return false;
+  record(output, op, {}, nullptr);
+  return true;
+}
+
 void record(Tensor& output, const char* op, std::vector<Tensor> inputs, BackwardFunction backward) {
   profile::forward_done(op);                       // `attnlab bench --profile`: the op's forward ends here
   TensorNode& node = output.node();

@@ -40,6 +40,12 @@ class NoGradGuard {
 // a gradient, links `output` to its inputs with the op's backward function.
 void record(Tensor& output, const char* op, std::vector<Tensor> inputs, BackwardFunction backward);
 
+// Under NoGradGuard (decoding) record() keeps nothing, so an op may return before it builds what record() would be
+// handed: the list of inputs and the backward closure. Each Tensor copied into those counts a shared_ptr up and
+// down again — an atomic operation once the process has started a thread, at every op of every decoding step.
+//   if (no_graph(y, "linear")) return y;     does what record() does then (names the op) and says so
+bool no_graph(Tensor& output, const char* op);
+
 // True when the op should compute a gradient for this input: it asked for one.
 inline bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 

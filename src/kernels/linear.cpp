@@ -48,9 +48,10 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   add_product(Y, ConstMatrixMap(x.data(), rows, in), false,               // x [rows, in]
               ConstMatrixMap(weight.data(), out, in), /*transpose_y=*/true);  // Wᵀ [in, out]
 
+  if (no_graph(y, "linear")) return y;  // no graph under NoGradGuard (graph.h)
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
-  record(y, "linear", inputs, [x, weight, bias, rows, in, out](TensorNode& node) {
+  record(y, "linear", std::move(inputs), [x, weight, bias, rows, in, out](TensorNode& node) {
     ConstMatrixMap G(node.grad.data(), rows, out);                         // ∂y [rows, out]
     if (wants_grad(x)) {
       add_product(MatrixMap(x.grad(), rows, in), G, false,                  // ∂x [rows, in] += G · W

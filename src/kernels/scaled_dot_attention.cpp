@@ -183,6 +183,7 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
 
   if (weights) *weights = A;                                             // shared numbers, no history
 
+  if (no_graph(out, "scaled_dot_attention")) return out;  // no graph under NoGradGuard (graph.h)
   record(out, "scaled_dot_attention", {Q, K, V}, [Q, K, V, A, n, scale, key, dropout_p](TensorNode& node) {
     const int64_t B = n.B, Tq = n.Tq, Tk = n.Tk, d_model = n.d_model, heads = n.heads, d_k = n.d_k;
     const int64_t tk_pad = padded_width(Tk), dk_pad = padded_width(d_k);

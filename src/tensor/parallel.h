@@ -37,15 +37,15 @@ inline bool worth_threads(int64_t numbers) { return numbers >= elementwise_chunk
 // fraction of the time it takes per number of an elementwise loop, so the bar is higher — 4 M multiply-adds,
 // about 30 µs on one core. matmul's own split (tensor/product.cpp) and the attention kernels ask this. With
 // 16 K as the bar, the encoder of one sentence woke the threads for its attention (4 heads × 32 × 32 × 32
-// multiply-adds, a few µs of work) and decoding one sentence at a time was 5 % slower on two cores than on one.
+// multiply-adds, a few µs of work).
 inline constexpr int64_t product_split_work = int64_t(1) << 22;
 inline bool worth_threads_for_products(int64_t multiply_adds) { return multiply_adds >= product_split_work; }
 
 // Entering OpenMP costs something even when a region's `if` clause keeps it on one thread: libgomp sets up a
 // team of one for it, about 1.2 µs on this project's 2-core VM (a loop of `#pragma omp parallel if (false)`,
-// 1.2 µs a region on 1 thread, 1.3 on 2). Decoding one sentence of the small benchmark model enters ~1,800 such
-// regions per sentence, and that was a third of its time. So these helpers call straight through when the work
-// is too small to share, and never enter OpenMP then:
+// 1.2 µs a region on 1 thread, 1.3 on 2). Decoding one sentence of the small benchmark model entered ~1,800 such
+// regions, about 2 of the 5.9 ms it took. So these helpers call straight through when the work is too small to
+// share, and never enter OpenMP then:
 //   parallel_for(count, worth, f)   f(i) for every i < count: shared among the threads (static schedule) when
 //                                   `worth`, else a plain loop on the calling thread
 //   parallel_region(worth, body)    body() on every thread when `worth`, its loops split by `#pragma omp for`;
