@@ -165,8 +165,9 @@ void softmax_in_place(std::vector<real>& a);
 // [B, h, 1, d_v].
 Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config, const StepScore& score,
                      const StepWeights& weights = {});
-// Σ_c a_c · b_c over n numbers: row_dot (tensor/row_math.h), 16 products at a time in a fixed order — the plain
-// loop, one add waiting for the one before, made this 8 % of batched greedy decoding with the base model.
+// Σ_c a_c · b_c over n numbers: row_dot (tensor/row_math.h), a vector register of products at a time (16 floats
+// with AVX-512) in a fixed order — the plain loop, one add waiting for the one before, made this 8 % of batched
+// greedy decoding with the base model.
 real dot_product(const real* a, const real* b, int64_t n);
 
 // Builds the module a config asks for. Throws attnlab::Error for an unknown kind (suggesting the closest), a

@@ -49,8 +49,8 @@ bool may_output(int32_t token) { return token != pad_id && token != bos_id; }
 
 // The obvious loop is `for (v) if (may_output(v) && logits[v] > logits[best]) best = v;` (strict: the first
 // maximum stays). The ids that may not be output are the first two, so this is the first maximum of logits[2 …],
-// found by row_argmax (tensor/row_math.h): the same answer, 16 times faster — the obvious loop was 14 % of batched
-// greedy decoding's time with the base model.
+// found by row_argmax (tensor/row_math.h): the same answer, about 16 times faster (48 → 3 µs for a row of 8000)
+// — the obvious loop was 14 % of batched greedy decoding's time with the base model.
 static_assert(pad_id == 0 && bos_id == 1, "most_likely_output skips the first two ids: pad and bos");
 int32_t most_likely_output(const real* logits, int64_t V) {
   constexpr int64_t first_output = 2;                                        // pad 0, bos 1
