@@ -29,8 +29,9 @@ inline constexpr int64_t elementwise_chunk = 16384;                     // numbe
 // Is a loop that touches `numbers` numbers worth sharing among the threads? Waking the other threads and waiting
 // for them at the end costs a few microseconds — about what one core takes for 16 K numbers. Below that the loop
 // runs on the calling thread: decoding one sentence is a long series of such small ops, and with the threads
-// woken for each it ran slower on two cores than on one. Every `#pragma omp parallel` of the ops and kernels asks
-// this (in its `if` clause) with its own work size; the chunking above already makes the same choice.
+// woken for each it ran slower on two cores than on one. Every parallel loop of the ops and kernels asks this
+// (or, for products, worth_threads_for_products below) with its own work size; the chunking above already makes
+// the same choice.
 inline bool worth_threads(int64_t numbers) { return numbers >= elementwise_chunk; }
 
 // The same question for a product-like loop, whose work is counted in multiply-adds: a core does one in a small
