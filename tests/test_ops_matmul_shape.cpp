@@ -357,15 +357,16 @@ TEST_CASE("large products (Eigen's GEMM, no scratch copies) give the same bits a
   }
 }
 
-TEST_CASE("products shared among the threads (bands of rows or of columns) match the definition for every "
-          "transpose, on any thread count, and their bits do not depend on the offset") {
-  // add_product cuts a product with enough work (n·k·m ≥ 2^22) into one band of C per thread; the wider side of C
-  // is cut: rows for [300, 64], columns for [48, 400]. Called directly (matmul's batch loop may itself be shared
-  // among the threads, and a product inside it is not cut again).
+TEST_CASE("products shared among the threads (bands of rows, of columns or of the depth) match the definition "
+          "for every transpose, on any thread count, and their bits do not depend on the offset") {
+  // add_product cuts a product with enough work (n·k·m ≥ 2^22) into one band per thread; the wider side of C is
+  // cut: rows for [300, 64], columns for [48, 400] — unless the depth k is at least as long (a weight's gradient,
+  // k = 2100 for C [64, 40]): then k is cut, and the threads' partial products are added. Called directly
+  // (matmul's batch loop may itself be shared among the threads, and a product inside it is not cut again).
   Generator gen(11);
   const int threads_before = omp_get_max_threads();
   struct Case { int64_t n, k, m; };
-  for (Case size : {Case{300, 250, 64}, Case{48, 250, 400}}) {
+  for (Case size : {Case{300, 250, 64}, Case{48, 250, 400}, Case{64, 2100, 40}}) {
     for (bool transpose_x : {false, true}) {
       for (bool transpose_y : {false, true}) {
         const int64_t n = size.n, k = size.k, m = size.m;

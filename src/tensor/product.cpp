@@ -113,6 +113,7 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
 // thread runs Eigen's GEMM on its band alone, start to finish, with no waiting until the end:
 //     C[b:e, :] += op(X)[b:e, :] · op(Y)          (bands of rows), or
 //     C[:, b:e] += op(X) · op(Y)[:, b:e]          (bands of columns)
+// (or, for a deep product whose C is small, the depth k into bands: "Deep products" below).
 // Each band is still a blocked GEMM that packs its operands, so its bits do not depend on where the numbers
 // sit; they can depend on the band's size (Eigen picks its block sizes from it) and so on the thread count, as
 // Eigen's own threading did. tests/test_ops_matmul_shape.cpp checks the split against the definition.
@@ -135,20 +136,26 @@ int64_t band_edge(int64_t length, int t, int threads) {
   return length * t / threads / band_multiple * band_multiple;
 }
 
-// How many threads to cut C into (1: do not cut): enough work, not inside another parallel region, and every
-// band at least `band_multiple` wide.
-int split_threads(int64_t n, int64_t k, int64_t m) {
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
-  if (threads < 2 || !worth_threads_for_products(n * k * m)) return 1;   // below ~4 M multiply-adds waking the
-                                                                       // other threads costs about what they save
-  return std::max<int64_t>(n, m) >= 2 * band_multiple * threads ? threads : 1;
+// How a product is shared among the threads: not at all, by bands of C (rows or columns, above), or by bands
+// of the depth (below).
+enum class Cut { none, rows, columns, depth };
+
+// C is cut when there is enough work and we are not inside another parallel region. The longer side of C is cut
+// into bands of at least `band_multiple` — unless the depth k is at least as long as that side: then the depth.
+Cut choose_cut(int64_t n, int64_t k, int64_t m, int threads) {
+  if (threads < 2 || !worth_threads_for_products(n * k * m)) return Cut::none;   // below ~4 M multiply-adds
+                                                                       // waking the other threads costs about
+                                                                       // what they save
+  const int64_t longest = std::max(n, m);
+  if (k >= longest && k >= 2 * band_multiple * threads) return Cut::depth;
+  if (longest < 2 * band_multiple * threads) return Cut::none;
+  return n >= m ? Cut::rows : Cut::columns;
 }
 
 void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
-                       int threads) {
+                       int threads, bool by_rows) {
   const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
   const int64_t x_stride = X.cols(), y_stride = Y.cols();
-  const bool by_rows = n >= m;
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
   for (int t = 0; t < threads; ++t) {
     if (by_rows) {
@@ -171,6 +178,46 @@ void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMat
   }
 }
 
+// ---- Deep products: bands of the depth ----
+//
+// A weight's gradient in training is small and deep: ∂W [out, in] = Gᵀ · x sums over every position of the batch
+// (k = 2048 for the small benchmark model, C only [128, 128]). Cut into bands of C, each thread would still read
+// and pack all of x for its half of the rows, and the small bands suit Eigen's blocking badly: 2 threads gave
+// 1.64× on the small model's attention projections. So when the depth is at least as long as C's longer side,
+// the depth is cut instead — thread t takes the positions [b_t, e_t) and computes a partial product of its own,
+// then the partials are added, in thread order, to C:
+//     P_t = op(X)[:, b_t:e_t] · op(Y)[b_t:e_t, :]          C += P_0 + P_1 + … + P_(T-1)
+// Every operand number is read by one thread only. The partials live in scratch space of the calling thread,
+// [threads, n, m] — no bigger than threads × the smaller input (n·m ≤ k·max(n, m)), reused from call to call.
+// The bits depend on the thread count (the sum is split at b_t), not on where the numbers sit.
+void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
+                             int threads) {
+  const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
+  const int64_t x_stride = X.cols(), y_stride = Y.cols(), size = n * m;
+  real* partials = aligned_scratch(2, threads * size);                  // [threads, n, m]
+  real* c = C.data();
+#pragma omp parallel num_threads(threads)
+  {
+    const int t = omp_get_thread_num();
+    const int64_t b = band_edge(k, t, threads), e = band_edge(k, t + 1, threads);
+    // columns b..e of op(X) (rows of X when it is transposed), rows b..e of op(Y) (columns when transposed)
+    ConstStridedMap x(transpose_x ? X.data() + b * x_stride : X.data() + b, transpose_x ? e - b : n,
+                      transpose_x ? n : e - b, Eigen::OuterStride<>(x_stride));
+    ConstStridedMap y(transpose_y ? Y.data() + b : Y.data() + b * y_stride, transpose_y ? m : e - b,
+                      transpose_y ? e - b : m, Eigen::OuterStride<>(y_stride));
+    StridedMap partial(partials + t * size, n, m, Eigen::OuterStride<>(m));   // P_t [n, m]
+    partial.setZero();
+    add_blocked_product(partial, x, transpose_x, y, transpose_y);
+#pragma omp barrier
+#pragma omp for schedule(static)
+    for (int64_t i = 0; i < size; ++i) {                                // C += P_0 + … + P_(T-1), in that order
+      real sum = partials[i];
+      for (int u = 1; u < threads; ++u) sum += partials[u * size + i];
+      c[i] += sum;
+    }
+  }
+}
+
 }  // namespace
 
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
@@ -185,9 +232,12 @@ void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap
     return;
   }
   if (C.rows() >= direct_size && C.cols() >= direct_size && depth >= direct_size) {
-    const int threads = split_threads(C.rows(), depth, C.cols());
-    if (threads > 1) {
-      add_split_product(C, X, transpose_x, Y, transpose_y, threads);
+    const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    const Cut cut = choose_cut(C.rows(), depth, C.cols(), threads);
+    if (cut == Cut::depth) {
+      add_depth_split_product(C, X, transpose_x, Y, transpose_y, threads);
+    } else if (cut != Cut::none) {
+      add_split_product(C, X, transpose_x, Y, transpose_y, threads, cut == Cut::rows);
     } else {
       add_blocked_product(StridedMap(C.data(), C.rows(), C.cols(), Eigen::OuterStride<>(C.cols())),
                           ConstStridedMap(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(X.cols())), transpose_x,
