@@ -78,9 +78,6 @@ void append_values(std::string& out, const std::vector<real>& values) {
   for (real value : values) append_little_endian(out, std::bit_cast<RealBits>(value), sizeof(real));
 }
 
-// ---- UTF-8 ----
-
-
 // ---- Error messages ----
 
 // Every refusal reads "<file>: <what is wrong>".
