@@ -188,7 +188,8 @@ void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMat
 // then the partials are added, in thread order, to C:
 //     P_t = op(X)[:, b_t:e_t] · op(Y)[b_t:e_t, :]          C += P_0 + P_1 + … + P_(T-1)
 // Every operand number is read by one thread only. The partials live in scratch space of the calling thread,
-// [threads, n, m] — no bigger than threads × the smaller input (n·m ≤ k·max(n, m)), reused from call to call.
+// [threads, n, m] — no bigger than threads × the smaller input (n·m ≤ k·min(n, m), as k ≥ max(n, m)), reused
+// from call to call.
 // The bits depend on the thread count (the sum is split at b_t), not on where the numbers sit.
 void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
                              int threads) {
