@@ -361,12 +361,14 @@ TEST_CASE("products shared among the threads (bands of rows, of columns or of th
           "for every transpose, on any thread count, and their bits do not depend on the offset") {
   // add_product cuts a product with enough work (n·k·m ≥ 2^22) into one band per thread; the wider side of C is
   // cut: rows for [300, 64], columns for [48, 400] — unless the depth k is at least as long (a weight's gradient,
-  // k = 2100 for C [64, 40]): then k is cut, and the threads' partial products are added. Called directly
-  // (matmul's batch loop may itself be shared among the threads, and a product inside it is not cut again).
+  // k = 2100 for C [64, 40]): then k is cut, and the threads' partial products are added. A thin product (fewer
+  // than 16 rows) with n·k·m ≥ 100 K shares C's columns instead: [4, 600] with k = 128, as beam search's output
+  // layer. Called directly (matmul's batch loop may itself be shared among the threads, and a product inside it
+  // is not cut again).
   Generator gen(11);
   const int threads_before = omp_get_max_threads();
   struct Case { int64_t n, k, m; };
-  for (Case size : {Case{300, 250, 64}, Case{48, 250, 400}, Case{64, 2100, 40}}) {
+  for (Case size : {Case{300, 250, 64}, Case{48, 250, 400}, Case{64, 2100, 40}, Case{4, 128, 600}}) {
     for (bool transpose_x : {false, true}) {
       for (bool transpose_y : {false, true}) {
         const int64_t n = size.n, k = size.k, m = size.m;

@@ -2,6 +2,7 @@
 #include "nn/embedding.h"
 
 #include <cmath>
+#include <vector>
 
 #include "autograd/ops.h"
 #include "util/error.h"
@@ -34,12 +35,17 @@ PositionalEncoding::PositionalEncoding(PositionalKind k, int64_t d_model, int64_
 }
 
 Tensor PositionalEncoding::sinusoidal_table(int64_t length, int64_t d_model, int64_t start) {
+  // PE(t, 2i) = sin(t / 10000^(2i/d_model)),  PE(t, 2i + 1) = cos(t / 10000^(2i/d_model))
   Tensor table = Tensor::zeros({length, d_model});                         // [T, d_model]
   const double log_base = std::log(10000.0);
+  std::vector<double> frequencies;                                         // [d_model / 2]: 10000^(−2i/d_model)
+  for (int64_t i = 0; 2 * i < d_model; ++i) {
+    frequencies.push_back(std::exp(-static_cast<double>(2 * i) * log_base / static_cast<double>(d_model)));
+  }
   for (int64_t row = 0; row < length; ++row) {
     const int64_t t = start + row;                                         // the position this row encodes
     for (int64_t i = 0; 2 * i < d_model; ++i) {
-      double frequency = std::exp(-static_cast<double>(2 * i) * log_base / static_cast<double>(d_model));
+      const double frequency = frequencies[static_cast<size_t>(i)];
       table.data()[row * d_model + 2 * i] = static_cast<real>(std::sin(t * frequency));
       if (2 * i + 1 < d_model) table.data()[row * d_model + 2 * i + 1] = static_cast<real>(std::cos(t * frequency));
     }
