@@ -6,12 +6,12 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
 #include <set>
 
 #include "data/cloze.h"
 #include "data/toy_en_fr.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/suggest.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -133,21 +133,11 @@ void draw_splits(Corpus& corpus, Generator& generator, const PairDrawer& draw_pa
 
 namespace {
 
-// Writes lines to path through path.tmp, so the final name only ever holds a complete file.
+// Writes lines to path atomically (util/files.h), so the final name only ever holds a complete file.
 void write_lines(const fs::path& path, const std::vector<std::string>& lines) {
-  fs::path temporary = path;
-  temporary += ".tmp";
-  {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) throw Error("corpus: cannot create " + temporary.string());
-    for (const std::string& line : lines) out << line << '\n';
-    out.flush();
-    if (!out) throw Error("corpus: cannot write " + temporary.string() + " (is the disk full?)");
-  }
-  std::error_code error;
-  fs::rename(temporary, path, error);
-  if (error) throw Error("corpus: cannot rename " + temporary.string() + " to " + path.string() + ": " +
-                         error.message());
+  std::string text;
+  for (const std::string& line : lines) text += line + '\n';
+  write_file_atomically(path.string(), text);
 }
 
 }  // namespace

@@ -11,9 +11,8 @@
 // and the tensors, and the header has already checked that the tensors fit inside the file. A lying header
 // therefore cannot make the reader allocate a huge amount of memory or read past the end of the bytes.
 //
-// Writing is atomic. The bytes go to a temporary file next to the destination, which is flushed to disk
-// (fsync) and then renamed over the destination. A rename within one directory is all-or-nothing, so someone
-// opening the checkpoint sees either the old file or the complete new one, never half of it.
+// Writing is atomic (util/files.h: a temporary file next to the destination, flushed and renamed over it):
+// someone opening the checkpoint sees either the old file or the complete new one, never half of it.
 #include "tensor/safetensors.h"
 
 #include <fcntl.h>
@@ -25,13 +24,13 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <type_traits>
 
 #include "util/error.h"
+#include "util/files.h"
 #include "util/quote.h"
 #include "util/utf8.h"
 
@@ -335,65 +334,6 @@ Tensor read_tensor(const TensorEntry& entry, const char* data, const std::string
   return Tensor::from_values(shape, std::move(values));
 }
 
-// ---- Writing ----
-
-// The file being written, under a temporary name next to its destination. If anything fails before commit(),
-// the destructor closes and deletes it, so an error never leaves a half-written file behind.
-class TemporaryFile {
- public:
-  explicit TemporaryFile(const std::string& final_path)
-      : final_path_(final_path), temporary_path_(final_path + ".tmp-" + std::to_string(::getpid())) {
-    fd_ = ::open(temporary_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (fd_ < 0) fail("cannot create " + temporary_path_);
-  }
-  TemporaryFile(const TemporaryFile&) = delete;
-  TemporaryFile& operator=(const TemporaryFile&) = delete;
-  ~TemporaryFile() {
-    if (fd_ >= 0) ::close(fd_);
-    if (!committed_) ::unlink(temporary_path_.c_str());
-  }
-
-  void write(const std::string& bytes) {
-    size_t written = 0;
-    while (written < bytes.size()) {
-      ssize_t count = ::write(fd_, bytes.data() + written, bytes.size() - written);
-      if (count < 0 && errno == EINTR) continue;  // interrupted by a signal before writing anything: retry
-      if (count < 0) fail("cannot write " + temporary_path_);
-      written += static_cast<size_t>(count);
-    }
-  }
-
-  // fsync, close, rename over the destination. After this, the destination holds the complete new file.
-  void commit() {
-    if (::fsync(fd_) != 0) fail("cannot flush " + temporary_path_ + " to disk");
-    int fd = fd_;
-    fd_ = -1;
-    if (::close(fd) != 0) fail("cannot close " + temporary_path_);
-    if (::rename(temporary_path_.c_str(), final_path_.c_str()) != 0) {
-      fail("cannot rename " + temporary_path_ + " to " + final_path_);
-    }
-    committed_ = true;
-    // The new name lives in the directory, so flush the directory too, or a power cut could forget the
-    // rename. Best effort: some file systems cannot fsync a directory, and the file itself is already safe.
-    std::string directory = std::filesystem::path(final_path_).parent_path().string();
-    int directory_fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (directory_fd >= 0) {
-      ::fsync(directory_fd);
-      ::close(directory_fd);
-    }
-  }
-
- private:
-  [[noreturn]] void fail(const std::string& what) const {
-    throw Error(final_path_ + ": " + what + ": " + std::strerror(errno));
-  }
-
-  std::string final_path_;
-  std::string temporary_path_;
-  int fd_ = -1;
-  bool committed_ = false;
-};
-
 }  // namespace
 
 SafetensorsContents parse_safetensors(const std::string& bytes, const std::string& source_name) {
@@ -501,7 +441,7 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
   std::string header_length;
   append_little_endian(header_length, header_text.size(), 8);
 
-  TemporaryFile file(path);
+  AtomicFile file(path);                // util/files.h: a temporary file, renamed when complete
   file.write(header_length + header_text);
   for (const NamedTensor& named : tensors) {
     std::string bytes;  // one tensor at a time: memory for a copy of the largest tensor, not the whole model

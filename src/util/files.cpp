@@ -1,4 +1,4 @@
-// files.cpp — atomic text writes (temporary file, fsync, rename) and whole-file reads.
+// files.cpp — atomic writes (temporary file, fsync, rename) and whole-file reads.
 #include "util/files.h"
 
 #include <fcntl.h>
@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -14,27 +15,54 @@
 
 namespace attnlab {
 
-void write_file_atomically(const std::string& path, const std::string& contents) {
-  const std::string temporary = path + ".tmp-" + std::to_string(::getpid());
-  int fd = ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) throw Error("cannot write '" + path + "': " + std::strerror(errno));
+AtomicFile::AtomicFile(const std::string& final_path)
+    : final_path_(final_path), temporary_path_(final_path + ".tmp-" + std::to_string(::getpid())) {
+  fd_ = ::open(temporary_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+  if (fd_ < 0) fail("cannot create " + temporary_path_);
+}
+
+AtomicFile::~AtomicFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!committed_) ::unlink(temporary_path_.c_str());
+}
+
+void AtomicFile::write(const std::string& bytes) {
   size_t written = 0;
-  while (written < contents.size()) {
-    ssize_t n = ::write(fd, contents.data() + written, contents.size() - written);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) {
-      int saved = errno;
-      ::close(fd);
-      ::unlink(temporary.c_str());
-      throw Error("cannot write '" + path + "': " + std::strerror(saved));
-    }
-    written += static_cast<size_t>(n);
+  while (written < bytes.size()) {
+    ssize_t count = ::write(fd_, bytes.data() + written, bytes.size() - written);
+    if (count < 0 && errno == EINTR) continue;  // interrupted by a signal before writing anything: retry
+    if (count < 0) fail("cannot write " + temporary_path_);
+    written += static_cast<size_t>(count);
   }
-  if (::fsync(fd) != 0 || ::close(fd) != 0 || std::rename(temporary.c_str(), path.c_str()) != 0) {
-    int saved = errno;
-    ::unlink(temporary.c_str());
-    throw Error("cannot write '" + path + "': " + std::strerror(saved));
+}
+
+void AtomicFile::commit() {
+  if (::fsync(fd_) != 0) fail("cannot flush " + temporary_path_ + " to disk");
+  int fd = fd_;
+  fd_ = -1;
+  if (::close(fd) != 0) fail("cannot close " + temporary_path_);
+  if (::rename(temporary_path_.c_str(), final_path_.c_str()) != 0) {
+    fail("cannot rename " + temporary_path_ + " to " + final_path_);
   }
+  committed_ = true;
+  // The new name lives in the directory, so flush the directory too, or a power cut could forget the rename.
+  // Best effort: some file systems cannot fsync a directory, and the file itself is already safe.
+  std::string directory = std::filesystem::path(final_path_).parent_path().string();
+  int directory_fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (directory_fd >= 0) {
+    ::fsync(directory_fd);
+    ::close(directory_fd);
+  }
+}
+
+void AtomicFile::fail(const std::string& what) const {
+  throw Error(final_path_ + ": " + what + ": " + std::strerror(errno));
+}
+
+void write_file_atomically(const std::string& path, const std::string& contents) {
+  AtomicFile file(path);
+  file.write(contents);
+  file.commit();
 }
 
 std::string read_text_file(const std::string& path) {

@@ -1,14 +1,39 @@
-// files.h — writing a text file so that a crash never leaves half of it behind.
+// files.h — writing a file so that a crash never leaves half of it behind.
 //
-// The text goes to "<path>.tmp-<pid>", is flushed to disk (fsync), and only then renamed over `path`: a rename
-// within one directory is atomic, so a reader sees either the old file or the whole new one.
+// The bytes go to "<path>.tmp-<pid>", which is flushed to disk (fsync) and only then renamed over `path`: a
+// rename within one directory is atomic, so a reader sees either the old file or the whole new one. The
+// directory is flushed too, so that a power cut cannot forget the rename. An error (or an exception) before
+// commit() deletes the temporary file: a failed write leaves no debris. Checkpoints (tensor/safetensors.cpp),
+// configs, vocabularies, pages and reports are all written this way.
 #pragma once
 
 #include <string>
 
-
 namespace attnlab {
 
+// A file written in pieces (a checkpoint, one tensor at a time) and then committed:
+//   AtomicFile file(path);  file.write(bytes); …;  file.commit();
+// Errors are attnlab::Error "<path>: cannot <what> <temporary>: <reason>".
+class AtomicFile {
+ public:
+  explicit AtomicFile(const std::string& final_path);   // creates the temporary file
+  AtomicFile(const AtomicFile&) = delete;
+  AtomicFile& operator=(const AtomicFile&) = delete;
+  ~AtomicFile();                                         // not committed: closes and deletes the temporary file
+
+  void write(const std::string& bytes);
+  void commit();   // fsync, close, rename over the destination, fsync the directory
+
+ private:
+  [[noreturn]] void fail(const std::string& what) const;
+
+  std::string final_path_;
+  std::string temporary_path_;
+  int fd_ = -1;
+  bool committed_ = false;
+};
+
+// The whole file at once.
 void write_file_atomically(const std::string& path, const std::string& contents);
 std::string read_text_file(const std::string& path);   // throws attnlab::Error naming the path
 
