@@ -23,9 +23,9 @@ void require_close(const real* a, const real* b, int64_t n, const char* what) {
 
 TEST_CASE("linear_cross_entropy gives cross_entropy(h · Wᵀ)'s loss and gradients, across chunks, with padding, "
           "label smoothing and a scaled loss") {
-  // V = 50000 makes a chunk 20 rows, so 3 × 15 = 45 positions take three chunks, the last one partial.
+  // V = 200000 makes a chunk 20 rows (2^22 logits), so 3 × 15 = 45 positions take three chunks, the last partial.
   Generator gen(21);
-  const int64_t B = 3, T = 15, d = 8, V = 50000;
+  const int64_t B = 3, T = 15, d = 8, V = 200000;
   TokenIds targets{{B, T}, {}};
   for (int64_t i = 0; i < B * T; ++i) targets.values.push_back(i % 7 == 3 ? 0 : static_cast<int32_t>((i * 7919) % V));
   for (real smoothing : {real(0), real(0.1)}) {

@@ -348,25 +348,22 @@ static void check_copies_agree_and_match_definition(Generator& gen, int64_t n, i
   }
 }
 
-TEST_CASE("large products (Eigen's GEMM, no scratch copies) give the same bits at every offset, and match the "
-          "scratch route") {
-  // Products with every size ≥ 16 are added straight into the output.
+TEST_CASE("large products (the packed GEMM or Eigen's, no scratch copies) give the same bits at every offset, and "
+          "match the definition") {
+  // Products with every size ≥ 16 are added straight into the output, by either GEMM (tensor/product.h).
   Generator gen(5);
-  for (bool transpose_b : {false, true}) {
-    check_copies_agree_and_match_definition(gen, 33, 40, 19, /*transpose_a=*/false, transpose_b);
+  for (ProductKernel kernel : {ProductKernel::packed, ProductKernel::eigen}) {
+    INFO("kernel ", kernel == ProductKernel::packed ? "packed" : "eigen");
+    use_product_kernel(kernel);
+    for (bool transpose_a : {false, true}) {
+      for (bool transpose_b : {false, true}) check_copies_agree_and_match_definition(gen, 33, 40, 19, transpose_a, transpose_b);
+    }
   }
+  use_product_kernel(ProductKernel::packed);
 }
 
-TEST_CASE("products shared among the threads (bands of rows, of columns or of the depth) match the definition "
-          "for every transpose, on any thread count, and their bits do not depend on the offset") {
-  // add_product cuts a product with enough work (n·k·m ≥ 2^22) into one band per thread; the wider side of C is
-  // cut: rows for [300, 64], columns for [48, 400] — unless the depth k is at least as long (a weight's gradient,
-  // k = 2100 for C [64, 40]): then k is cut, and the threads' partial products are added. A thin product (fewer
-  // than 16 rows) with n·k·m ≥ 100 K shares C's columns instead: [4, 600] with k = 128, as beam search's output
-  // layer. Called directly (matmul's batch loop may itself be shared among the threads, and a product inside it
-  // is not cut again).
-  Generator gen(11);
-  const int threads_before = omp_get_max_threads();
+// The body of the next test, for one GEMM: every case at 1, 2 and 3 threads and two offsets.
+static void check_shared_products(Generator& gen) {
   struct Case { int64_t n, k, m; };
   for (Case size : {Case{300, 250, 64}, Case{48, 250, 400}, Case{64, 2100, 40}, Case{4, 128, 600}}) {
     for (bool transpose_x : {false, true}) {
@@ -408,6 +405,24 @@ TEST_CASE("products shared among the threads (bands of rows, of columns or of th
       }
     }
   }
+}
+
+TEST_CASE("products shared among the threads (bands of rows, of columns or of the depth) match the definition "
+          "for every transpose, on any thread count, and their bits do not depend on the offset") {
+  // add_product cuts a product with enough work (n·k·m ≥ 2^22) into one band per thread; the wider side of C is
+  // cut: rows for [300, 64], columns for [48, 400] — unless the depth k is at least as long (a weight's gradient,
+  // k = 2100 for C [64, 40]): then k is cut, and the threads' partial products are added. A thin product (fewer
+  // than 16 rows) with n·k·m ≥ 100 K shares C's columns instead: [4, 600] with k = 128, as beam search's output
+  // layer. Called directly (matmul's batch loop may itself be shared among the threads, and a product inside it
+  // is not cut again). Both GEMMs (tensor/product.h).
+  Generator gen(11);
+  const int threads_before = omp_get_max_threads();
+  for (ProductKernel kernel : {ProductKernel::packed, ProductKernel::eigen}) {
+    INFO("kernel ", kernel == ProductKernel::packed ? "packed" : "eigen");
+    use_product_kernel(kernel);
+    check_shared_products(gen);
+  }
+  use_product_kernel(ProductKernel::packed);
   omp_set_num_threads(threads_before);
 }
 

@@ -1,12 +1,12 @@
-// test_small_matmul.cpp — the register-tiled small products of the fused kernels (src/kernels/small_matmul.h)
-// compute C = X · Y as the obvious triple loop does, read X through any strides, and give the same bits whichever
-// tile a number falls in.
+// test_small_matmul.cpp — the register-tiled products (src/tensor/small_matmul.h) that the fused kernels and the
+// packed GEMM are made of compute C = X · Y as the obvious triple loop does, read X through any strides, and give
+// the same bits whichever tile a number falls in.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <vector>
 
-#include "kernels/small_matmul.h"
+#include "tensor/small_matmul.h"
 #include "tensor/random.h"
 
 using namespace attnlab;

@@ -32,7 +32,7 @@
 // compares it with the chain, forward and backward, and tests/f64_two_paths.cpp and test_two_paths.cpp compare the
 // whole model on both paths.
 //
-// Each block's six products are small_matmul calls (kernels/small_matmul.h: register tiles, each output number one
+// Each block's six products are small_matmul calls (tensor/small_matmul.h: register tiles, each output number one
 // chain of multiply-adds over its inner index in order — the same bits wherever the tensors sit). K_hᵀ (forward)
 // and V_hᵀ (backward) are copied transposed into scratch, so that every product runs along contiguous rows; the
 // other head slices are read, and the products written, in place in the tensors when d_k is a whole number of
@@ -47,7 +47,7 @@
 #include "kernels/kernels.h"
 #include "kernels/gradient_buffer.h"
 #include "tensor/row_math.h"
-#include "kernels/small_matmul.h"
+#include "tensor/small_matmul.h"
 #include "util/error.h"
 #include "tensor/parallel.h"
 

@@ -1,6 +1,7 @@
 // module.cpp — registering and listing parameters.
 #include "nn/module.h"
 
+#include "tensor/product.h"
 #include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -13,6 +14,8 @@ Kernels parse_kernels(const std::string& name) {
 
 void Module::use_kernels(Kernels kernels) {
   kernels_ = kernels;
+  use_product_kernel(kernels == Kernels::fused ? ProductKernel::packed : ProductKernel::eigen);  // the GEMM too
+
   for (const auto& child : children_) child.second->use_kernels(kernels);
 }
 

@@ -17,9 +17,12 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 // The two paths every module can compute by (model.kernels, configs/README.md):
-//   reference  the paper's chain of plain ops, written in the module right under its equation — what to read
-//   fused      the fast kernels of src/kernels/ that stand for those chains (the default: the same numbers to
-//              rounding, less time and memory; tests/test_two_paths.cpp checks the two agree)
+//   reference  the paper's chain of plain ops, written in the module right under its equation — what to read;
+//              its matrix products run on Eigen's GEMM
+//   fused      the fast kernels of src/kernels/ that stand for those chains, and attnlab's own packed GEMM
+//              (tensor/packed_product.cpp) under every large product (the default: the same numbers to rounding,
+//              less time and memory; tests/test_two_paths.cpp checks the two agree)
+// The GEMM is one choice for the whole process (tensor/product.h): use_kernels sets it too.
 enum class Kernels { fused, reference };
 Kernels parse_kernels(const std::string& name);  // "fused" | "reference"; throws attnlab::Error naming model.kernels
 

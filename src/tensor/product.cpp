@@ -10,8 +10,10 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <atomic>
 #include <vector>
 
+#include "tensor/packed_product.h"
 #include "tensor/parallel.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -128,12 +130,17 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
 // Each band is still a blocked GEMM that packs its operands, so its bits do not depend on where the numbers
 // sit; they can depend on the band's size (Eigen picks its block sizes from it) and so on the thread count, as
 // Eigen's own threading did. tests/test_ops_matmul_shape.cpp checks the split against the definition.
-using StridedMap = Eigen::Map<Matrix, 0, Eigen::OuterStride<>>;
-using ConstStridedMap = Eigen::Map<const Matrix, 0, Eigen::OuterStride<>>;
+using StridedMap = StridedMatrixMap;                   // (tensor/packed_product.h)
+using ConstStridedMap = ConstStridedMatrixMap;
 
-// C += op(X) · op(Y) by Eigen's blocked GEMM (the direct route above), on any row-major views.
+std::atomic<ProductKernel> chosen_kernel{ProductKernel::packed};
+
+// C += op(X) · op(Y) by a blocked GEMM (the direct route above), on any row-major views: attnlab's own packed
+// product, or Eigen's one line.
 void add_blocked_product(StridedMap C, ConstStridedMap X, bool transpose_x, ConstStridedMap Y, bool transpose_y) {
-  if (!transpose_x && !transpose_y) C.noalias() += X * Y;
+  if (chosen_kernel.load(std::memory_order_relaxed) == ProductKernel::packed) {
+    add_packed_product(C, X, transpose_x, Y, transpose_y);
+  } else if (!transpose_x && !transpose_y) C.noalias() += X * Y;
   else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
   else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
   else C.noalias() += X.transpose() * Y.transpose();
@@ -231,6 +238,9 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
 }
 
 }  // namespace
+
+void use_product_kernel(ProductKernel kernel) { chosen_kernel.store(kernel, std::memory_order_relaxed); }
+ProductKernel product_kernel() { return chosen_kernel.load(std::memory_order_relaxed); }
 
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
   // The threads are shared out here (the bands above), so Eigen's GEMM itself always runs on one: with its own

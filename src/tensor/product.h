@@ -10,4 +10,11 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 // C [n, m] += op(X) · op(Y), where op(X) is X, or Xᵀ when transpose_x (likewise Y); op(X) [n, k], op(Y) [k, m].
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y);
 
+// Which GEMM the large products run on: attnlab's own (tensor/packed_product.cpp, the default) or Eigen's, the
+// reference it is checked against. One choice for the whole process; Module::use_kernels sets it with the model's
+// path (model.kernels: fused → packed, reference → eigen). Both give the same numbers to float rounding.
+enum class ProductKernel { packed, eigen };
+void use_product_kernel(ProductKernel kernel);
+ProductKernel product_kernel();
+
 }  // namespace attnlab::inline ATTNLAB_PRECISION

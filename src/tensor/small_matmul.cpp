@@ -1,5 +1,5 @@
 // small_matmul.cpp — register-tiled small matrix products (see small_matmul.h).
-#include "kernels/small_matmul.h"
+#include "tensor/small_matmul.h"
 
 #include <Eigen/Core>
 

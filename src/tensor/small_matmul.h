@@ -1,6 +1,7 @@
-// small_matmul.h — the small matrix products inside a fused kernel: one head of one sentence in attention, whose
-// matrices are [T, d_k] = 32 × 32 in the small benchmark model — too small for Eigen's GEMM to be worth its
-// packing, too many (6 products × B·h blocks × 6 attention layers a step) to leave to a plain loop.
+// small_matmul.h — register-tiled matrix products: the tiles every fast product of attnlab is made of. The fused
+// attention kernel (kernels/scaled_dot_attention.cpp) calls it on one head of one sentence — [T, d_k] = 32 × 32 in
+// the small benchmark model, too small for a packed GEMM to be worth its copies, too many for a plain loop — and
+// the packed GEMM (tensor/packed_product.cpp) on every block of a large product.
 //
 //   small_matmul(n, width, depth, X, x_row, x_col, Y, y_stride, C, c_stride, accumulate)
 //       C[i, j] = Σ_p X(i, p) · Y[p, j]          i < n, j < width, p < depth
