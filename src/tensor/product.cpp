@@ -1,9 +1,10 @@
 // product.cpp — C += op(X) · op(Y) on plain matrices, the same bits wherever the numbers sit in memory.
 //
 // Every matrix product of the engine (matmul, and the kernels linear and linear_cross_entropy) ends here. The
-// idea is one line, `C.noalias() += X * Y;` (Eigen's GEMM). The three routes below exist for two reasons a
-// learner can skip on a first reading: reproducibility (the same seed must give the same bits) and decoding
-// speed (a few rows times a large weight). tests/test_ops_matmul_shape.cpp checks every route against the
+// idea is one line, `C.noalias() += X * Y;` (Eigen's GEMM, the reference; the large products run on attnlab's own
+// GEMM by default, tensor/packed_product.cpp). The three routes below exist for two reasons a learner can skip on
+// a first reading: reproducibility (the same seed must give the same bits) and decoding speed (a few rows times a
+// large weight). tests/test_ops_matmul_shape.cpp checks every route against the
 // definition C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j] and for the same bits at every memory offset.
 #include "tensor/product.h"
 
@@ -40,8 +41,9 @@ real* aligned_scratch(int slot, int64_t size) {
   return buffer.data();
 }
 
-// Large products skip the copies. A product whose sizes are all at least `direct_size` is done by Eigen's
-// blocked GEMM, which copies ("packs") both operands into its own aligned blocks and walks them by row and
+// Large products skip the copies. A product whose sizes are all at least `direct_size` is done by a blocked GEMM
+// (attnlab's packed product, or Eigen's under model.kernels: reference). Either copies ("packs") its operands into
+// its own blocks — the packed product packs op(Y) and reads op(X) through strides — and walks them by row and
 // column index alone — never by address — so its result does not depend on where the numbers sit, and adding
 // straight into C (Eigen's C += 1·AB, one rounding per element, as `C += product` makes) gives the very bits the
 // scratch route gives. The alignment-dependent paths (matrix·vector products, and the coefficient-by-
@@ -123,13 +125,14 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
 // ∂W [256, 256] = Gᵀ [256, 2048] · x [2048, 256], the output layer's chunks [131, 8000] — and there the waiting
 // ate a third of the second core (2 threads gave 1.3–1.7× instead of 1.8–2×). So a product with enough work is
 // cut here instead: C's longer side into one contiguous band per thread (a multiple of 16 wide), and every
-// thread runs Eigen's GEMM on its band alone, start to finish, with no waiting until the end:
+// thread runs the GEMM on its band alone, start to finish, with no waiting until the end:
 //     C[b:e, :] += op(X)[b:e, :] · op(Y)          (bands of rows), or
 //     C[:, b:e] += op(X) · op(Y)[:, b:e]          (bands of columns)
 // (or, for a deep product whose C is small, the depth k into bands: "Deep products" below).
-// Each band is still a blocked GEMM that packs its operands, so its bits do not depend on where the numbers
-// sit; they can depend on the band's size (Eigen picks its block sizes from it) and so on the thread count, as
-// Eigen's own threading did. tests/test_ops_matmul_shape.cpp checks the split against the definition.
+// Each band is still a blocked GEMM, so its bits do not depend on where the numbers sit. With the packed product
+// they do not depend on the bands either (its blocks are fixed: tests/test_packed_product.cpp); with Eigen's they
+// can (Eigen picks its block sizes from the band's), and so on the thread count, as Eigen's own threading did.
+// tests/test_ops_matmul_shape.cpp checks the split against the definition.
 using StridedMap = StridedMatrixMap;                   // (tensor/packed_product.h)
 using ConstStridedMap = ConstStridedMatrixMap;
 
