@@ -15,7 +15,6 @@ Kernels parse_kernels(const std::string& name) {
 void Module::use_kernels(Kernels kernels) {
   kernels_ = kernels;
   use_product_kernel(kernels == Kernels::fused ? ProductKernel::packed : ProductKernel::eigen);  // the GEMM too
-
   for (const auto& child : children_) child.second->use_kernels(kernels);
 }
 

@@ -2,9 +2,9 @@
 // Multiplication", 2008): the product cut into blocks that fit the caches, one operand copied ("packed") into the
 // order the register tiles read it.
 //
-// The definition is three loops, C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j]. A CPU can do two 16-wide multiply-adds
-// per cycle, but only if the numbers are already in its registers or its nearest cache; the plain loops spend
-// their time waiting for memory. So:
+// The definition is three loops, C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j]. A CPU core with AVX-512 can do two
+// 16-wide multiply-adds per cycle, but only if the numbers are already in its registers or its nearest cache; the
+// plain loops spend their time waiting for memory. So:
 //   1. the depth k is cut into blocks of depth_block = 256:  C += op(X)[:, p0:p0+kc] · op(Y)[p0:p0+kc, :], in order;
 //   2. for each depth block, op(Y)'s rows p0 … p0+kc are copied into panels of panel_width columns, each panel
 //      [kc, panel_width] contiguous (padded with zeros past m) — 32 KB for floats, which stays in the core's
@@ -47,7 +47,8 @@ real* scratch(std::vector<real>& buffer, int64_t size) {
 }
 
 // Copies op(Y)[p0 : p0 + kc, 0 : m] into panels: panel q holds the columns [q·w, q·w + w), row p of the panel at
-// panels + (q·kc + p)·w. Columns past m are 0, so they add nothing to the tiles' sums.
+// panels + (q·kc + p)·w. Columns past m are set to 0: the tiles compute them too and their sums are thrown away,
+// so they must be plain numbers, not whatever the buffer held (a NaN or a denormal there would cost time).
 void pack_panels(ConstStridedMatrixMap Y, bool transpose_y, int64_t p0, int64_t kc, int64_t m, real* panels) {
   const int64_t w = panel_width(), count = (m + w - 1) / w, stride = Y.outerStride();
   for (int64_t q = 0; q < count; ++q) {

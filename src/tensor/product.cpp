@@ -4,8 +4,8 @@
 // idea is one line, `C.noalias() += X * Y;` (Eigen's GEMM, the reference; the large products run on attnlab's own
 // GEMM by default, tensor/packed_product.cpp). The three routes below exist for two reasons a learner can skip on
 // a first reading: reproducibility (the same seed must give the same bits) and decoding speed (a few rows times a
-// large weight). tests/test_ops_matmul_shape.cpp checks every route against the
-// definition C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j] and for the same bits at every memory offset.
+// large weight). tests/test_ops_matmul_shape.cpp checks every route against the definition
+// C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j] and for the same bits at every memory offset.
 #include "tensor/product.h"
 
 #include <omp.h>
@@ -133,14 +133,12 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
 // they do not depend on the bands either (its blocks are fixed: tests/test_packed_product.cpp); with Eigen's they
 // can (Eigen picks its block sizes from the band's), and so on the thread count, as Eigen's own threading did.
 // tests/test_ops_matmul_shape.cpp checks the split against the definition.
-using StridedMap = StridedMatrixMap;                   // (tensor/packed_product.h)
-using ConstStridedMap = ConstStridedMatrixMap;
-
 std::atomic<ProductKernel> chosen_kernel{ProductKernel::packed};
 
 // C += op(X) · op(Y) by a blocked GEMM (the direct route above), on any row-major views: attnlab's own packed
 // product, or Eigen's one line.
-void add_blocked_product(StridedMap C, ConstStridedMap X, bool transpose_x, ConstStridedMap Y, bool transpose_y) {
+void add_blocked_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool transpose_x, ConstStridedMatrixMap Y,
+                         bool transpose_y) {
   if (chosen_kernel.load(std::memory_order_relaxed) == ProductKernel::packed) {
     add_packed_product(C, X, transpose_x, Y, transpose_y);
   } else if (!transpose_x && !transpose_y) C.noalias() += X * Y;
@@ -182,18 +180,18 @@ void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMat
     if (by_rows) {
       const int64_t b = band_edge(n, t, threads), e = band_edge(n, t + 1, threads);
       // rows b..e of op(X): rows of X, or columns of X when it is transposed
-      ConstStridedMap x(transpose_x ? X.data() + b : X.data() + b * x_stride, transpose_x ? k : e - b,
+      ConstStridedMatrixMap x(transpose_x ? X.data() + b : X.data() + b * x_stride, transpose_x ? k : e - b,
                         transpose_x ? e - b : k, Eigen::OuterStride<>(x_stride));
-      ConstStridedMap y(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(y_stride));
-      add_blocked_product(StridedMap(C.data() + b * m, e - b, m, Eigen::OuterStride<>(m)),  // C[b:e, :]
+      ConstStridedMatrixMap y(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(y_stride));
+      add_blocked_product(StridedMatrixMap(C.data() + b * m, e - b, m, Eigen::OuterStride<>(m)),  // C[b:e, :]
                           x, transpose_x, y, transpose_y);
     } else {
       const int64_t b = band_edge(m, t, threads), e = band_edge(m, t + 1, threads);
       // columns b..e of op(Y): columns of Y, or rows of Y when it is transposed
-      ConstStridedMap x(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(x_stride));
-      ConstStridedMap y(transpose_y ? Y.data() + b * y_stride : Y.data() + b, transpose_y ? e - b : k,
+      ConstStridedMatrixMap x(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(x_stride));
+      ConstStridedMatrixMap y(transpose_y ? Y.data() + b * y_stride : Y.data() + b, transpose_y ? e - b : k,
                         transpose_y ? k : e - b, Eigen::OuterStride<>(y_stride));
-      add_blocked_product(StridedMap(C.data() + b, n, e - b, Eigen::OuterStride<>(m)),      // C[:, b:e]
+      add_blocked_product(StridedMatrixMap(C.data() + b, n, e - b, Eigen::OuterStride<>(m)),      // C[:, b:e]
                           x, transpose_x, y, transpose_y);
     }
   }
@@ -223,11 +221,11 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
     const int t = omp_get_thread_num();
     const int64_t b = band_edge(k, t, threads), e = band_edge(k, t + 1, threads);
     // columns b..e of op(X) (rows of X when it is transposed), rows b..e of op(Y) (columns when transposed)
-    ConstStridedMap x(transpose_x ? X.data() + b * x_stride : X.data() + b, transpose_x ? e - b : n,
+    ConstStridedMatrixMap x(transpose_x ? X.data() + b * x_stride : X.data() + b, transpose_x ? e - b : n,
                       transpose_x ? n : e - b, Eigen::OuterStride<>(x_stride));
-    ConstStridedMap y(transpose_y ? Y.data() + b : Y.data() + b * y_stride, transpose_y ? m : e - b,
+    ConstStridedMatrixMap y(transpose_y ? Y.data() + b : Y.data() + b * y_stride, transpose_y ? m : e - b,
                       transpose_y ? e - b : m, Eigen::OuterStride<>(y_stride));
-    StridedMap partial(partials + t * size, n, m, Eigen::OuterStride<>(m));   // P_t [n, m]
+    StridedMatrixMap partial(partials + t * size, n, m, Eigen::OuterStride<>(m));   // P_t [n, m]
     partial.setZero();
     add_blocked_product(partial, x, transpose_x, y, transpose_y);
 #pragma omp barrier
@@ -243,7 +241,6 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
 }  // namespace
 
 void use_product_kernel(ProductKernel kernel) { chosen_kernel.store(kernel, std::memory_order_relaxed); }
-ProductKernel product_kernel() { return chosen_kernel.load(std::memory_order_relaxed); }
 
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
   // The threads are shared out here (the bands above), so Eigen's GEMM itself always runs on one: with its own
@@ -264,9 +261,11 @@ void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap
     } else if (cut != Cut::none) {
       add_split_product(C, X, transpose_x, Y, transpose_y, threads, cut == Cut::rows);
     } else {
-      add_blocked_product(StridedMap(C.data(), C.rows(), C.cols(), Eigen::OuterStride<>(C.cols())),
-                          ConstStridedMap(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(X.cols())), transpose_x,
-                          ConstStridedMap(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(Y.cols())), transpose_y);
+      add_blocked_product(StridedMatrixMap(C.data(), C.rows(), C.cols(), Eigen::OuterStride<>(C.cols())),
+                          ConstStridedMatrixMap(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(X.cols())),
+                          transpose_x,
+                          ConstStridedMatrixMap(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(Y.cols())),
+                          transpose_y);
     }
     return;
   }

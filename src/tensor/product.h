@@ -15,6 +15,5 @@ void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap
 // path (model.kernels: fused → packed, reference → eigen). Both give the same numbers to float rounding.
 enum class ProductKernel { packed, eigen };
 void use_product_kernel(ProductKernel kernel);
-ProductKernel product_kernel();
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION
