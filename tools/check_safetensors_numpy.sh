@@ -3,7 +3,7 @@
 #
 #   sh tools/check_safetensors_numpy.sh <write_example_safetensors executable> <work directory>
 #
-# Writes <work directory>/example.safetensors with the example writer (tests/write_example_safetensors.cpp),
+# Writes <work directory>/example.safetensors with the example writer (tests/tensor/write_example_safetensors.cpp),
 # then reads it back with tools/read_safetensors.py --expect-example, which compares every value.
 # Exit status: 0 if the values match, 1 if they do not, and 77 if numpy is missing (ctest counts 77 as
 # "skipped", see SKIP_RETURN_CODE in tests/CMakeLists.txt).

@@ -18,9 +18,9 @@ packages=(
   python3-nltk                              # only for the test that compares our BLEU with NLTK's
   libcpp-httplib-dev                        # the HTTP server of `attnlab serve`
   chromium                                  # only for the test that opens the attention and report pages
-  chromium-driver python3-selenium          # only for the explorer's browser tests (tests/explorer_browser_test.py)
+  chromium-driver python3-selenium          # only for the explorer's browser tests (tests/inspect/explorer_browser_test.py)
   jq                                        # tools/compare.sh reads metrics.jsonl with it
-  gdb                                       # the debugger walkthrough; tests/gdb_test.sh checks tools/gdb/
+  gdb                                       # the debugger walkthrough; tests/tools/gdb_test.sh checks tools/gdb/
   clang libclang-rt-14-dev libomp-14-dev    # the fuzz preset: clang, its libFuzzer and OpenMP (tests/fuzz)
   openmpi-bin libopenmpi-dev                # data parallelism: mpirun -np N attnlab train (optional at build time)
 )

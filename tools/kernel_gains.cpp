@@ -8,7 +8,7 @@
 //   kept (MiB)      memory held by the graph after forward, until backward frees it: what a training step's peak
 //                   is made of (tensor/storage.h counts the live buffers)
 //   ms              forward + backward, the median of 9 runs after 2 warm-up runs, on every core
-// The two ways give the same numbers (tests/test_two_paths.cpp and each kernel's own test); this shows the cost.
+// The two ways give the same numbers (tests/model/test_two_paths.cpp and each kernel's own test); this shows the cost.
 //
 //   build/release/kernel_gains            prints a Markdown table
 #include <omp.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""make_golden.py — the reference answers attnlab's whole Transformer is checked against (tests/f64_golden.cpp).
+"""make_golden.py — the reference answers attnlab's whole Transformer is checked against (tests/model/f64_golden.cpp).
 
 llm.c guards its model the same way: build the model once more in PyTorch, run one batch forward and backward,
 write down the weights, the inputs, the logits, the loss and every gradient, and ask the C++ code to reproduce
@@ -22,7 +22,7 @@ nn.TransformerDecoder with the same weights: the reference is not just "what we 
 
 Run with Debian's PyTorch (python3-torch; the python3 first on PATH may lack it):
 
-    /usr/bin/python3 tools/make_golden.py            # writes tests/golden/transformer_{post,pre}.safetensors
+    /usr/bin/python3 tools/make_golden.py            # writes tests/model/golden/transformer_{post,pre}.safetensors
 
 Everything is float64 and seeded, so running it again writes the same numbers (up to PyTorch's own kernels).
 The files are written with struct and numpy, by hand: no safetensors package is needed.

@@ -11,7 +11,7 @@ package are needed. The format (described in src/tensor/safetensors.h) is:
 
 Usage:
     read_safetensors.py FILE                     print each tensor's name, dtype, shape and first values
-    read_safetensors.py --expect-example FILE    also check the file tests/write_example_safetensors.cpp
+    read_safetensors.py --expect-example FILE    also check the file tests/tensor/write_example_safetensors.cpp
                                                  writes; exit 1 if anything differs
 """
 import argparse
@@ -28,7 +28,7 @@ NUMPY_DTYPES = {
     "U64": "<u8", "U32": "<u4", "U16": "<u2", "U8": "u1", "BOOL": "?",
 }
 
-# What tests/write_example_safetensors.cpp writes. Change both files together.
+# What tests/tensor/write_example_safetensors.cpp writes. Change both files together.
 EXAMPLE_TENSORS = [  # in file order: (name, shape, values in row-major order)
     ("encoder.norm.bias", [4], [0.5, -0.25, 2, 8]),
     ("embedding.weight", [3, 4], [(k - 6) / 4 for k in range(12)]),
@@ -92,7 +92,7 @@ def main():
     parser = argparse.ArgumentParser(description="Print the tensors and metadata of a safetensors file.")
     parser.add_argument("file")
     parser.add_argument("--expect-example", action="store_true",
-                        help="check the file written by tests/write_example_safetensors.cpp; exit 1 on a mismatch")
+                        help="check the file written by tests/tensor/write_example_safetensors.cpp; exit 1 on a mismatch")
     args = parser.parse_args()
 
     tensors, metadata = read_safetensors(args.file)

@@ -15,7 +15,7 @@
 // with R − b a constant (no gradient flows into the reward). Its expectation over s has the same gradient as
 // E_s[−log p(y | s)]: ∇ E[ℓ(s)] = E[∇ℓ(s) + ℓ(s) ∇ log π(s)], and R = −ℓ; b may be any number that does not
 // depend on this sample (E[∇ log π] = 0), and a good one lowers the variance. Mind the sign: −(R − b), not
-// +(R − b) — with the other sign good samples become rarer (tests/f64_attention_local_hard.cpp pins it).
+// +(R − b) — with the other sign good samples become rarer (tests/attention/f64_attention_local_hard.cpp pins it).
 //
 // Xu et al.'s three variance reducers, each a config key (configs/README.md):
 //   hard_baseline_decay   b ← 0.9 b + 0.1 · (the batch's mean reward), a moving average; b starts at the first

@@ -24,7 +24,7 @@
 // sentence will be (the mask proofs catch exactly that). So p_i = i as in the paper, held at the source's last
 // word once the target is longer than the source.
 // Self-attention: local_m as encoder or decoder self-attention is exactly a restricted window [D, D] ([D, 0]
-// causal) of scaled_dot (tests/f64_attention_local_hard.cpp checks it); local_p lets each word choose where in
+// causal) of scaled_dot (tests/attention/f64_attention_local_hard.cpp checks it); local_p lets each word choose where in
 // its own sentence to look.
 //
 // What is differentiable and what is not:

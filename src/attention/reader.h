@@ -22,7 +22,7 @@
 // Padding: a batch pads documents to n and queries to m. A padded document position must get s = 0 (it is no
 // answer) and must not count in β̄'s mean (n is the document's real length); a padded query word must get no
 // weight in β (so β̄_j = 0 for it, and its α column is ignored). Both are −∞ entries of the softmaxes' additive
-// masks, and a 0/1 factor in β̄'s mean. tests/test_cloze.cpp checks that changing padded tokens leaves P unchanged.
+// masks, and a 0/1 factor in β̄'s mean. tests/cloze/test_cloze.cpp checks that changing padded tokens leaves P unchanged.
 #pragma once
 
 #include <cstdint>

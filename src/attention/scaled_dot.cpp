@@ -70,7 +70,7 @@ class ScaledDotAttention : public Attention {
 
   // The same as one fused op over the unsplit projections (kernels/scaled_dot_attention.cpp: no head split/merge
   // copies, one graph node instead of thirteen), or, with a window, the banded kernels that never make the [Tq, Tk]
-  // matrix (kernels/banded_attention.cpp). tests/test_two_paths.cpp checks both against heads().
+  // matrix (kernels/banded_attention.cpp). tests/model/test_two_paths.cpp checks both against heads().
   Tensor fused_heads(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
                      ForwardContext& ctx) {
     if (config_.has_window) {

@@ -9,8 +9,8 @@
 #include "cli/commands.h"
 #include "inspect/attention_maps.h"
 #include "util/error.h"
-#include "train/cloze_training.h"
-#include "train/run.h"
+#include "cloze/cloze_training.h"
+#include "run/run.h"
 
 namespace attnlab {
 

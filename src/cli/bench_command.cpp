@@ -8,9 +8,9 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
-#include "train/bench.h"
-#include "train/config_io.h"
-#include "train/length_sweep.h"
+#include "lab/bench.h"
+#include "run/config_io.h"
+#include "lab/length_sweep.h"
 #include "util/files.h"
 
 namespace attnlab {

@@ -15,7 +15,7 @@
 #include "cli/commands.h"
 #include "data/cloze_question.h"
 #include "inspect/cloze_maps.h"
-#include "train/cloze_training.h"
+#include "cloze/cloze_training.h"
 #include "util/error.h"
 
 namespace attnlab {

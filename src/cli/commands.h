@@ -36,7 +36,7 @@ struct TranslateCommandOptions {
   std::string run;                     // a run folder
   std::string text;                    // one sentence; empty: read lines from stdin
   std::string checkpoint = "best";     // best | latest | a checkpoint file
-  std::string kernels;                 // fused | reference (empty: the run's model.kernels)
+  std::string path;                    // paper | fused (empty: the run's model.path)
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
   double alpha = -1;                   // GNMT length penalty α; < 0: the run's decode.length_penalty
 };
@@ -48,7 +48,7 @@ struct EvalCommandOptions {
   std::string src, ref;                // … or two line-aligned files
   std::optional<int64_t> beam;         // empty: the run's decode.beam
   std::string checkpoint = "best";     // best | latest | a checkpoint file
-  std::string kernels;                 // fused | reference (empty: the run's model.kernels)
+  std::string path;                    // paper | fused (empty: the run's model.path)
   bool json = false;                   // one JSON object instead of the table
   std::string out;                     // hypotheses file; empty: RUN/eval-SPLIT.hyp or SRC.hyp
 };

@@ -13,10 +13,10 @@
 
 #include "cli/commands.h"
 #include "data/corpus.h"
-#include "train/cloze_training.h"
-#include "train/evaluate.h"
+#include "cloze/cloze_training.h"
+#include "lab/evaluate.h"
 #include "util/error.h"
-#include "train/run.h"
+#include "run/run.h"
 #include "util/files.h"
 
 namespace attnlab {
@@ -82,7 +82,7 @@ int eval_command(const EvalCommandOptions& options) {
                 (options.src.empty() ? "src" : "ref") + " too (source and reference files go together)");
   }
   LoadedRun run = load_run(options.run, options.checkpoint);
-  if (!options.kernels.empty()) run.model->use_kernels(parse_kernels(options.kernels));  // --kernels
+  if (!options.path.empty()) run.model->use_compute_path(parse_compute_path(options.path, "--path"));
   EvalText text = use_split ? split_text(run.config, options.split, options.run)
                             : read_pair(options.src, options.ref,
                                         options.run + "/eval-" + std::filesystem::path(options.src).filename().string() +

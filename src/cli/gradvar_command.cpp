@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "train/gradient_variance.h"
+#include "lab/gradient_variance.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/svg_plot.h"

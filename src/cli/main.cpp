@@ -129,9 +129,10 @@ int main(int argc, char** argv) {
       "translations go to standard output, one per line.");
   translate_app->add_option("--run", translate.run, "The run folder")->required();
   translate_app->add_option("--text", translate.text, "One sentence to translate (otherwise read stdin)");
-  translate_app->add_option("--kernels", translate.kernels,
-                 "fused (the fast kernels) or reference (the paper's chain of plain ops, for stepping through)")
-      ->check(CLI::IsMember({"fused", "reference"}));
+  translate_app->add_option("--path", translate.path,
+                 "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "
+                 "model.path (default: the run's)")
+      ->check(CLI::IsMember({"paper", "fused"}));
   translate_app->add_option("--checkpoint", translate.checkpoint,
                             "best (default), latest, or the path of a checkpoint file");
   translate_app->add_option("--beam", translate.beam,
@@ -158,9 +159,10 @@ int main(int argc, char** argv) {
   CLI::Option* eval_beam_option =
       eval_app->add_option("--beam", eval_beam, "Beam size (1 = greedy; default: the run's decode.beam)")
           ->check(CLI::Range(int64_t{1}, int64_t{1000}));
-  eval_app->add_option("--kernels", eval.kernels,
-                 "fused (the fast kernels) or reference (the paper's chain of plain ops, for stepping through)")
-      ->check(CLI::IsMember({"fused", "reference"}));
+  eval_app->add_option("--path", eval.path,
+                 "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "
+                 "model.path (default: the run's)")
+      ->check(CLI::IsMember({"paper", "fused"}));
   eval_app->add_option("--checkpoint", eval.checkpoint, "best (default), latest, or the path of a checkpoint file");
   eval_app->add_flag("--json", eval.json, "Print one JSON object instead of a table");
   eval_app->add_option("--out", eval.out,

@@ -11,7 +11,7 @@
 #include "data/corpus.h"
 #include "inspect/report.h"
 #include "util/error.h"
-#include "train/run.h"
+#include "run/run.h"
 #include "util/files.h"
 
 namespace attnlab {

@@ -28,7 +28,7 @@
 #include "cli/commands.h"
 #include "inspect/attention_maps.h"
 #include "inspect/explorer_page.h"
-#include "train/run.h"
+#include "run/run.h"
 #include "util/error.h"
 
 // Last: cpp-httplib brings <resolv.h>, whose macro `_res` would rewrite a parameter name inside Eigen's headers.

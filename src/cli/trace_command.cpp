@@ -11,7 +11,7 @@
 #include "decode/translate.h"
 #include "inspect/trace.h"
 #include "util/error.h"
-#include "train/run.h"
+#include "run/run.h"
 #include "util/utf8.h"
 
 namespace attnlab {
@@ -60,6 +60,10 @@ int trace_command(const TraceCommandOptions& options) {
               forced ? "--target, teacher-forced" : "the model's greedy translation, teacher-forced");
   std::printf("# each line: name, shape, the first %lld numbers of its first row\n",
               static_cast<long long>(options.values));
+  if (trace.switched_to_paper_path) {
+    std::printf("# computed on the paper's path (model.path: paper), which has every stage below; the run's own "
+                "path, fused, computes the same numbers in fewer ops\n");
+  }
   for (const std::string& line : format_trace(trace, source_tokenizer, target_tokenizer, options.values)) {
     std::printf("%s\n", line.c_str());
   }

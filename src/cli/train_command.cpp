@@ -14,9 +14,9 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
-#include "train/cloze_training.h"
-#include "train/data_parallel.h"
-#include "train/trainer.h"
+#include "cloze/cloze_training.h"
+#include "distributed/data_parallel.h"
+#include "run/trainer.h"
 
 namespace attnlab {
 
@@ -97,7 +97,9 @@ TrainSummary train_as_rank(const TrainRequest& request, ProgressObserver& observ
   TrainingObserver silent;
   if (rank != 0) spdlog::set_level(std::max(spdlog::get_level(), spdlog::level::warn));
   try {
-    return train(request, rank == 0 ? static_cast<TrainingObserver&>(observer) : silent);
+    TrainingObserver& heard = rank == 0 ? static_cast<TrainingObserver&>(observer) : silent;
+    // model.task: cloze trains a reader (cloze/cloze_training.h); every other run the translation model.
+    return is_cloze_request(request) ? train_cloze(request, heard) : train(request, heard);
   } catch (const std::exception& e) {
     if (ranks == 1) throw;
     observer.clear_bar();

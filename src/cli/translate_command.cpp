@@ -15,13 +15,13 @@
 
 #include "cli/commands.h"
 #include "decode/batched.h"
-#include "train/run.h"
+#include "run/run.h"
 
 namespace attnlab {
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
-  if (!options.kernels.empty()) run.model->use_kernels(parse_kernels(options.kernels));  // --kernels
+  if (!options.path.empty()) run.model->use_compute_path(parse_compute_path(options.path, "--path"));
   DecodeConfig decode = run.config.decode;              // the run's decode: section, unless overridden
   if (options.beam > 0) decode.beam = options.beam;
   if (options.alpha >= 0) decode.length_penalty = options.alpha;

@@ -11,7 +11,7 @@
 // Batching changes nothing a sentence can see: attention hides every padded key (−∞ before the softmax gives it a
 // weight of exactly 0), and each row of a product depends on its own row alone. What it can change is the order in
 // which a few sums are added up (a row of scores is summed over more, zero-weighted, keys), so logits may differ
-// in the last bits — and the greedy argmax only where two tokens were tied to those bits. tests/test_decode.cpp
+// in the last bits — and the greedy argmax only where two tokens were tied to those bits. tests/decode/test_decode.cpp
 // checks a trained model's outputs one at a time against batched, for greedy and for beam search.
 #pragma once
 

@@ -1,7 +1,7 @@
 // greedy.h — greedy decoding: at every step take the single most likely next token.
 //
 //   y_0 = bos;   y_t = argmax_v p(v | y_<t, x)   until eos or the length limit.
-// Two versions that must agree token for token (tests/test_decode.cpp):
+// Two versions that must agree token for token (tests/decode/test_decode.cpp):
 //   greedy_decode         re-runs the decoder over the whole prefix at every step — O(T²) position-passes for
 //                         T output tokens; simple and obviously right: the reference.
 //   greedy_decode_cached  feeds only the newest token, the decoder's keys and values kept in a cache

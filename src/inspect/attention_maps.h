@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "inspect/svg.h"
-#include "train/run.h"
+#include "run/run.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

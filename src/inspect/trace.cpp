@@ -61,14 +61,16 @@ SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source,
   const TokenIds src = one_sentence(trace.source);                             // [1, S]
   const TokenIds tgt_in = one_sentence(trace.decoder_input);                   // [1, T], bos + target
 
-  // A trace shows the paper's chain, op by op: the reference path computes every stage it prints (Q, K, V per
-  // head, the scores, the weights), so nothing is recomputed for display. The model's own path is put back after.
-  struct ReferencePath {
+  // A trace shows the paper's chain, op by op: the paper's path computes every stage it prints (Q, K, V per
+  // head, the scores, the weights), so nothing is recomputed for display. A model on the fused path is put on the
+  // paper's for the trace (the trace says so: SentenceTrace::switched_to_paper_path), and back after.
+  struct PaperPath {
     Seq2Seq& model;
-    Kernels saved = model.kernels();
-    ~ReferencePath() { model.use_kernels(saved); }
-  } reference{model};
-  model.use_kernels(Kernels::reference);
+    ComputePath saved = model.compute_path();
+    ~PaperPath() { model.use_compute_path(saved); }
+  } paper_path{model};
+  trace.switched_to_paper_path = model.fused();
+  model.use_compute_path(ComputePath::paper);
   TraceRecorder recorder;
   ForwardContext ctx;
   ctx.tracer = &recorder;

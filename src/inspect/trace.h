@@ -47,6 +47,7 @@ struct SentenceTrace {
   std::vector<TracedTensor> encoder;    // the stages of Seq2Seq::encode, in order
   std::vector<TracedTensor> decoder;    // the stages of Seq2Seq::decode, in order; the last is "logits"
   Tensor logits;                        // [1, T, V]: what decode returned
+  bool switched_to_paper_path = false;  // the model was on the fused path: the trace ran the paper's (model.path)
 };
 
 // Runs encode and decode once at inference (no dropout, no graph) with a TraceRecorder, and hands every attention

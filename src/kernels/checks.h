@@ -1,5 +1,5 @@
 // kernels/checks.h — gradient checks for the fused ops (src/kernels/checks/<file>.cpp). Each kernel is also
-// checked against the chain of ops it replaces (tests/test_two_paths.cpp, tests/f64_two_paths.cpp).
+// checked against the chain of ops it replaces (tests/model/test_two_paths.cpp, tests/model/f64_two_paths.cpp).
 #pragma once
 
 #include <vector>

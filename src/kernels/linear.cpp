@@ -1,9 +1,9 @@
 // linear.cpp — nn.Linear's y = x · Wᵀ + b as one op (kernels chapter).
 //
 // Replaces the chain   y = add(matmul(x, W, false, /*transpose_b=*/true), b)
-// (src/nn/linear.cpp runs that chain under model.kernels: reference). What it saves: one [..., out] tensor per
+// (src/nn/linear.cpp runs that chain on the paper's path, model.path: paper). What it saves: one [..., out] tensor per
 // layer kept until backward, and one pass over the output (README "Performance": base training peak RSS
-// 850 → 712 MiB when this op came in). tests/test_ops_matmul_shape.cpp checks it against the chain.
+// 850 → 712 MiB when this op came in). tests/autograd/test_ops_matmul_shape.cpp checks it against the chain.
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -23,7 +23,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 // row and the product is added into it, so there is one tensor and one pass:
 //     forward                                  backward (G = ∂L/∂y, rows i over every leading position)
 //     y[i, j] = b[j] + Σ_p x[i, p] · W[j, p]   ∂x = G · W      ∂W = Gᵀ · x      ∂b[j] = Σ_i G[i, j]
-// The reference is linear_reference-style code in tests/test_ops_matmul_shape.cpp: matmul(x, W, false, true)
+// The reference is linear_reference-style code in tests/autograd/test_ops_matmul_shape.cpp: matmul(x, W, false, true)
 // then add(·, b), which this must match.
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
   if (x.rank() < 1 || weight.rank() != 2 || x.size(-1) != weight.size(1)) {
@@ -46,7 +46,8 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
                  [=](int64_t i) { std::copy(b, b + out, py + i * out); });
   }
   add_product(Y, ConstMatrixMap(x.data(), rows, in), false,               // x [rows, in]
-              ConstMatrixMap(weight.data(), out, in), /*transpose_y=*/true);  // Wᵀ [in, out]
+              ConstMatrixMap(weight.data(), out, in), /*transpose_y=*/true,   // Wᵀ [in, out]
+              Gemm::packed);
 
   if (no_graph(y, "linear")) return y;  // no graph under NoGradGuard (graph.h)
   std::vector<Tensor> inputs{x, weight};
@@ -55,11 +56,11 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias) {
     ConstMatrixMap G(node.grad.data(), rows, out);                         // ∂y [rows, out]
     if (wants_grad(x)) {
       add_product(MatrixMap(x.grad(), rows, in), G, false,                  // ∂x [rows, in] += G · W
-                  ConstMatrixMap(weight.data(), out, in), false);
+                  ConstMatrixMap(weight.data(), out, in), false, Gemm::packed);
     }
     if (wants_grad(weight)) {
       add_product(MatrixMap(weight.grad(), out, in), G, /*transpose_x=*/true,  // ∂W [out, in] += Gᵀ · x
-                  ConstMatrixMap(x.data(), rows, in), false);
+                  ConstMatrixMap(x.data(), rows, in), false, Gemm::packed);
     }
     if (bias.defined() && wants_grad(bias)) {
       const real* g = node.grad.data();                                     // ∂b [out] += Σ_i G_i, in fixed

@@ -4,7 +4,7 @@
 //                      loss   = cross_entropy(logits, targets, ε, pad)         [1]
 // (src/model/transformer.cpp runs that chain under model.kernels: reference). What it saves: the [N, V] logits
 // and their gradient are never held — for the base benchmark model 2 × 64 MB (README "Performance": training
-// peak RSS 712 → 594 MiB when this op came in). tests/test_fused_output_loss.cpp checks loss and gradients
+// peak RSS 712 → 594 MiB when this op came in). tests/kernels/test_fused_output_loss.cpp checks loss and gradients
 // against the chain.
 #include <algorithm>
 #include <cmath>
@@ -36,7 +36,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 // 1 unless the loss was scaled, e.g. for gradient accumulation):  ∂h += g · ∂h_saved,  ∂W += g · ∂W_saved.
 // The gradient work is done in forward only when h or W wants a gradient (not in validation).
 // The reference is the two ops it replaces, matmul(h, W, false, true) then cross_entropy(·);
-// tests/test_ops_loss_misc.cpp checks that loss and gradients agree to float rounding.
+// tests/autograd/test_ops_loss_misc.cpp checks that loss and gradients agree to float rounding.
 Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
                             int32_t ignore_id) {
   if (h.rank() < 2 || weight.rank() != 2 || h.size(-1) != weight.size(1)) {
@@ -84,7 +84,7 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
     MatrixMap Z(z.data(), n, V);                                        // z_c [n, V]
     Z.setZero();
     ConstMatrixMap H(h.data() + first * d, n, d);                       // h_c [n, d]
-    add_product(Z, H, false, ConstMatrixMap(weight.data(), V, d), true);  // z_c = h_c · Wᵀ
+    add_product(Z, H, false, ConstMatrixMap(weight.data(), V, d), true, Gemm::packed);  // z_c = h_c · Wᵀ
 #pragma omp parallel for schedule(static) if (worth_threads(n * V))
     for (int64_t i = 0; i < n; ++i) {                                   // rows are independent
       const int32_t t = ids[first + i];
@@ -106,9 +106,11 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
     }
     if (h_grad) {                                                       // ∂h_c = ∂z_c · W   [n, d]
       add_product(MatrixMap(dh.data() + first * d, n, d), ConstMatrixMap(z.data(), n, V), false,
-                  ConstMatrixMap(weight.data(), V, d), false);
+                  ConstMatrixMap(weight.data(), V, d), false, Gemm::packed);
     }
-    if (w_grad) add_product(MatrixMap(dw.data(), V, d), ConstMatrixMap(z.data(), n, V), true, H, false);  // ∂W += ∂z_cᵀ · h_c   [V, d]
+    if (w_grad) {                                                       // ∂W += ∂z_cᵀ · h_c   [V, d]
+      add_product(MatrixMap(dw.data(), V, d), ConstMatrixMap(z.data(), n, V), true, H, false, Gemm::packed);
+    }
   }
   real total = 0;                                                       // Σ_i loss_i, in row order
   for (int64_t r = 0; r < rows; ++r) total += row_loss[static_cast<size_t>(r)];

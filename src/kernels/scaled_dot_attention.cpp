@@ -28,8 +28,8 @@
 // one key drawn from the generator and of the weight's index in A [B, h, Tq, Tk] (ops/dropout.cpp), computed row
 // by row in forward and again in backward — exactly the mask dropout() would draw for A.
 // What it saves, measured when it came in (README "Performance", commit d686fdf → 15d6e14 with the other kernels
-// of that work): the small benchmark model's forward went from 100 ms-class to 25 ms. tests/test_fused_attention.cpp
-// compares it with the chain, forward and backward, and tests/f64_two_paths.cpp and test_two_paths.cpp compare the
+// of that work): the small benchmark model's forward went from 100 ms-class to 25 ms. tests/kernels/test_fused_attention.cpp
+// compares it with the chain, forward and backward, and tests/model/f64_two_paths.cpp and test_two_paths.cpp compare the
 // whole model on both paths.
 //
 // Each block's six products are small_matmul calls (tensor/small_matmul.h: register tiles, each output number one

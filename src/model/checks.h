@@ -14,7 +14,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 std::vector<GradcheckCase> model_checks(Generator& init);
 
 // Every case, chapter by chapter: the engine's ops, the kernels, the layers, the attention kinds, the model.
-// This is what `attnlab gradcheck` and tests/f64_gradcheck.cpp run (model/checks/all_checks.cpp).
+// This is what `attnlab gradcheck` and tests/autograd/f64_gradcheck.cpp run (model/checks/all_checks.cpp).
 std::vector<GradcheckCase> all_gradcheck_cases();
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "attention/attention.h"
+#include "nn/module.h"
 #include "tensor/token_ids.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -31,9 +32,9 @@ struct ModelConfig {
   bool residual = true;             // x + Sublayer(x); false drops the "x +" in every sublayer (an ablation)
   std::string positional = "sinusoidal";  // sinusoidal | learned | none
   int64_t max_len = 256;            // positions of the learned table
-  // How the modules compute: "fused" runs the kernels chapter's fused ops (src/kernels/), "reference" the chain
-  // of plain ops each kernel stands for, written in the module under its equation. Same numbers to rounding.
-  std::string kernels = "fused";    // fused | reference
+  // How the modules compute (nn/module.h): the paper's chain of plain ops, written in each module under its
+  // equation, or the fused kernels of src/kernels/ that stand for those chains. Same numbers to rounding.
+  ComputePath path = ComputePath::fused;   // model.path: paper | fused
   AttentionConfig encoder_attention;  // model.attention.encoder
   AttentionConfig decoder_attention;  // model.attention.decoder (causal self-attention)
   AttentionConfig cross_attention;    // model.attention.cross

@@ -30,12 +30,12 @@ Tensor sublayer(const Tensor& x, const Module& module, const LayerNorm& norm, Su
   if (wiring.pre_norm) {
     Tensor normed = norm.forward(x);                                            // [B, T, d]
     ctx.trace(norm, normed);
-    Tensor out = wiring.residual ? add_with_dropout(x, f(normed), p, ctx, module.kernels())  // x + Dropout(f)
+    Tensor out = wiring.residual ? add_with_dropout(x, f(normed), p, ctx, module.compute_path())  // x + Dropout(f)
                                  : apply_dropout(f(normed), p, ctx);
     ctx.trace(module, "residual", out);
     return out;
   }
-  Tensor sum = wiring.residual ? add_with_dropout(x, f(x), p, ctx, module.kernels())  // [B, T, d] = x + Dropout(f(x))
+  Tensor sum = wiring.residual ? add_with_dropout(x, f(x), p, ctx, module.compute_path())  // [B, T, d] = x + Dropout(f(x))
                                : apply_dropout(f(x), p, ctx);
   ctx.trace(module, "residual", sum);
   Tensor normed = norm.forward(sum);                                            // [B, T, d]
@@ -179,7 +179,6 @@ void check_model_config(const ModelConfig& c) {
   if (c.norm != "post" && c.norm != "pre") throw Error("model.norm: '" + c.norm + "' is not one of post, pre");
   parse_activation(c.activation);
   parse_positional(c.positional);
-  parse_kernels(c.kernels);
   if (c.share_embeddings && c.src_vocab != c.tgt_vocab) {
     throw Error("model.share_embeddings needs one vocabulary for both sides, but the source has " +
                 std::to_string(c.src_vocab) + " tokens and the target " + std::to_string(c.tgt_vocab));
@@ -222,7 +221,7 @@ Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
     output_weight_ = register_parameter("output_projection.weight",
                                         Tensor::uniform({c.tgt_vocab, c.d_model}, init, -bound, bound));
   }
-  use_kernels(parse_kernels(c.kernels));       // model.kernels: every module computes by the same path
+  use_compute_path(c.path);                    // model.path: every module computes by the same path
 }
 
 Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& positions, const TokenIds& ids,
@@ -359,7 +358,8 @@ Tensor Seq2Seq::decode_step(const TokenIds& tokens, DecoderState& state, Forward
   // The one position's rows [B, d] (a reshape of d numbers per row) times the output weight [V, d]ᵀ: the logits
   // come out as [B, V] directly, instead of [B, 1, V] and a copy of all B·V of them by a reshape.
   y = reshape(y, {state.batch, y.size(2)});                                   // [B, d]
-  return matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);   // [B, V]
+  if (!fused()) return matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);   // [B, V]
+  return linear(y, output_weight_, Tensor());                                 // the same, on the packed GEMM
 }
 
 Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {

@@ -146,7 +146,7 @@ void check_model_config(const ModelConfig& config);
 //   FFN         2 d d_ff + d_ff + d,   each LayerNorm 2 d;   encoder layer: attention, FFN, 2 norms;
 //   decoder layer: 2 attentions, FFN, 3 norms.  Then the embeddings (V_src d, and V_tgt d unless shared), the
 //   learned positions (2 max_len d), pre-LN's two final norms, the output projection (V_tgt d unless tied).
-// Exact for every kind but sagan, which it overestimates (tests/test_model.cpp).
+// Exact for every kind but sagan, which it overestimates (tests/model/test_model.cpp).
 double estimated_parameters(const ModelConfig& config);
 
 // Refuses, naming the sizes, the estimate and the machine's memory, a model whose `copies` numbers per

@@ -13,9 +13,9 @@ Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx) {
   return dropout(x, static_cast<real>(p), *ctx.generator);
 }
 
-Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx, Kernels kernels) {
+Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx, ComputePath path) {
   if (!ctx.training || p <= 0) return add(x, s);                           // [B, T, d]
-  if (kernels == Kernels::reference) return add(x, apply_dropout(s, p, ctx));  // [B, T, d] = x + Dropout(s)
+  if (path == ComputePath::paper) return add(x, apply_dropout(s, p, ctx));  // [B, T, d] = x + Dropout(s)
   if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
   return add_dropout(x, s, static_cast<real>(p), *ctx.generator);          // the same, one op, one tensor fewer
 }
@@ -43,9 +43,9 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation act, double p
 
 Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
   Tensor hidden = linear1.forward(x);                                       // [B, T, d_ff]
-  // The fused path does activation and dropout as one op when it can: ReLU, while training (a trace shows the
-  // hidden layer, so it takes the chain).
-  const bool fuse = fused() && activation == Activation::relu && ctx.training && dropout > 0 && !ctx.tracer;
+  // The fused path does activation and dropout as one op when it can: ReLU, while training with dropout. (A trace
+  // runs on the paper's path, inspect/trace.cpp, and never trains.)
+  const bool fuse = fused() && activation == Activation::relu && ctx.training && dropout > 0;
   if (!fuse) {
     hidden = activation == Activation::relu ? relu(hidden) : gelu(hidden);  // [B, T, d_ff]
     ctx.trace(*this, "hidden", hidden);

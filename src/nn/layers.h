@@ -14,9 +14,9 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 // Dropout as used inside modules: active only when ctx.training and p > 0.
 Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx);
-// The residual connection x + Dropout(s) (x + s when not training): add(x, dropout(s)) on the reference path, one
+// The residual connection x + Dropout(s) (x + s when not training): add(x, dropout(s)) on the paper's path, one
 // fused op on the fused path (kernels/fused_dropout.cpp) — the same bits either way.
-Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx, Kernels kernels);
+Tensor add_with_dropout(const Tensor& x, const Tensor& s, double p, ForwardContext& ctx, ComputePath path);
 
 class LayerNorm : public Module {
  public:

@@ -1,21 +1,21 @@
 // module.cpp — registering and listing parameters.
 #include "nn/module.h"
 
-#include "tensor/product.h"
 #include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-Kernels parse_kernels(const std::string& name) {
-  if (name == "fused") return Kernels::fused;
-  if (name == "reference") return Kernels::reference;
-  throw Error("model.kernels: '" + name.substr(0, 40) + "' is not one of fused, reference");
+ComputePath parse_compute_path(const std::string& name, const std::string& key) {
+  if (name == "paper") return ComputePath::paper;
+  if (name == "fused") return ComputePath::fused;
+  throw Error(key + ": '" + name.substr(0, 40) + "' is not one of paper, fused");
 }
 
-void Module::use_kernels(Kernels kernels) {
-  kernels_ = kernels;
-  use_product_kernel(kernels == Kernels::fused ? ProductKernel::packed : ProductKernel::eigen);  // the GEMM too
-  for (const auto& child : children_) child.second->use_kernels(kernels);
+const char* compute_path_name(ComputePath path) { return path == ComputePath::paper ? "paper" : "fused"; }
+
+void Module::use_compute_path(ComputePath path) {
+  compute_path_ = path;
+  for (const auto& child : children_) child.second->use_compute_path(path);
 }
 
 Tensor Module::register_parameter(const std::string& name, Tensor tensor) {

@@ -16,15 +16,17 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-// The two paths every module can compute by (model.kernels, configs/README.md):
-//   reference  the paper's chain of plain ops, written in the module right under its equation — what to read;
-//              its matrix products run on Eigen's GEMM
-//   fused      the fast kernels of src/kernels/ that stand for those chains, and attnlab's own packed GEMM
-//              (tensor/packed_product.cpp) under every large product (the default: the same numbers to rounding,
-//              less time and memory; tests/test_two_paths.cpp checks the two agree)
-// The GEMM is one choice for the whole process (tensor/product.h): use_kernels sets it too.
-enum class Kernels { fused, reference };
-Kernels parse_kernels(const std::string& name);  // "fused" | "reference"; throws attnlab::Error naming model.kernels
+// The two paths every module can compute by (model.path, configs/README.md):
+//   paper  the paper's chain of plain ops, written in the module right under its equation — what to read; its
+//          matrix products are the matmul op's, on Eigen's GEMM (tensor/product.h)
+//   fused  the fast kernels of src/kernels/ that stand for those chains, with attnlab's own packed GEMM under
+//          their products (the default: the same numbers to rounding, less time and memory; tests/model/
+//          test_two_paths.cpp checks the two agree)
+// A model's path is its own and nothing else's: two models in one process may compute by different paths.
+enum class ComputePath { paper, fused };
+// "paper" | "fused"; throws attnlab::Error naming `key` (model.path, --path) and the two choices.
+ComputePath parse_compute_path(const std::string& name, const std::string& key = "model.path");
+const char* compute_path_name(ComputePath path);
 
 struct NamedParameter {
   std::string name;  // "encoder.layers.0.self_attn.q_proj.weight"
@@ -46,11 +48,11 @@ class Module {
   // Where this module sits in its model, dotted like its parameters: "encoder.layers.0.ffn" ("" for the root or
   // a module on its own). Computed on demand by walking up to the root; traces use it to name their lines.
   std::string path() const;
-  // Which path this module computes by; use_kernels sets it for this module and every child (a whole model at
-  // once, as PyTorch's train()/eval() set the training flag).
-  Kernels kernels() const { return kernels_; }
-  bool fused() const { return kernels_ == Kernels::fused; }
-  void use_kernels(Kernels kernels);
+  // Which path this module computes by; use_compute_path sets it for this module and every child (a whole model
+  // at once, as PyTorch's train()/eval() set the training flag).
+  ComputePath compute_path() const { return compute_path_; }
+  bool fused() const { return compute_path_ == ComputePath::fused; }
+  void use_compute_path(ComputePath path);
 
  protected:
   // Registers a parameter (sets requires_grad) and returns the handle to keep in a member.
@@ -71,7 +73,7 @@ class Module {
   std::vector<std::pair<std::string, std::unique_ptr<Module>>> children_;
   const Module* parent_ = nullptr;            // set by the parent's register_module
   std::string name_in_parent_;
-  Kernels kernels_ = Kernels::fused;
+  ComputePath compute_path_ = ComputePath::fused;
 };
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

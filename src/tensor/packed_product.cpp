@@ -21,7 +21,7 @@
 // once per block, blocks in order. Nothing depends on where the numbers sit in memory, on which tile or panel a
 // number falls in, or on how product.cpp cuts C into bands among the threads — only on the depth blocks, which are
 // fixed. (Eigen's GEMM, the reference, orders its sums by its own blocks; the two agree to float rounding.)
-// tests/test_packed_product.cpp checks the definition, every transpose, the ragged edges and those invariances.
+// tests/tensor/test_packed_product.cpp checks the definition, every transpose, the ragged edges and those invariances.
 #include "tensor/packed_product.h"
 
 #include <algorithm>

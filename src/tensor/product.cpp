@@ -1,17 +1,16 @@
 // product.cpp — C += op(X) · op(Y) on plain matrices, the same bits wherever the numbers sit in memory.
 //
 // Every matrix product of the engine (matmul, and the kernels linear and linear_cross_entropy) ends here. The
-// idea is one line, `C.noalias() += X * Y;` (Eigen's GEMM, the reference; the large products run on attnlab's own
-// GEMM by default, tensor/packed_product.cpp). The three routes below exist for two reasons a learner can skip on
-// a first reading: reproducibility (the same seed must give the same bits) and decoding speed (a few rows times a
-// large weight). tests/test_ops_matmul_shape.cpp checks every route against the definition
+// idea is one line, `C.noalias() += X * Y;` (Eigen's GEMM, the plain one; the fused path's kernels ask for
+// attnlab's own instead, Gemm::packed: tensor/packed_product.cpp). The three routes below exist for two reasons a
+// learner can skip on a first reading: reproducibility (the same seed must give the same bits) and decoding speed (a few rows times a
+// large weight). tests/autograd/test_ops_matmul_shape.cpp checks every route against the definition
 // C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j] and for the same bits at every memory offset.
 #include "tensor/product.h"
 
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <vector>
 
 #include "tensor/packed_product.h"
@@ -48,7 +47,7 @@ real* aligned_scratch(int slot, int64_t size) {
 // straight into C (Eigen's C += 1·AB, one rounding per element, as `C += product` makes) gives the very bits the
 // scratch route gives. The alignment-dependent paths (matrix·vector products, and the coefficient-by-
 // coefficient loop Eigen uses when n + k + m < 20) are only reached by small products, which keep the scratch.
-// tests/test_ops_matmul_shape.cpp checks both routes for the same bits at every offset.
+// tests/autograd/test_ops_matmul_shape.cpp checks both routes for the same bits at every offset.
 constexpr int64_t direct_size = 16;
 
 // Thin products: a few rows times a large matrix. Decoding one token of a few sentences multiplies [n, k] by a
@@ -57,7 +56,7 @@ constexpr int64_t direct_size = 16;
 // Eigen's GEMM copies ("packs") it too. So a few rows take a loop of our own, which reads each weight row once,
 // in place. Its sums run in a fixed order (16 running partial sums, combined in a fixed tree), so the bits do
 // not depend on where the numbers sit, either. The reference it must match to float rounding is the definition
-// C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j]; tests/test_ops_matmul_shape.cpp checks it and the offsets.
+// C[i, j] += Σ_p op(X)[i, p] · op(Y)[p, j]; tests/autograd/test_ops_matmul_shape.cpp checks it and the offsets.
 constexpr int lanes = 16;
 
 // Σ_p a[p] · b[p] in a fixed order: lane l sums the products p ≡ l (mod 16), then the lanes are added pairwise.
@@ -130,16 +129,14 @@ void add_thin_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatr
 //     C[:, b:e] += op(X) · op(Y)[:, b:e]          (bands of columns)
 // (or, for a deep product whose C is small, the depth k into bands: "Deep products" below).
 // Each band is still a blocked GEMM, so its bits do not depend on where the numbers sit. With the packed product
-// they do not depend on the bands either (its blocks are fixed: tests/test_packed_product.cpp); with Eigen's they
+// they do not depend on the bands either (its blocks are fixed: tests/tensor/test_packed_product.cpp); with Eigen's they
 // can (Eigen picks its block sizes from the band's), and so on the thread count, as Eigen's own threading did.
-// tests/test_ops_matmul_shape.cpp checks the split against the definition.
-std::atomic<ProductKernel> chosen_kernel{ProductKernel::packed};
-
+// tests/autograd/test_ops_matmul_shape.cpp checks the split against the definition.
 // C += op(X) · op(Y) by a blocked GEMM (the direct route above), on any row-major views: attnlab's own packed
 // product, or Eigen's one line.
 void add_blocked_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool transpose_x, ConstStridedMatrixMap Y,
-                         bool transpose_y) {
-  if (chosen_kernel.load(std::memory_order_relaxed) == ProductKernel::packed) {
+                         bool transpose_y, Gemm gemm) {
+  if (gemm == Gemm::packed) {
     add_packed_product(C, X, transpose_x, Y, transpose_y);
   } else if (!transpose_x && !transpose_y) C.noalias() += X * Y;
   else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
@@ -172,7 +169,7 @@ Cut choose_cut(int64_t n, int64_t k, int64_t m, int threads) {
 }
 
 void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
-                       int threads, bool by_rows) {
+                       int threads, bool by_rows, Gemm gemm) {
   const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
   const int64_t x_stride = X.cols(), y_stride = Y.cols();
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
@@ -184,7 +181,7 @@ void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMat
                         transpose_x ? e - b : k, Eigen::OuterStride<>(x_stride));
       ConstStridedMatrixMap y(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(y_stride));
       add_blocked_product(StridedMatrixMap(C.data() + b * m, e - b, m, Eigen::OuterStride<>(m)),  // C[b:e, :]
-                          x, transpose_x, y, transpose_y);
+                          x, transpose_x, y, transpose_y, gemm);
     } else {
       const int64_t b = band_edge(m, t, threads), e = band_edge(m, t + 1, threads);
       // columns b..e of op(Y): columns of Y, or rows of Y when it is transposed
@@ -192,7 +189,7 @@ void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMat
       ConstStridedMatrixMap y(transpose_y ? Y.data() + b * y_stride : Y.data() + b, transpose_y ? e - b : k,
                         transpose_y ? k : e - b, Eigen::OuterStride<>(y_stride));
       add_blocked_product(StridedMatrixMap(C.data() + b, n, e - b, Eigen::OuterStride<>(m)),      // C[:, b:e]
-                          x, transpose_x, y, transpose_y);
+                          x, transpose_x, y, transpose_y, gemm);
     }
   }
 }
@@ -211,7 +208,7 @@ void add_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMat
 // from call to call.
 // The bits depend on the thread count (the sum is split at b_t), not on where the numbers sit.
 void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
-                             int threads) {
+                             int threads, Gemm gemm) {
   const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
   const int64_t x_stride = X.cols(), y_stride = Y.cols(), size = n * m;
   real* partials = aligned_scratch(2, threads * size);                  // [threads, n, m]
@@ -227,7 +224,7 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
                       transpose_y ? e - b : m, Eigen::OuterStride<>(y_stride));
     StridedMatrixMap partial(partials + t * size, n, m, Eigen::OuterStride<>(m));   // P_t [n, m]
     partial.setZero();
-    add_blocked_product(partial, x, transpose_x, y, transpose_y);
+    add_blocked_product(partial, x, transpose_x, y, transpose_y, gemm);
 #pragma omp barrier
 #pragma omp for schedule(static)
     for (int64_t i = 0; i < size; ++i) {                                // C += P_0 + … + P_(T-1), in that order
@@ -240,9 +237,7 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
 
 }  // namespace
 
-void use_product_kernel(ProductKernel kernel) { chosen_kernel.store(kernel, std::memory_order_relaxed); }
-
-void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y) {
+void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y, Gemm gemm) {
   // The threads are shared out here (the bands above), so Eigen's GEMM itself always runs on one: with its own
   // threading left on, a product too small to cut (the encoder's [32, 128] · [128, 128] when translating one
   // sentence) would still wake the other threads and wait for them, and decoding got slower on two cores.
@@ -257,15 +252,15 @@ void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap
     const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
     const Cut cut = choose_cut(C.rows(), depth, C.cols(), threads);
     if (cut == Cut::depth) {
-      add_depth_split_product(C, X, transpose_x, Y, transpose_y, threads);
+      add_depth_split_product(C, X, transpose_x, Y, transpose_y, threads, gemm);
     } else if (cut != Cut::none) {
-      add_split_product(C, X, transpose_x, Y, transpose_y, threads, cut == Cut::rows);
+      add_split_product(C, X, transpose_x, Y, transpose_y, threads, cut == Cut::rows, gemm);
     } else {
       add_blocked_product(StridedMatrixMap(C.data(), C.rows(), C.cols(), Eigen::OuterStride<>(C.cols())),
                           ConstStridedMatrixMap(X.data(), X.rows(), X.cols(), Eigen::OuterStride<>(X.cols())),
                           transpose_x,
                           ConstStridedMatrixMap(Y.data(), Y.rows(), Y.cols(), Eigen::OuterStride<>(Y.cols())),
-                          transpose_y);
+                          transpose_y, gemm);
     }
     return;
   }

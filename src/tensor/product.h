@@ -7,13 +7,16 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-// C [n, m] += op(X) · op(Y), where op(X) is X, or Xᵀ when transpose_x (likewise Y); op(X) [n, k], op(Y) [k, m].
-void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y);
+// Which GEMM a large product runs on; the caller says, so nothing about it is process-wide:
+//   eigen   Eigen's, one line C += X · Y: the plain GEMM, what the matmul op of chapter 2 uses (the paper's path)
+//   packed  attnlab's own (tensor/packed_product.cpp): what the fused path's kernels use (kernels/linear.cpp,
+//           kernels/linear_cross_entropy.cpp)
+// Both give the same numbers to float rounding (tests/tensor/test_packed_product.cpp). Small and thin products
+// take the same route whichever is asked (product.cpp says why).
+enum class Gemm { eigen, packed };
 
-// Which GEMM the large products run on: attnlab's own (tensor/packed_product.cpp, the default) or Eigen's, the
-// reference it is checked against. One choice for the whole process; Module::use_kernels sets it with the model's
-// path (model.kernels: fused → packed, reference → eigen). Both give the same numbers to float rounding.
-enum class ProductKernel { packed, eigen };
-void use_product_kernel(ProductKernel kernel);
+// C [n, m] += op(X) · op(Y), where op(X) is X, or Xᵀ when transpose_x (likewise Y); op(X) [n, k], op(Y) [k, m].
+void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
+                 Gemm gemm = Gemm::eigen);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -21,7 +21,7 @@
 // the result depends only on the numbers, never on where the buffer happens to sit in memory. (A plain Eigen
 // expression over a Map would start with scalar std::exp until the address is aligned, which rounds
 // differently.) The order of the sum differs from the obvious left-to-right loop, so results agree with it to
-// rounding, not bit for bit; tests/test_row_math.cpp compares the two.
+// rounding, not bit for bit; tests/tensor/test_row_math.cpp compares the two.
 //
 // row_argmax's obvious loop, `best = 0; for (j) if (x[j] > x[best]) best = j;`, waits at every step for the
 // comparison before to know which x[best] to load next: about 6 ns a number, 48 µs for a row of 8000 logits —

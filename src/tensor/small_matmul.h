@@ -20,7 +20,7 @@
 // Every C[i, j] is one chain of multiply-adds in p order, starting from 0 — c ← X(i, p) · Y[p, j] + c, fused
 // (one rounding) where the CPU has FMA, as Eigen's own GEMM — the same whichever tile a number falls in. So the
 // result depends on the numbers alone, not on where the buffers sit nor on how the tiles cut the matrix;
-// tests/test_small_matmul.cpp checks it against the triple loop and against itself row by row.
+// tests/tensor/test_small_matmul.cpp checks it against the triple loop and against itself row by row.
 #pragma once
 
 #include <cstdint>

@@ -39,7 +39,7 @@
 // stays bounded by twice that peak however the shapes vary.
 //
 // The slow, obvious version is what std::vector does by itself: `value.assign(n, fill)` on a new vector.
-// tests/test_storage.cpp counts the fresh allocations of training steps 3 to 5 and finds none.
+// tests/tensor/test_storage.cpp counts the fresh allocations of training steps 3 to 5 and finds none.
 #pragma once
 
 #include <cstdint>

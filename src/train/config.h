@@ -1,22 +1,14 @@
-// config.h — a run's whole configuration: the sections of a YAML config file. Each chapter owns its section
-// (data/config.h, model/config.h, decode/config.h); this file adds training's own and composes them.
+// config.h — training's own section of a run's config (train:). run/config.h composes it with the other
+// chapters' sections into a run's whole configuration.
 //
-//   data:       where the parallel text is and how to filter it
-//   tokenizer:  how text becomes ids (word, char, or sentencepiece bpe / unigram)
-//   model:      the Transformer's shape (src/model/config.h), including model.attention.{encoder,decoder,cross}
-//   train:      optimisation, schedule, validation and checkpoints
-//   decode:     how translations are produced
-// Every key, its default and its meaning are documented in configs/README.md. load_config() refuses unknown keys
-// (suggesting the closest), wrong types and out-of-range values, naming the key's full path.
+// Every key, its default and its meaning are documented in configs/README.md; run/config_io.cpp reads them.
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "data/config.h"
-#include "decode/config.h"
-#include "model/config.h"
+#include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -43,14 +35,6 @@ struct TrainConfig {
   bool shard_optimizer = false;   // ZeRO stage 1 under mpirun: each rank keeps 1/N of Adam's moments
   double allreduce_bucket_mb = 0; // under mpirun: gradients summed in buckets of this many MB while backward
                                   // runs (0 = in one all-reduce after backward; gradient_buckets.h)
-};
-
-struct RunConfig {
-  DataConfig data;
-  TokenizerConfig tokenizer;
-  ModelConfig model;              // src_vocab / tgt_vocab are filled in from the tokenizer, not the file
-  TrainConfig train;
-  DecodeConfig decode;
 };
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

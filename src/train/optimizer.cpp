@@ -4,7 +4,7 @@
 // Eigen evaluates each line below in one fused, SIMD loop without temporaries (the last, with its square root, is
 // a plain loop the compiler vectorises: see there), piece by piece of the parameters so that the pieces share out
 // over the threads and stay in the cache. The slow, obvious version of the same thing is written out in the
-// comment beside it (and in tests/test_optim.cpp, which checks the bits).
+// comment beside it (and in tests/train/test_optim.cpp, which checks the bits).
 #include "train/optimizer.h"
 
 #include <Eigen/Core>

@@ -14,7 +14,7 @@
 #include "data/batching.h"
 #include "data/tokenizer.h"
 #include "model/transformer.h"
-#include "train/config.h"
+#include "decode/config.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

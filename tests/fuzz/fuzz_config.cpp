@@ -9,7 +9,7 @@
 //   before anything is allocated.
 #include "fuzz_support.h"
 #include "model/transformer.h"
-#include "train/config_io.h"
+#include "run/config_io.h"
 
 using namespace attnlab;
 using attnlab::fuzz::check;

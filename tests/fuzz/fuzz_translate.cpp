@@ -5,7 +5,7 @@
 //   (std::getline never hands translate a "\n"):
 //     even  char tokenizer, lower-casing, sinusoidal positions, beam search (beam 2): a line would be cut at
 //           translate_source_tokens_most = 1024 tokens, the "terabyte" case — but the fuzz scripts cap
-//           inputs at 128 bytes for speed (tests/fuzz/options.sh), so that cut is checked by tests/cli_test.sh
+//           inputs at 128 bytes for speed (tests/fuzz/options.sh), so that cut is checked by tests/cli/cli_test.sh
 //           ("translate a runaway line"), not here;
 //     odd   word tokenizer, learned positions with model.max_len 12, greedy: a line is cut at 12 tokens.
 //   Both runs decode at most 4 + 0.01·(source tokens) tokens: the decoding path is the same for any length, and
@@ -18,8 +18,8 @@
 
 #include "data/corpus.h"
 #include "fuzz_support.h"
-#include "train/config_io.h"
-#include "train/run.h"
+#include "run/config_io.h"
+#include "run/run.h"
 #include "util/utf8.h"
 
 using namespace attnlab;

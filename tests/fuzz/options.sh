@@ -8,7 +8,7 @@ max_len_option() {
     # A line of 128 bytes is up to 128 char tokens, far past the learned-positions run's cut at model.max_len 12,
     # so that cut is still reached. The sinusoidal run's cut at 1024 tokens is not (a 1024-token line costs
     # [2, 1024, 1024] attention scores per layer: the target ran 9 inputs a second with 1400-byte lines, 90 with
-    # 128-byte ones); tests/cli_test.sh "translate a runaway line" checks that cut with a 3000-token line.
+    # 128-byte ones); tests/cli/cli_test.sh "translate a runaway line" checks that cut with a 3000-token line.
     translate) echo "-max_len=128" ;;
     # The corpus readers work line by line: a few short lines reach every branch (a 3·10⁵-run with the default
     # limit grew inputs to 676 bytes, yet the 389 inputs it kept average 60 bytes); 612 inputs a second before.

@@ -75,7 +75,7 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
   // rows are shared among the OpenMP threads; each row's loss lands in its own slot and the slots are added in
   // row order afterwards, so the result is the same for any number of threads. The slow, obvious version is
   // the scalar loop `for (c) { sum_exp += std::exp(row[c] - m); sum_z += row[c]; }` per row, summed as it goes;
-  // tests/test_row_math.cpp checks this op against exactly that.
+  // tests/tensor/test_row_math.cpp checks this op against exactly that.
   for (int64_t r = 0; r < rows; ++r) {                                  // the targets first: a clear error
     const int32_t t = targets.values[static_cast<size_t>(r)];
     if (t != ignore_id && (t < 0 || t >= V)) {

@@ -28,7 +28,7 @@
 //   * the generator advances by one draw per call, whatever the size of x, so a run resumed from a checkpoint
 //     (which saves the generator's state) draws the very same keys.
 // The slow, obvious version is `m_i = gen.uniform() < p ? 0 : 1/(1 − p)`, one sequential draw per number, with
-// the mask kept for backward; tests/test_ops_loss_misc.cpp checks the mask against the formulas above, written
+// the mask kept for backward; tests/autograd/test_ops_loss_misc.cpp checks the mask against the formulas above, written
 // out element by element.
 // With p = 0 nothing is drawn (the generator does not advance, as in PyTorch) and y = x, but the op is still
 // recorded, so a model with dropout 0 has the same graph as one with dropout 0.1.

@@ -5,7 +5,7 @@
 // queries), a one-sided causal window, a window wider than the sequence (every key in every row), and queries and
 // keys of different lengths (cross-attention). Columns whose key does not exist pass no gradient; the checker
 // sees that as a zero derivative on both sides. (The whole windowed module — band products, band mask and
-// softmax together — is checked as "attention.window" in checks/attention_softmax.cpp; tests/f64_banded_attention.cpp
+// softmax together — is checked as "attention.window" in checks/attention_softmax.cpp; tests/kernels/f64_banded_attention.cpp
 // proves it equals the masked full matrix.)
 #include "autograd/gradcheck.h"
 #include "kernels/checks.h"

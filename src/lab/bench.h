@@ -1,0 +1,133 @@
+// bench.h — how fast is a training step, and where does the time go? (`attnlab bench`)
+//
+// The benchmark builds the model of a config, feeds it one synthetic batch — B sentences of T random token ids on
+// each side, drawn from a fixed seed, no padding — and times the training step `attnlab train` runs
+// (train/step.h: hard attention's REINFORCE term and train.accumulate included), phase by phase:
+//     forward   loss = CE_ls(model(src, tgt_in), targets)  (+ the score-function term for hard attention)
+//     backward  loss.backward()                       (and freeing the graph)
+//     optimizer zero_grad; clip_grad_norm; Adam step
+// Each phase is timed on every step; the report gives medians (a shared machine makes single runs noisy).
+//
+// Work per step, counted analytically from the shapes (matrix products only — softmax, LayerNorm, embeddings and
+// Adam are O(tokens · d) and left out). A product [n, k] · [k, m] is 2·n·k·m floating-point operations. With B
+// sentences, S source and T target tokens, width d, FFN width d_ff, vocabulary V, N_enc and N_dec layers:
+//     encoder layer   B·S · (8d² + 4·S·d + 4·d·d_ff)        Q, K, V, O projections; q·kᵀ and a·v; the FFN
+//     decoder layer   B·T · (8d² + 4·T·d + 4·d·d_ff)        self-attention (the full T×T scores are computed)
+//                   + B·T · 4d² + B·S · 4d² + B·T · 4·S·d   cross-attention: Q, O on the target, K, V on the memory
+//     output          B·T · 2·d·V
+//     forward F = N_enc · encoder + N_dec · decoder + output;   a training step ≈ 3F
+// (the backward of a product C = A·B is two products of the same size, ∂A = G·Bᵀ and ∂B = Aᵀ·G). The formula is
+// written for the scaled-dot attention of the paper; other kinds are counted as if they were scaled-dot.
+//
+// GFLOP/s alone says little without knowing what the machine can do, so the benchmark also measures a GEMM peak
+// on the spot: a large square product [n, n] · [n, n] through the same matmul op the model uses, 2n³ operations.
+// The model's share of that peak is the fraction of the machine's matrix speed the training step achieves.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "data/batch.h"
+#include "model/transformer.h"
+#include "run/config.h"
+#include "tensor/token_ids.h"
+#include "train/step.h"
+
+namespace attnlab::inline ATTNLAB_PRECISION {
+
+struct BenchOptions {
+  int64_t steps = 10;             // timed training steps
+  int64_t warmup = 2;             // untimed steps first (buffers grow, caches warm)
+  int64_t batch = 64;             // B sentences
+  int64_t length = 32;            // T tokens on each side (source, and target including bos / eos)
+  int64_t vocab = 0;              // vocabulary of the synthetic ids; 0 = tokenizer.vocab_size of the config
+  int64_t decode_sentences = 100; // sentences translated one at a time (as `attnlab translate` does for a person
+                                  // typing), then again all at once in batches of decode.batch_tokens
+  int64_t decode_length = 32;     // each translation is cut at this many tokens
+  int64_t beam = 4;               // beam size of the beam-search figure
+  int64_t gemm_size = 1024;       // n of the [n, n] · [n, n] product that measures the GEMM peak
+  uint64_t seed = 1;              // the synthetic batch and the model's initialisation
+};
+
+struct BenchResult {
+  int threads = 1;
+  int64_t parameters = 0;
+  int64_t tokens_per_step = 0;         // B · (S + T)
+  double step_seconds = 0;             // medians over the timed steps
+  double forward_seconds = 0;
+  double backward_seconds = 0;
+  double optimizer_seconds = 0;
+  double tokens_per_second = 0;        // tokens_per_step / step_seconds
+  double step_flops = 0;               // 3 · forward FLOPs (see above)
+  double model_gflops_per_second = 0;  // step_flops / step_seconds / 1e9
+  double gemm_gflops_per_second = 0;   // the measured peak
+  double peak_share = 0;               // model / peak
+  double greedy_sentences_per_second = 0;
+  double greedy_mean_length = 0;       // output tokens per sentence actually produced (eos may stop early)
+  double beam_sentences_per_second = 0;
+  double greedy_batched_sentences_per_second = 0;   // the same sentences sorted by length, in batches
+  double beam_batched_sentences_per_second = 0;
+  double training_peak_rss_mb = 0;     // the process's peak resident memory when the training steps end, MiB
+  double peak_rss_mb = 0;              // the same at the very end (after the GEMM peak and decoding), MiB
+};
+
+// Matrix-product FLOPs of one forward pass of `model` on B sentences of S source and T target tokens.
+double forward_flops(const ModelConfig& model, int64_t B, int64_t S, int64_t T);
+
+// A [B, length] batch of random ids in [4, vocab) (no special ids), from `gen`.
+TokenIds random_ids(int64_t B, int64_t length, int64_t vocab, Generator& gen);
+
+// GFLOP/s of one [n, n] · [n, n] matmul (median of a few), through the matmul op with no graph recorded.
+double measure_gemm_gflops(int64_t n);
+
+// The process's peak resident set size so far, in MiB (getrusage's ru_maxrss).
+double peak_rss_mb();
+
+// Bench's training: the model of `config` with every vocabulary `vocab`, weights drawn from `seed`, dropout from
+// seed + 1 (as `attnlab train` draws them from train.seed), Adam(W), one process. step() is train/step.h's
+// training_step on the batches next_batch hands out (train.accumulate of them per step).
+struct BenchTraining {
+  BenchTraining(const RunConfig& config, int64_t vocab, uint64_t seed);
+  StepResult step(const std::function<const Batch&()>& next_batch);
+  static ModelConfig with_vocab(ModelConfig model, int64_t vocab);
+
+  const RunConfig& config;
+  ModelConfig model_config;
+  Generator init;
+  Seq2Seq model;
+  std::vector<NamedParameter> parameters;
+  Optimizer optimizer;
+  Generator dropout_generator;
+  Ranks one_process;
+  int64_t steps = 0;
+};
+
+// Everything above for the model of `config` (its data section is not read: the batch is synthetic).
+// Throws attnlab::Error for options out of range (steps < 1, batch < 1, length < 2, vocab ≤ 4, …).
+BenchResult run_bench(const RunConfig& config, const BenchOptions& options);
+
+// ---- The op profile: `attnlab bench --profile` (util/profile.h says how each op is timed) ----
+// The same training steps as run_bench, run once on 1 thread and once on N (train.threads, or --threads), with
+// every op's forward and backward timed, summed per op kind. Times are per step (the mean over the timed steps).
+struct ProfileRow {
+  std::string op;              // "matmul", "softmax", "layer_norm", … or "adam", "clip_grad_norm", "zero_grad"
+  std::string pass;            // "forward", "backward" or "other" (not an op of the graph)
+  double calls_per_step = 0;
+  double ms_one = 0;           // ms per step on 1 thread
+  double ms_many = 0;          // ms per step on N threads
+};
+struct ProfileResult {
+  int threads = 1;                               // N
+  double step_ms_one = 0, step_ms_many = 0;      // the whole step; what no row accounts for is outside any op
+  double gemm_gflops_one = 0, gemm_gflops_many = 0;   // the GEMM peak (measure_gemm_gflops) on 1 and on N threads
+  std::vector<ProfileRow> rows;                  // most time on N threads first
+};
+ProfileResult run_profile(const RunConfig& config, const BenchOptions& options);
+
+// The median of a non-empty list (the mean of the middle two for an even count).
+double median(std::vector<double> values);
+
+}  // namespace attnlab::inline ATTNLAB_PRECISION

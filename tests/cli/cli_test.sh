@@ -1,0 +1,236 @@
+#!/usr/bin/env bash
+# cli_test.sh — the `attnlab` command end to end: bad input gets one clear message and a non-zero exit (never a
+# crash), and a short train → translate → resume round trip works through the real command line.
+#   usage: cli_test.sh ATTNLAB_BINARY SOURCE_DIR WORK_DIR
+set -u
+attnlab=$1 source_dir=$2 work=$3
+rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
+failures=0 passes=0
+
+# expect_error "what" "message fragment" command…: exit code 1 (a handled error, not a crash) and, as the last
+# line on stderr (progress logs may come before it), one "attnlab: …" message containing the fragment.
+expect_error() {
+  local what=$1 fragment=$2; shift 2
+  "$@" > out.txt 2> err.txt; local code=$?
+  local last; last=$(tail -n 1 err.txt)
+  if [ "$code" -eq 1 ] && [[ "$last" == "attnlab: "* ]] && [[ "$last" == *"$fragment"* ]]; then
+    passes=$((passes + 1))
+  else
+    failures=$((failures + 1))
+    echo "FAIL: $what: exit $code, stderr:"; sed 's/^/    /' err.txt
+  fi
+}
+expect_ok() {
+  local what=$1; shift
+  if "$@" > out.txt 2> err.txt; then passes=$((passes + 1)); else
+    failures=$((failures + 1)); echo "FAIL: $what (exit $?):"; sed 's/^/    /' err.txt; fi
+}
+
+# --- bad input ---
+expect_error "unknown corpus task" "did you mean 'reverse'" "$attnlab" corpus --task revers --out c
+expect_error "unknown gradcheck op" "did you mean 'softmax'" "$attnlab" gradcheck --op sofmax
+expect_error "missing config file" "not found" "$attnlab" train --config nope.yaml --run r
+printf 'train:\n  max_step: 10\n' > typo.yaml
+expect_error "mistyped config key" "did you mean 'train.max_steps'" "$attnlab" train --config typo.yaml --run r
+expect_error "translate without a run" "not a run folder" "$attnlab" translate --run nowhere --text "a b"
+expect_error "resume without a run" "not a run folder" "$attnlab" train --resume nowhere
+[ ! -e r ] && [ ! -e nowhere ] || { failures=$((failures + 1)); echo "FAIL: a refused train left a folder behind"; }
+
+# The command line itself: an unknown subcommand is named with the closest one; CLI11's own refusals (a value out
+# of range, an unknown or missing option) end like every other error, in one "attnlab: …" line and exit code 1.
+expect_error "unknown subcommand" "unknown subcommand 'trian'; did you mean 'train'?" "$attnlab" trian --run r
+expect_error "no subcommand" "a subcommand is needed: gradcheck, corpus, train" "$attnlab"
+expect_error "an option value out of range" "translate: --beam: Value 0 not in range 1 to 1000" \
+  "$attnlab" translate --run nowhere --beam 0
+expect_error "eval --beam above its ceiling" "eval: --beam: Value 100000000 not in range" \
+  "$attnlab" eval --run nowhere --beam 100000000
+expect_error "an unknown option" "corpus: " "$attnlab" corpus --task copy --out c --sise 3
+expect_error "a missing required option" "translate: --run is required" "$attnlab" translate --text "a b"
+huge=$(printf '9%.0s' $(seq 1 5000))
+expect_error "a huge option value" "translate: " "$attnlab" translate --run nowhere --beam "$huge"
+[ "$(tail -n 1 err.txt | wc -c)" -lt 500 ] ||
+  { failures=$((failures + 1)); echo "FAIL: the message echoes the whole value"; }
+expect_ok "--help" "$attnlab" --help
+expect_ok "translate --help" "$attnlab" translate --help
+printf 'data: {train_src: a.src, train_tgt: a.tgt}\n' > sized.yaml
+expect_error "a size above its ceiling" "model.d_model: expected a whole number > 0 and at most 65536" \
+  "$attnlab" train --config sized.yaml --run r --set model.d_model=1000000000
+expect_error "train.threads above its ceiling" "train.threads: expected a whole number ≥ 0 and at most 1024" \
+  "$attnlab" train --config sized.yaml --run r --set train.threads=99999999
+expect_error "decode.max_len_extra above its ceiling" "decode.max_len_extra: expected a whole number ≥ 0 and at most" \
+  "$attnlab" train --config sized.yaml --run r --set decode.max_len_extra=9223372036854775807
+expect_error "decode.max_len_ratio above its ceiling" "decode.max_len_ratio: expected a number > 0 and at most 10" \
+  "$attnlab" train --config sized.yaml --run r --set decode.max_len_ratio=1e300
+[ ! -e r ] || { failures=$((failures + 1)); echo "FAIL: a refused config left the folder r"; }
+
+# A corpus whose files disagree in length: the error names both files and both counts.
+expect_ok "corpus copy" "$attnlab" corpus --task copy --out data --size 300
+head -n 299 data/train.tgt > data/short.tgt
+cat > mismatch.yaml <<YAML
+data: {train_src: data/train.src, train_tgt: data/short.tgt}
+YAML
+expect_error "mismatched corpus" "300" "$attnlab" train --config mismatch.yaml --run m
+grep -qF "short.tgt" err.txt || { failures=$((failures + 1)); echo "FAIL: the mismatch message does not name short.tgt"; }
+[ ! -e m ] || { failures=$((failures + 1)); echo "FAIL: a start refused for its corpus left the folder m"; ls -R m; }
+
+# Invalid UTF-8 in a corpus: the error names the file and the line.
+cp data/train.src bad.src && printf 'a b \xff c\n' >> bad.src && cp data/train.tgt bad.tgt && echo "a b c" >> bad.tgt
+printf 'data: {train_src: bad.src, train_tgt: bad.tgt}\n' > bad.yaml
+expect_error "invalid UTF-8" "bad.src:301" "$attnlab" train --config bad.yaml --run b
+
+# --- a short run end to end ---
+cat > tiny.yaml <<YAML
+data: {train_src: data/train.src, train_tgt: data/train.tgt, valid_src: data/valid.src, valid_tgt: data/valid.tgt}
+tokenizer: {kind: word}
+model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1}
+train: {max_steps: 12, batch_tokens: 300, schedule: constant, lr: 0.003, warmup_steps: 2, valid_every: 6,
+        checkpoint_every: 6, threads: 1, log_every: 3}
+YAML
+expect_ok "train" "$attnlab" train --config tiny.yaml --run run
+grep -q "finished at step 12" out.txt || { failures=$((failures + 1)); echo "FAIL: train did not report finishing"; cat out.txt; }
+[ -s run/metrics.jsonl ] && [ -f run/config.yaml ] && [ -f run/checkpoints/best.safetensors ] ||
+  { failures=$((failures + 1)); echo "FAIL: the run folder is incomplete"; ls -R run; }
+expect_error "new run into an existing run folder" "already holds a run" "$attnlab" train --config tiny.yaml --run run
+# A start that fails — here a model too large for the machine, found after the tokenizers are written — leaves no
+# folder; the same command with the cause fixed then trains.
+expect_error "a model too large for the machine" "too large for this machine" "$attnlab" train --config tiny.yaml \
+  --run big --set model.d_model=65536 --set model.heads=1 --set model.d_ff=1048576 --set model.encoder_layers=1000
+grep -q "but this machine has" err.txt || { failures=$((failures + 1)); echo "FAIL: no memory figures"; cat err.txt; }
+[ ! -e big ] || { failures=$((failures + 1)); echo "FAIL: the refused start left the folder big"; ls -R big; }
+expect_ok "the same command, fixed" "$attnlab" train --config tiny.yaml --run big --set train.max_steps=2
+printf 'a b c\nd e f g\n' > input.txt
+expect_ok "translate stdin" "$attnlab" translate --run run < input.txt
+[ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: two lines in, $(wc -l < out.txt) out"; }
+expect_ok "translate with beam search" "$attnlab" translate --run run --beam 3 --alpha 0.6 < input.txt
+[ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: beam 3: two lines in, $(wc -l < out.txt) out"; }
+expect_ok "translate with beam 1 (greedy)" "$attnlab" translate --run run --beam 1 --text "a b c"
+# The two paths (model.path): a run trained on the fused path translates the same on the paper's path.
+expect_ok "translate on the fused path" "$attnlab" translate --run run --path fused < input.txt
+cp out.txt fused.txt
+expect_ok "translate on the paper's path" "$attnlab" translate --run run --path paper < input.txt
+cmp -s out.txt fused.txt || { failures=$((failures + 1)); echo "FAIL: --path paper translated differently"; }
+"$attnlab" translate --run run --path fast --text "a" > out.txt 2> err.txt; code=$?   # refused by the parser
+if [ "$code" -ne 0 ] && [ "$code" -lt 128 ] && grep -q "fast not in {paper,fused}" err.txt; then
+  passes=$((passes + 1)); else failures=$((failures + 1)); echo "FAIL: --path fast: exit $code"; cat err.txt; fi
+expect_error "train with a bad model.path" "model.path" "$attnlab" train --config tiny.yaml --run k \
+  --set model.path=fast
+# The old key still loads, with one line naming the new one.
+expect_ok "train with the old key model.kernels" "$attnlab" train --config tiny.yaml --run oldkey \
+  --set model.kernels=reference --set train.max_steps=1
+grep -q "model.kernels is now model.path" err.txt && grep -q "path: paper" oldkey/config.yaml ||
+  { failures=$((failures + 1)); echo "FAIL: model.kernels=reference did not load as model.path: paper"; cat err.txt; }
+expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
+# A damaged tokenizers.json (a number where a file name belongs) is refused naming the file, not by the JSON library.
+cp -r run badindex && printf '{"src": 5, "tgt": "tokenizer"}' > badindex/tokenizers.json
+expect_error "a tokenizers.json with a wrong type" "badindex/tokenizers.json: \"src\" must be the name of a tokenizer" \
+  "$attnlab" translate --run badindex --text "a b"
+printf 'a \xfe b\n' > badinput.txt
+expect_error "translate invalid UTF-8" "not valid UTF-8" "$attnlab" translate --run run < badinput.txt
+# Sinusoidal positions have no last row, but memory has a limit: a 3000-token line is cut to its first 1024 tokens
+# with a warning naming the line, and the next line is still translated.
+{ printf 'a %.0s' $(seq 1 3000); printf '\na b c\n'; } > longline.txt
+expect_ok "translate a runaway line" "$attnlab" translate --run run < longline.txt
+[ "$(wc -l < out.txt)" -eq 2 ] ||
+  { failures=$((failures + 1)); echo "FAIL: runaway line: 2 lines in, $(wc -l < out.txt) out"; }
+grep -q "input line 1 has 3000 tokens, more than the 1024 tokens attnlab translate reads at once" err.txt ||
+  { failures=$((failures + 1)); echo "FAIL: no warning naming the runaway line"; cat err.txt; }
+# --- eval: scores of a run on a split or on two files ---
+grep '"type":"valid"' run/metrics.jsonl | grep -q '"bleu":' ||
+  { failures=$((failures + 1)); echo "FAIL: metrics.jsonl validation lines carry no bleu"; }
+valid_lines=$(wc -l < data/valid.src)
+expect_ok "eval --split valid --json" "$attnlab" eval --run run --split valid --json
+[ "$(wc -l < out.txt)" -eq 1 ] || { failures=$((failures + 1)); echo "FAIL: eval --json printed more than one line"; }
+for key in bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy \
+           encoder decoder cross; do
+  grep -q "\"$key\":" out.txt || { failures=$((failures + 1)); echo "FAIL: eval --json has no \"$key\""; cat out.txt; }
+done
+grep -q "\"sentences\":$valid_lines," out.txt && grep -q '"hypotheses_file":"run/eval-valid.hyp"' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: eval --json sentences / hypotheses_file"; cat out.txt; }
+[ "$(wc -l < run/eval-valid.hyp)" -eq "$valid_lines" ] ||
+  { failures=$((failures + 1)); echo "FAIL: run/eval-valid.hyp does not have $valid_lines lines"; }
+expect_ok "eval table" "$attnlab" eval --run run --split valid --checkpoint latest
+grep -q "BLEU" out.txt && grep -q "hypotheses written to run/eval-valid.hyp" out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: the eval table lacks BLEU or the hypotheses file"; cat out.txt; }
+# The model's own translations as references: BLEU 100 (there are sentences of 4+ tokens), every one exact.
+cp run/eval-valid.hyp own.ref
+expect_ok "eval against its own output" "$attnlab" eval --run run --src data/valid.src --ref own.ref --beam 1 --json
+grep -q '"beam":1,' out.txt && grep -q '"exact_match":1.0,' out.txt && grep -q '"hypotheses_file":"run/eval-valid.src.hyp"' out.txt &&
+  awk -F'"bleu":' '{ split($2, v, ","); exit !(v[1] > 99.999) }' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: eval against its own output is not BLEU 100 / exact 1"; cat out.txt; }
+expect_ok "eval --out" "$attnlab" eval --run run --src data/valid.src --ref data/valid.tgt --out mine.hyp --json
+[ "$(wc -l < mine.hyp)" -eq "$valid_lines" ] || { failures=$((failures + 1)); echo "FAIL: --out mine.hyp"; }
+head -n 3 data/valid.tgt > short.ref
+expect_error "eval with mismatched files" "short.ref has 3" "$attnlab" eval --run run --src data/valid.src --ref short.ref
+grep -qF "data/valid.src has $valid_lines lines" err.txt ||
+  { failures=$((failures + 1)); echo "FAIL: the mismatch message does not name data/valid.src and its count"; cat err.txt; }
+expect_error "eval without a run" "not a run folder" "$attnlab" eval --run nowhere --split valid
+expect_error "eval of a split the config lacks" "no test split" "$attnlab" eval --run run --split test
+expect_error "eval --src without --ref" "--src needs --ref" "$attnlab" eval --run run --src data/valid.src
+expect_error "eval without text" "needs either --split" "$attnlab" eval --run run
+: > empty.src && : > empty.ref
+expect_error "eval of empty files" "no sentences to evaluate" "$attnlab" eval --run run --src empty.src --ref empty.ref
+
+# Learned positions end at model.max_len = 8: eval refuses a longer source by its line; translate cuts it to its
+# first 8 tokens with a warning naming the line, and keeps one output line per input line.
+cat > learned.yaml <<YAML
+data: {train_src: data/train.src, train_tgt: data/train.tgt, max_len: 7}
+tokenizer: {kind: word}
+model: {d_model: 16, heads: 2, d_ff: 32, encoder_layers: 1, decoder_layers: 1, positional: learned, max_len: 8}
+train: {max_steps: 2, batch_tokens: 300, schedule: constant, lr: 0.003, warmup_steps: 1, threads: 1, log_every: 1}
+YAML
+expect_ok "train with learned positions" "$attnlab" train --config learned.yaml --run learned
+printf 'a b c\na b c d e f g h i j k l\nd e f g h i j k\n' > long.src
+cp long.src long.ref
+expect_error "eval of a source longer than model.max_len" "line 2 of long.src has 12 tokens, more than model.max_len = 8" \
+  "$attnlab" eval --run learned --src long.src --ref long.ref
+expect_ok "translate a source longer than model.max_len" "$attnlab" translate --run learned < long.src
+[ "$(wc -l < out.txt)" -eq 3 ] || { failures=$((failures + 1)); echo "FAIL: long lines: 3 lines in, $(wc -l < out.txt) out"; }
+grep -q "input line 2 has 12 tokens, more than model.max_len = 8" err.txt && [ "$(grep -c "tokens, more than" err.txt)" -eq 1 ] ||
+  { failures=$((failures + 1)); echo "FAIL: translate did not warn once, about line 2"; cat err.txt; }
+expect_ok "translate --text longer than model.max_len" "$attnlab" translate --run learned --text "a b c d e f g h i j"
+grep -q -- "--text has 10 tokens" err.txt || { failures=$((failures + 1)); echo "FAIL: no warning for --text"; cat err.txt; }
+
+# trace: one forward pass, its stages in the order of the code, the next tokens at the end.
+expect_error "trace without a run" "not a run folder" "$attnlab" trace --run nowhere --text "a b"
+expect_error "trace of an empty text" "--text is empty" "$attnlab" trace --run run --text ""
+expect_error "trace of a blank text" "--text is empty" "$attnlab" trace --run run --text "   "
+expect_ok "trace" "$attnlab" trace --run run --text "a b c" --values 2
+order=$(grep -oE '^(encoder.input_ids|encoder.layers.0.self_attn.q|decoder.input_ids|decoder.layers.0.encoder_attn.weights|logits|next\[0\]) ' out.txt | tr -d ' ' | tr '\n' ' ')
+[ "$order" = "encoder.input_ids encoder.layers.0.self_attn.q decoder.input_ids decoder.layers.0.encoder_attn.weights logits next[0] " ] ||
+  { failures=$((failures + 1)); echo "FAIL: trace stages out of order: $order"; cat out.txt; }
+grep -qE '^encoder.layers.0.self_attn.q +\[1, 2, 3, 8\] +-?[0-9.]+ +-?[0-9.]+  …$' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: trace q line is not [1, 2, 3, 8] with 2 numbers"; grep self_attn.q out.txt; }
+expect_ok "trace --target" "$attnlab" trace --run run --text "a b c" --target "c b a b"
+grep -qE '^decoder.input_ids +\[1, 5\] ' out.txt && [ "$(grep -c '^next\[' out.txt)" -eq 5 ] ||
+  { failures=$((failures + 1)); echo "FAIL: trace --target did not feed bos + 4 tokens"; cat out.txt; }
+expect_ok "resume to step 18" "$attnlab" train --resume run --set train.max_steps=18
+grep -q "finished at step 18" out.txt || { failures=$((failures + 1)); echo "FAIL: resume did not reach step 18"; cat out.txt; }
+
+# A truncated checkpoint is refused by name.
+latest=$(ls run/checkpoints/step-*.safetensors | tail -n 1)
+head -c 1000 "$latest" > "$latest.cut" && mv "$latest.cut" "$latest"
+expect_error "truncated checkpoint" "$(basename "$latest")" "$attnlab" train --resume run --set train.max_steps=24
+
+# A real Ctrl-C (SIGINT) and SIGTERM: the step finishes, a checkpoint is saved, exit 130 with a resume hint.
+for signal in INT TERM; do
+  "$attnlab" train --config tiny.yaml --run "sig$signal" --set train.max_steps=100000 > out.txt 2> err.txt &
+  pid=$!
+  for _ in $(seq 1 100); do [ -s "sig$signal/metrics.jsonl" ] && break; sleep 0.1; done   # wait for steps
+  kill -s "$signal" "$pid"; wait "$pid"; code=$?
+  if [ "$code" -eq 130 ] && grep -q "interrupted at step" out.txt && grep -q "attnlab train --resume" out.txt &&
+     ls "sig$signal"/checkpoints/step-*.safetensors > /dev/null 2>&1; then passes=$((passes + 1)); else
+    failures=$((failures + 1)); echo "FAIL: SIG$signal: exit $code"; cat out.txt; tail -n 3 err.txt; fi
+done
+
+# bench: a tiny timing run prints one JSON object with the step time; a bad option is refused by name.
+expect_ok "bench --json" "$attnlab" bench --config tiny.yaml --steps 1 --warmup 0 --batch 2 --length 4 --vocab 20 \
+  --decode-sentences 1 --threads 1 --json
+grep -q '"step_ms":' out.txt && grep -q '"program":"attnlab"' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: bench --json printed no step time"; cat out.txt; }
+# The command runs the float32 library (attnlab64's ATTNLAB_DOUBLE must not leak into it through the link).
+grep -q '"precision":"float32"' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: the attnlab command is not compiled in float32"; cat out.txt; }
+expect_error "bench with --steps 0" "--steps" "$attnlab" bench --config tiny.yaml --steps 0
+
+echo "cli: $passes passed, $failures failed"
+[ "$failures" -eq 0 ]

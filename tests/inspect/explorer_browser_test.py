@@ -1,0 +1,450 @@
+#!/usr/bin/env python3
+"""explorer_browser_test.py — the attention explorer (src/inspect/explorer_page.h) in a real browser.
+
+Drives Debian's headless Chromium through chromium-driver and python3-selenium, on the pages tests/inspect/explorer_runs.sh
+wrote for five tiny trained runs (every attention kind among them), opened from disk:
+  * the page loads with no console error and fetches nothing (no resource entry at all: it works offline);
+  * head view: pointing at a query token keeps exactly its lines (as many as its weights ≥ 0.01 in
+    attention.json), clicking pins them, a head's toggle removes that head's lines;
+  * model view: a thumbnail opens large; matrix view: every head's picture is drawn and reads out a weight;
+  * decoding view: stepping shows the step's cross-attention row and five likeliest tokens as attention.json has
+    them; with --beam 3 the kept/finished/dropped hypotheses;
+  * neuron view, for every map type of every run: the weights shown are attention.json's, the softmax (or the
+    kind's own normalisation) of the recorded stages gives them again, and q·k × scale gives the recorded scores;
+    local_m and local_p show their centre, window (the keys outside it greyed, the centre marked) and local_p its
+    Gaussian, hard attention its distribution and chosen key (the one key of its row at argmax), all as recorded;
+  * the local and hard runs' model, matrix and decoding views draw attention.json's maps;
+  * the compare view of `attnlab attention --compare`, offline: both runs' translations, and each picture the
+    mean of the heads of its run's map;
+  * against a running `attnlab serve`: submitting a sentence draws new maps, for either run, and the compare
+    view shows both runs on one sentence;
+  * screenshots of every view are not blank (tests/inspect/png_not_blank.py); with --screenshots DIR they are kept there.
+Exits 77 (skipped) when selenium, chromium or chromedriver is missing.
+    usage: explorer_browser_test.py ATTNLAB_BINARY SOURCE_DIR RUNS_DIR WORK_DIR [--screenshots DIR]
+                                    [--walk ATTENTION_DIR] [--beam-page ATTENTION_DIR]
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checklist import Checklist, free_port, stop  # noqa: E402
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    from selenium.webdriver.support.select import Select
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    print("SKIP: python3-selenium is not installed (tools/install-deps.sh installs it)")
+    sys.exit(77)
+
+attnlab, source_dir, runs_dir, work = sys.argv[1:5]
+
+def option(name):
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
+
+
+# --screenshots DIR keeps the screenshots there (README: docs/); --walk PAGE and --beam-page PAGE take the views'
+# walk-through and the beam-search checks on other `attnlab attention` folders (a better-trained run's).
+screenshots_out = option("--screenshots")
+walk_page = option("--walk") or os.path.join(runs_dir, "dot-page")
+beam_page = option("--beam-page") or os.path.join(runs_dir, "dot-beam-page")
+chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+if not chromium or not os.path.exists(chromedriver):
+    print("SKIP: chromium or chromium-driver is not installed (tools/install-deps.sh installs them)")
+    sys.exit(77)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+checks = Checklist("explorer browser")
+check = checks.check
+
+
+
+def start_browser():
+    profile = tempfile.mkdtemp(prefix="explorer-chrome-")
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                     "--user-data-dir=" + profile, "--window-size=1360,1000", "--hide-scrollbars"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(30)
+    return driver, profile
+
+
+def wait(driver, condition, what, seconds=10):
+    try:
+        WebDriverWait(driver, seconds).until(lambda d: condition(d))
+        return True
+    except Exception:
+        return check(False, "timed out waiting for " + what)
+
+
+def body(driver, name):
+    return driver.find_element(By.TAG_NAME, "body").get_attribute(name)
+
+
+def console_errors(driver):
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+
+
+def open_page(driver, url, label):
+    driver.get(url)
+    wait(driver, lambda d: body(d, "data-explorer-ready") == "1", label + " to draw its views")
+    check(not console_errors(driver), label + ": console errors " + repr(console_errors(driver)))
+
+
+def view(driver, name):
+    driver.find_element(By.CSS_SELECTOR, '#tabs button[data-view="%s"]' % name).click()
+    wait(driver, lambda d: body(d, "data-view") == name, "the " + name + " view")
+
+
+def click(driver, selector):
+    driver.find_element(By.CSS_SELECTOR, selector).click()
+
+
+def visible_lines(driver):
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('svg.headview line')).filter(function (l) {"
+        " return l.style.display !== 'none'; }).map(function (l) {"
+        " return [Number(l.dataset.q), Number(l.dataset.k), Number(l.dataset.head)]; });")
+
+
+def screenshot(driver, name):
+    path = os.path.join(work, name + ".png")
+    driver.save_screenshot(path)
+    blank = subprocess.run(["/usr/bin/python3", os.path.join(source_dir, "tests", "inspect", "png_not_blank.py"), path],
+                           capture_output=True, text=True)
+    check(blank.returncode == 0, name + ".png is blank: " + blank.stdout.strip())
+    if screenshots_out:
+        os.makedirs(screenshots_out, exist_ok=True)
+        shutil.copy(path, os.path.join(screenshots_out, "explorer-" + name + ".png"))
+
+
+def maps_of(data, kind):
+    return sorted([m for m in data["maps"] if m["type"] == kind], key=lambda m: m["layer"])
+
+
+def close(a, b, tolerance):
+    return abs(a - b) <= tolerance * (1 + abs(b))
+
+
+def check_neuron(driver, data, label):
+    """Every map type, the first and the last query, head 0 and the last head: the table's numbers against the
+    page's own data (attention.json)."""
+    view(driver, "neuron")
+    for kind in ["encoder_self", "decoder_self", "cross"]:
+        if not maps_of(data, kind):
+            continue
+        click(driver, '#view-neuron .seg button[data-value="%s"]' % kind)
+        last_map = maps_of(data, kind)[-1]
+        Select(driver.find_element(By.ID, "neuron-layer")).select_by_value(str(last_map["layer"]))
+        Select(driver.find_element(By.ID, "neuron-head")).select_by_value(str(last_map["heads"] - 1))
+        queries = len(last_map["weights"][0])
+        for query in sorted({0, queries - 1}):
+            click(driver, '#view-neuron .queries button[data-query="%d"]' % query)
+            table = driver.find_element(By.ID, "neuron-table")
+            m, h, i = (int(table.get_attribute(a)) for a in ("data-map", "data-head", "data-query"))
+            where = "%s neuron %s layer %d head %d query %d" % (label, kind, last_map["layer"], h, i)
+            the_map = data["maps"][m]
+            check(the_map["type"] == kind and the_map["layer"] == last_map["layer"] and h == last_map["heads"] - 1
+                  and i == query, where + ": the table is for map %d head %d query %d" % (m, h, i))
+            weights = the_map["weights"][h][i]
+            neuron = the_map["neuron"]
+            scores = neuron.get("scores")
+            # What the computed softmax of the recorded scores must give: the weight, but for local_p the softmax
+            # before its Gaussian and for hard attention its distribution a (the weights are one-hot).
+            softmax_gives = {"local_p": neuron.get("softmax"), "hard": neuron.get("distribution")}.get(the_map["kind"])
+            softmax_gives = softmax_gives[h][i] if softmax_gives else weights
+            cells = driver.execute_script(
+                "return Array.from(document.querySelectorAll('#neuron-table td[data-stage]')).map(function (td) {"
+                " return [td.dataset.stage, Number(td.dataset.key), td.dataset.value]; });")
+            stages = {stage for stage, _, _ in cells}
+            check("weight" in stages and len([c for c in cells if c[0] == "weight"]) == len(weights),
+                  where + ": one weight per key, got stages " + repr(sorted(stages)))
+            for stage, j, text in cells:
+                value = float("-inf") if text == "-inf" else float(text)
+                if stage == "weight":
+                    check(value == weights[j], "%s key %d: weight %r, attention.json %r" % (where, j, value, weights[j]))
+                elif stage == "softmax":
+                    check(abs(value - softmax_gives[j]) < 2e-3, "%s key %d: softmax %r, the model's %r" %
+                          (where, j, value, softmax_gives[j]))
+                elif stage in ("ratio", "normalised", "product"):
+                    check(abs(value - weights[j]) < 2e-3, "%s key %d: %s %r does not give the weight %r" %
+                          (where, j, stage, value, weights[j]))
+                elif stage in ("softmax_model", "gaussian", "distribution"):
+                    recorded = neuron[{"softmax_model": "softmax"}.get(stage, stage)][h][i][j]
+                    check(value == recorded, "%s key %d: %s %r, attention.json %r" % (where, j, stage, value, recorded))
+                elif stage == "distance":
+                    check(close(value, j - neuron["centre"][h][i], 1e-9),
+                          "%s key %d: j - p_i %r, centre %r" % (where, j, value, neuron["centre"][h][i]))
+                elif stage == "scores" and the_map["kind"] != "external":
+                    recorded = scores[h][i][j]
+                    check((recorded is None and text == "-inf") or (recorded is not None and value == recorded),
+                          "%s key %d: masked score %r, attention.json %r" % (where, j, value, recorded))
+                elif stage in ("scaled", "tanh_score"):
+                    recorded = scores[h][i][j]
+                    check(recorded is None or close(value, recorded, 1e-3),
+                          "%s key %d: %s %r, the model's score %r" % (where, j, stage, value, recorded))
+                elif stage == "scores":   # external: z = q · M_k[s], recorded
+                    check(value == scores[h][i][j], "%s slot %d: z %r, attention.json %r" % (where, j, value, scores[h][i][j]))
+            if the_map["kind"] in ("local_m", "local_p", "hard"):
+                check_kind_line(driver, the_map, h, i, where)
+
+
+def check_kind_line(driver, the_map, h, i, where):
+    """The local kinds' centre and window, hard attention's chosen key: the line above the neuron table and the
+    marked rows, against attention.json."""
+    neuron = the_map["neuron"]
+    line = driver.find_element(By.ID, "neuron-kind-line")
+    marks = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#neuron-table tbody tr')).map(function (tr, j) {"
+        " return [j, tr.classList.contains('hidden'), tr.classList.contains('centre'), tr.classList.contains('picked')]; });")
+    if the_map["kind"] == "hard":
+        chosen = neuron["chosen_key"][h][i]
+        shown = line.get_attribute("data-chosen")
+        check(shown == ("" if chosen is None else str(chosen)), "%s: chosen key %r, attention.json %r" % (where, shown, chosen))
+        picked = [j for j, _, _, is_picked in marks if is_picked]
+        check(picked == ([] if chosen is None else [chosen]), "%s: the rows marked chosen %r, expected %r" % (where, picked, chosen))
+        if the_map["hard_eval"] == "argmax" and chosen is not None:   # one key per row: the argmax of a
+            row, a = the_map["weights"][h][i], neuron["distribution"][h][i]
+            check(row[chosen] == 1 and sum(row) == 1 and a[chosen] == max(a),
+                  "%s: the weights %r are not one 1 at the argmax of %r" % (where, row, a))
+        return
+    centre, (first, last), width = neuron["centre"][h][i], neuron["window"][h][i], the_map["local"]["width"]
+    check(float(line.get_attribute("data-centre")) == centre, "%s: centre %r, attention.json %r" %
+          (where, line.get_attribute("data-centre"), centre))
+    check([float(line.get_attribute("data-first")), float(line.get_attribute("data-last"))] == [first, last],
+          "%s: window %r … %r, attention.json %r" % (where, line.get_attribute("data-first"), line.get_attribute("data-last"),
+                                                     [first, last]))
+    check(first is not None and centre - width <= first <= last <= centre + width,
+          "%s: the window %r is not inside [p - D, p + D] = [%r, %r]" % (where, [first, last], centre - width, centre + width))
+    greyed = [j for j, hidden, _, _ in marks if hidden]
+    outside = [j for j in range(len(marks)) if not first <= j <= last]
+    check(greyed == outside, "%s: greyed keys %r, outside the window %r" % (where, greyed, outside))
+    centred = [j for j, _, is_centre, _ in marks if is_centre]
+    check(centred == [round(centre)], "%s: the centre is marked at %r, p_i = %r" % (where, centred, centre))
+    if the_map["kind"] == "local_p":
+        check(the_map["local"]["sigma"] == width / 2, where + ": sigma is not D/2")
+
+
+def other_views(driver, data, label):
+    """Model, matrix and decoding views of a run: every picture drawn, each map's rows as attention.json has them
+    (hard attention at argmax: one 1 per row), the decoding view's cross-attention row."""
+    view(driver, "model")
+    click(driver, '#view-model .seg button[data-value="all"]')
+    thumbs = len(driver.find_elements(By.CSS_SELECTOR, "figure.thumb"))
+    check(thumbs == sum(m["heads"] + 1 for m in data["maps"]), label + ": the model view has %d thumbnails" % thumbs)
+    view(driver, "matrix")
+    check(body(driver, "data-maps-ready") == str(sum(m["heads"] for m in data["maps"])), label + ": matrix pictures")
+    for m, the_map in enumerate(data["maps"]):
+        drawn = driver.execute_script(
+            "return Array.from(document.querySelectorAll('svg[data-map=\"%d/0\"] rect[data-i]')).map(function (r) {"
+            " return [Number(r.dataset.i), Number(r.dataset.j), Number(r.dataset.w)]; });" % m)
+        expected = [[i, j, w] for i, row in enumerate(the_map["weights"][0]) for j, w in enumerate(row)]
+        check(drawn == expected, "%s: the matrix view of map %d head 0 is not attention.json's" % (label, m))
+        if the_map["kind"] == "hard" and the_map["hard_eval"] == "argmax":
+            ones = [sum(1 for i, _, w in drawn if w == 1 and i == row) for row in range(len(the_map["weights"][0]))]
+            check(all(n == 1 for n in ones), "%s: hard map %d draws %r ones per row" % (label, m, ones))
+    view(driver, "decoding")
+    cross = maps_of(data, "cross")[0]
+    row = [float(td.get_attribute("data-w")) for td in
+           driver.find_elements(By.CSS_SELECTOR, '#decode-row tr[data-layer="0"][data-head="0"] td')]
+    check(row == cross["weights"][0][0], label + ": step 1's cross-attention row is row 0 of layer 0, head 0")
+
+
+def walk_through(driver, page_dir, label, shots):
+    """The dot run's page: every view exercised, and its screenshots."""
+    data = json.load(open(os.path.join(page_dir, "attention.json")))
+    open_page(driver, "file://" + os.path.join(page_dir, "index.html"), label)
+    check(driver.execute_script("return performance.getEntriesByType('resource').length") == 0,
+          label + ": the page fetched something")
+
+    # Head view, cross-attention of layer 0 (the defaults): point at query 1.
+    cross = maps_of(data, "cross")[0]
+    all_lines = visible_lines(driver)
+    expected = sorted((1, j, h) for h in range(cross["heads"]) for j, w in enumerate(cross["weights"][h][1]) if w >= 0.01)
+    check(len(all_lines) > len(expected) > 0, label + ": head view has %d lines" % len(all_lines))
+    token = driver.find_element(By.CSS_SELECTOR, 'svg.headview text.tok[data-side="q"][data-index="1"]')
+    ActionChains(driver).move_to_element(token).perform()
+    check(sorted(tuple(x) for x in visible_lines(driver)) == expected,
+          label + ": pointing at query 1 keeps %d lines, expected its %d" % (len(visible_lines(driver)), len(expected)))
+    ActionChains(driver).move_to_element(driver.find_element(By.ID, "sentence")).perform()
+    check(len(visible_lines(driver)) == len(all_lines), label + ": leaving the token brings every line back")
+    token.click()
+    ActionChains(driver).move_to_element(driver.find_element(By.ID, "sentence")).perform()
+    check(sorted(tuple(x) for x in visible_lines(driver)) == expected, label + ": a click pins query 1's lines")
+    screenshot(driver, shots + "head")
+    driver.find_element(By.CSS_SELECTOR, 'svg.headview text.tok[data-side="q"][data-index="1"]').click()   # unpin
+    click(driver, 'button.chip[data-head="1"]')
+    lines = visible_lines(driver)
+    check(lines and all(head != 1 for _, _, head in lines), label + ": head 1 toggled off leaves none of its lines")
+    click(driver, 'button.chip[data-head="1"]')
+    click(driver, '#view-head .seg button[data-value="all"]')
+    parts = driver.execute_script("return Array.from(new Set(Array.from(document.querySelectorAll("
+                                  "'svg.headview line')).map(function (l) { return l.dataset.part; })))")
+    check(sorted(parts) == ["cross", "decoder_self", "encoder_self"], label + ": 'all three' draws " + repr(parts))
+    screenshot(driver, shots + "head-all")
+
+    # Model view: a thumbnail opens large.
+    view(driver, "model")
+    click(driver, '#view-model .seg button[data-value="cross"]')
+    click(driver, 'figure.thumb[data-thumb="cross/1/1"]')
+    modal = driver.find_element(By.ID, "modal")
+    check(modal.is_displayed() and modal.get_attribute("data-open") == "cross/1/1", label + ": the thumbnail opened")
+    cells = len(driver.find_elements(By.CSS_SELECTOR, "#modal-body rect[data-i]"))
+    check(cells == len(cross["weights"][0]) * len(cross["weights"][0][0]), label + ": the large map has %d cells" % cells)
+    screenshot(driver, shots + "model-open")
+    ActionChains(driver).send_keys(Keys.ESCAPE).perform()
+    check(not modal.is_displayed(), label + ": Escape closes the large map")
+    screenshot(driver, shots + "model")
+
+    # Matrix view: every head's picture, and a read-out.
+    view(driver, "matrix")
+    heads = sum(m["heads"] for m in data["maps"])
+    check(body(driver, "data-maps-ready") == str(heads), label + ": %s of %d pictures" % (body(driver, "data-maps-ready"), heads))
+    cell = driver.find_element(By.CSS_SELECTOR, 'svg[data-map="0/0"] rect[data-i="1"][data-j="2"]')
+    ActionChains(driver).move_to_element(cell).perform()
+    tip = driver.find_element(By.ID, "tooltip").text
+    expected_tip = "query \u201c%s\u201d \u2192 key \u201c%s\u201d: %.3f" % (
+        data["tokens"]["source"][1], data["tokens"]["source"][2], data["maps"][0]["weights"][0][1][2])
+    check(tip == expected_tip, label + ": the read-out says %r, expected %r" % (tip, expected_tip))
+    screenshot(driver, shots + "matrix")
+
+    # Decoding view: step 2 (index 1).
+    view(driver, "decoding")
+    check(body(driver, "data-step") == "0", label + ": decoding starts at step 1")
+    click(driver, "#step-next")
+    wait(driver, lambda d: body(d, "data-step") == "1", "step 2")
+    shown = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".top5 .tokname")]
+    check(shown == [c["token"] for c in data["decoding"]["steps"][1]["likeliest"]],
+          label + ": step 2's likeliest tokens %r" % shown)
+    row = [float(td.get_attribute("data-w")) for td in
+           driver.find_elements(By.CSS_SELECTOR, '#decode-row tr[data-layer="0"][data-head="0"] td')]
+    check(row == cross["weights"][0][1], label + ": step 2's cross-attention row is row 1 of layer 0, head 0")
+    screenshot(driver, shots + "decoding")
+
+    check_neuron(driver, data, label)
+    click(driver, '#view-neuron .seg button[data-value="encoder_self"]')
+    click(driver, '#view-neuron .queries button[data-query="1"]')
+    screenshot(driver, shots + "neuron")
+    check(not console_errors(driver), label + ": console errors " + repr(console_errors(driver)))
+
+
+
+driver, profile = start_browser()
+try:
+    walk_through(driver, walk_page, "dot", "")
+
+    for run in ("mixed", "other", "local", "hard"):
+        page = os.path.join(runs_dir, run + "-page")
+        data = json.load(open(os.path.join(page, "attention.json")))
+        open_page(driver, "file://" + os.path.join(page, "index.html"), run)
+        for kind in ("encoder_self", "decoder_self", "cross", "all"):
+            click(driver, '#view-head .seg button[data-value="%s"]' % kind)
+            check(len(visible_lines(driver)) > 0, run + ": the head view draws " + kind)
+        if run in ("local", "hard"):
+            other_views(driver, data, run)
+        check_neuron(driver, data, run)
+        check(not console_errors(driver), run + ": console errors " + repr(console_errors(driver)))
+        if run in ("mixed", "local", "hard"):
+            screenshot(driver, {"mixed": "neuron-additive", "local": "neuron-local_p", "hard": "neuron-hard"}[run])
+
+    # Beam search: the hypotheses of step 1, as attention.json has them.
+    data = json.load(open(os.path.join(beam_page, "attention.json")))
+    open_page(driver, "file://" + os.path.join(beam_page, "index.html"), "beam")
+    view(driver, "decoding")
+    fates = [tr.get_attribute("data-fate") for tr in driver.find_elements(By.CSS_SELECTOR, "#beam-table tr[data-fate]")]
+    check(fates == [c["fate"] for c in data["decoding"]["beam_steps"][0]] and fates.count("kept") <= data["decoding"]["beam"],
+          "beam: step 1 shows %r" % fates)
+    screenshot(driver, "decoding-beam")
+
+    # The compare view offline: `attnlab attention --run dot --compare local`, opened from disk.
+    data = json.load(open(os.path.join(runs_dir, "compare-page", "attention.json")))
+    other = json.load(open(os.path.join(runs_dir, "compare-page", "compared.json")))
+    open_page(driver, "file://" + os.path.join(runs_dir, "compare-page", "index.html"), "compare offline")
+    view(driver, "compare")
+    heading = driver.find_element(By.CSS_SELECTOR, "#compare-table tr").text
+    check("dot" in heading and "local" in heading and data["target"] in heading and other["target"] in heading,
+          "compare offline: the heading %r names both runs and their translations" % heading)
+    cells = driver.execute_script(
+        "return Array.from(document.querySelectorAll('#compare-table svg')).map(function (svg) {"
+        " return Array.from(svg.querySelectorAll('rect[data-i]')).map(function (r) { return Number(r.dataset.w); }); });")
+    expected = []
+    for kind in ("encoder_self", "decoder_self", "cross"):
+        for layer in range(2):
+            for side in (data, other):
+                the_map = [m for m in side["maps"] if m["type"] == kind and m["layer"] == layer][0]
+                expected.append([sum(the_map["weights"][h][i][j] for h in range(the_map["heads"])) / the_map["heads"]
+                                 for i in range(len(the_map["weights"][0])) for j in range(len(the_map["weights"][0][0]))])
+    check(len(cells) == 12 and all(len(c) == len(e) and all(close(a, b, 1e-9) for a, b in zip(c, e))
+                                   for c, e in zip(cells, expected)),
+          "compare offline: %d pictures; each the mean of heads of its run's map" % len(cells))
+    check(not console_errors(driver), "compare offline: console errors " + repr(console_errors(driver)))
+    screenshot(driver, "compare-offline")
+
+    # attnlab serve: the same page, live.
+    port = free_port()
+    server = subprocess.Popen([attnlab, "serve", "--run", os.path.join(runs_dir, "dot"), "--run",
+                               os.path.join(runs_dir, "mixed"), "--port", str(port)],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stdout.readline()
+        check("http://127.0.0.1:%d/" % port in line, "serve says where it listens: " + line.strip())
+        driver.get("http://127.0.0.1:%d/" % port)
+        wait(driver, lambda d: body(d, "data-explorer-ready") == "0", "the served page")
+        check(driver.find_element(By.ID, "ask").is_displayed(), "serve: the page has its form")
+        # Sentences of the training data: every word is in the vocabulary, so the page shows them as sent.
+        train = [line.strip() for line in open(os.path.join(runs_dir, "data", "train.en"))][:2]
+        for run_index, text in ((0, train[0]), (1, train[1])):
+            renders = int(body(driver, "data-renders"))
+            Select(driver.find_element(By.ID, "ask-run")).select_by_value(str(run_index))
+            box = driver.find_element(By.ID, "ask-text")
+            box.clear()
+            box.send_keys(text)
+            box.send_keys(Keys.ENTER)
+            wait(driver, lambda d: int(body(d, "data-renders")) > renders and
+                 d.find_element(By.ID, "ask-status").get_attribute("data-state") == "done", "serve's answer", 30)
+            shown = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#sentence .row:first-child code")]
+            check(shown == text.split(), "serve: the page shows the source %r, sent %r" % (shown, text))
+            check(int(body(driver, "data-maps-ready") or 0) > 0, "serve: new maps are drawn")
+            kind = driver.find_element(By.CSS_SELECTOR, "#sentence > div.meta").text
+            check(("additive" if run_index else "scaled_dot") in kind, "serve: run %d's kinds: %s" % (run_index, kind))
+        screenshot(driver, "serve")
+        # Compare view: the same sentence through both runs, side by side.
+        Select(driver.find_element(By.ID, "ask-run")).select_by_value("0")
+        Select(driver.find_element(By.ID, "ask-compare")).select_by_value("1")
+        renders = int(body(driver, "data-renders"))
+        driver.find_element(By.ID, "ask-text").send_keys(Keys.ENTER)
+        wait(driver, lambda d: int(body(d, "data-renders")) > renders, "the compared answer", 30)
+        view(driver, "compare")
+        pictures = len(driver.find_elements(By.CSS_SELECTOR, "#compare-table svg"))
+        heading = driver.find_element(By.CSS_SELECTOR, "#compare-table tr").text
+        check(pictures == 12 and "dot" in heading and "mixed" in heading,
+              "compare: %d pictures (expected 6 maps × 2 runs) under %r" % (pictures, heading))
+        screenshot(driver, "compare")
+        box = driver.find_element(By.ID, "ask-text")
+        box.clear()
+        box.send_keys(Keys.ENTER)
+        wait(driver, lambda d: d.find_element(By.ID, "ask-status").get_attribute("data-state") == "error", "an error")
+        check("empty" in driver.find_element(By.ID, "ask-status").text, "serve: an empty sentence is refused on the page")
+        errors = [e for e in console_errors(driver) if "400" not in e]   # the refused request itself is logged
+        check(not errors, "serve: console errors " + repr(errors))
+    finally:
+        code = stop(server)
+        check(code == 0, "serve stops on SIGTERM with exit 0 (got %r)" % code)
+finally:
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+sys.exit(checks.finish())

@@ -1,0 +1,338 @@
+// f64_golden.cpp — attnlab's whole Transformer reproduces PyTorch: logits, loss and every gradient (float64).
+//
+// The gradient checks prove each op right on its own; this test proves they are put together right — the
+// attention, the masks, the norms in the right places, √d_model, the positions, the loss — the way llm.c
+// guards its model. tools/make_golden.py builds the same model in PyTorch (2 + 2 layers, d_model 32, 4 heads,
+// relu, dropout 0, sinusoidal positions, separate vocabularies) with random weights, runs one padded batch with
+// label smoothing 0.1, and writes, in float64, into tests/model/golden/transformer_{post,pre}.safetensors:
+//     <parameter name>        every weight, under attnlab's own name
+//     grad.<parameter name>   ∂loss/∂weight from PyTorch's backward
+//     input.src, input.tgt_in, input.targets    the token ids (stored as F64)
+//     output.logits [B, T, V], output.loss [1]
+//     __metadata__            the model config, torch's version and the command that regenerates the file
+// Here attnlab builds its Seq2Seq from that config, takes PyTorch's weights by name, runs forward, cross_entropy
+// and backward, and must agree everywhere to |attnlab − PyTorch| ≤ 1e-9 + 1e-9 · |PyTorch|. Both sides compute
+// in float64, so the agreement observed is about 1e-15: a real mistake shows up as many orders of magnitude more.
+// The files are committed: the test never needs Python, and a missing file is a failure, not a skip.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "autograd/ops.h"
+#include "model/transformer.h"
+#include "util/error.h"
+#include "tensor/safetensors.h"
+
+using namespace attnlab;
+
+namespace {
+
+constexpr double absolute_tolerance = 1e-9;
+constexpr double relative_tolerance = 1e-9;
+
+std::string golden_path(const std::string& norm) {
+  return std::string(ATTNLAB_SOURCE_DIR) + "/tests/model/golden/transformer_" + norm + ".safetensors";
+}
+
+// One golden file, sorted by what each tensor is.
+struct Golden {
+  std::string path;
+  std::map<std::string, std::string> metadata;
+  std::map<std::string, Tensor> weights;     // "encoder.layers.0.self_attn.q_proj.weight" → its value
+  std::map<std::string, Tensor> gradients;   // the same names (without "grad.") → PyTorch's gradient
+  std::map<std::string, Tensor> data;        // "input.src", …, "output.logits", "output.loss"
+};
+
+Golden load_golden(const std::string& path) {
+  SafetensorsContents contents = load_safetensors(path);   // a missing file throws, naming the path
+  Golden golden;
+  golden.path = path;
+  golden.metadata = contents.metadata;
+  for (NamedTensor& named : contents.tensors) {
+    const std::string& name = named.name;
+    if (name.rfind("grad.", 0) == 0) {
+      golden.gradients[name.substr(5)] = named.tensor;
+    } else if (name.rfind("input.", 0) == 0 || name.rfind("output.", 0) == 0) {
+      golden.data[name] = named.tensor;
+    } else {
+      golden.weights[name] = named.tensor;
+    }
+  }
+  return golden;
+}
+
+const std::string& metadata_value(const Golden& golden, const std::string& key) {
+  auto found = golden.metadata.find(key);
+  if (found == golden.metadata.end()) {
+    throw Error(golden.path + ": the metadata has no \"" + key + "\"; regenerate the file with "
+                "/usr/bin/python3 tools/make_golden.py");
+  }
+  return found->second;
+}
+
+const Tensor& data_tensor(const Golden& golden, const std::string& name) {
+  auto found = golden.data.find(name);
+  if (found == golden.data.end()) throw Error(golden.path + ": the file has no tensor \"" + name + "\"");
+  return found->second;
+}
+
+// The model the file was made with: the metadata holds ModelConfig's keys.
+ModelConfig config_from(const Golden& golden) {
+  auto integer = [&](const char* key) { return std::stoll(metadata_value(golden, key)); };
+  auto boolean = [&](const char* key) { return metadata_value(golden, key) == "true"; };
+  ModelConfig c;
+  c.src_vocab = integer("src_vocab");
+  c.tgt_vocab = integer("tgt_vocab");
+  c.d_model = integer("d_model");
+  c.heads = integer("heads");
+  c.d_ff = integer("d_ff");
+  c.encoder_layers = integer("encoder_layers");
+  c.decoder_layers = integer("decoder_layers");
+  c.dropout = std::stod(metadata_value(golden, "dropout"));
+  c.activation = metadata_value(golden, "activation");
+  c.norm = metadata_value(golden, "norm");
+  c.positional = metadata_value(golden, "positional");
+  c.share_embeddings = boolean("share_embeddings");
+  c.tie_output = boolean("tie_output");
+  c.encoder_attention.kind = c.decoder_attention.kind = c.cross_attention.kind = metadata_value(golden, "attention");
+  return c;
+}
+
+// Token ids were stored as F64; each must be a whole number.
+TokenIds token_ids(const Golden& golden, const std::string& name) {
+  const Tensor& stored = data_tensor(golden, name);
+  TokenIds ids;
+  ids.shape = stored.shape();
+  for (int64_t i = 0; i < stored.numel(); ++i) {
+    const real value = stored.data()[i];
+    if (value != std::floor(value)) throw Error(golden.path + ": " + name + " holds " + std::to_string(value));
+    ids.values.push_back(static_cast<int32_t>(value));
+  }
+  return ids;
+}
+
+// "[2, 5, 11]": the index of a row-major offset within a shape.
+std::string index_text(const Shape& shape, int64_t offset) {
+  std::vector<int64_t> index(static_cast<size_t>(shape.rank()));
+  for (int axis = shape.rank() - 1; axis >= 0; --axis) {
+    index[static_cast<size_t>(axis)] = offset % shape[axis];
+    offset /= shape[axis];
+  }
+  std::string text = "[";
+  for (size_t a = 0; a < index.size(); ++a) text += (a ? ", " : "") + std::to_string(index[a]);
+  return text + "]";
+}
+
+// How well attnlab's numbers match PyTorch's for one tensor.
+struct Agreement {
+  std::string name;
+  double max_abs_error = 0;   // max |attnlab − PyTorch| over the elements
+  int64_t outside = 0;        // elements outside the tolerance
+  std::string worst;          // the element furthest outside it (or closest to it), in words
+};
+
+Agreement compare(const std::string& name, const Shape& shape, const real* ours, const Tensor& theirs) {
+  Agreement result;
+  result.name = name;
+  double worst_ratio = -1;                                       // |Δ| / tolerance of the worst element
+  for (int64_t i = 0; i < theirs.numel(); ++i) {
+    const double a = ours ? static_cast<double>(ours[i]) : 0.0;  // no gradient at all counts as zeros
+    const double b = static_cast<double>(theirs.data()[i]);
+    const double error = std::abs(a - b);
+    const double tolerance = absolute_tolerance + relative_tolerance * std::abs(b);
+    const double ratio = std::isnan(error) ? INFINITY : error / tolerance;
+    result.max_abs_error = std::max(result.max_abs_error, std::isnan(error) ? INFINITY : error);
+    if (!(error <= tolerance)) ++result.outside;
+    if (ratio > worst_ratio) {
+      worst_ratio = ratio;
+      std::ostringstream text;
+      text.precision(17);
+      text << "element " << index_text(shape, i) << ": attnlab " << a << ", PyTorch " << b << ", |difference| "
+           << error;
+      result.worst = text.str();
+    }
+  }
+  return result;
+}
+
+std::string describe(const Agreement& a, int64_t elements) {
+  std::ostringstream text;
+  text << a.name << " differs from PyTorch in " << a.outside << " of " << elements << " numbers; worst "
+       << a.worst << " (allowed " << absolute_tolerance << " + " << relative_tolerance << "·|PyTorch|)";
+  return text.str();
+}
+
+// Everything one run against a golden file found.
+struct GoldenRun {
+  std::vector<std::string> missing, extra;    // parameter names only PyTorch has / only attnlab has
+  std::vector<std::string> shape_problems;
+  std::vector<Agreement> logits_loss;         // output.logits, output.loss
+  std::vector<Agreement> gradients;           // one per parameter, in attnlab's order
+  std::map<std::string, int64_t> elements;    // name → number count, for messages
+};
+
+// Builds attnlab's model from the file, copies PyTorch's weights in by name, runs forward, the loss and backward,
+// and compares. `change_weights`, when given, is applied after copying (to show the comparison can fail).
+template <typename Change>
+GoldenRun run_golden(const Golden& golden, Change&& change_weights) {
+  GoldenRun run;
+  const ModelConfig config = config_from(golden);
+  Generator init(0);                                   // any initial weights: every one is overwritten
+  Seq2Seq model(config, init);
+  const std::vector<NamedParameter> parameters = model.named_parameters();
+
+  // The parameter names must be exactly PyTorch's state_dict names, both ways.
+  std::set<std::string> ours;
+  for (const NamedParameter& p : parameters) ours.insert(p.name);
+  for (const auto& [name, tensor] : golden.weights) {
+    if (!ours.count(name)) run.missing.push_back(name);
+  }
+  for (const std::string& name : ours) {
+    if (!golden.weights.count(name)) {
+      run.extra.push_back(name);
+    } else if (!golden.gradients.count(name)) {
+      run.missing.push_back("grad." + name);
+    }
+  }
+  if (!run.missing.empty() || !run.extra.empty()) return run;
+
+  for (const NamedParameter& p : parameters) {
+    const Tensor& theirs = golden.weights.at(p.name);
+    if (theirs.shape() != p.tensor.shape() || golden.gradients.at(p.name).shape() != p.tensor.shape()) {
+      run.shape_problems.push_back(p.name + ": attnlab " + p.tensor.shape().str() + ", PyTorch " +
+                                   theirs.shape().str());
+      continue;
+    }
+    Tensor mine = p.tensor;
+    std::copy(theirs.data(), theirs.data() + theirs.numel(), mine.data());
+  }
+  if (!run.shape_problems.empty()) return run;
+  change_weights(model);
+
+  const TokenIds src = token_ids(golden, "input.src");                 // [B, S]
+  const TokenIds tgt_in = token_ids(golden, "input.tgt_in");           // [B, T], bos first
+  const TokenIds targets = token_ids(golden, "input.targets");         // [B, T], eos last, pad after
+  const real label_smoothing = static_cast<real>(std::stod(metadata_value(golden, "label_smoothing")));
+  const auto pad = static_cast<int32_t>(std::stoi(metadata_value(golden, "pad_id")));
+  REQUIRE(pad == pad_id);
+
+  model.zero_grad();
+  ForwardContext ctx;                                                  // not training: no dropout (it is 0 anyway)
+  Tensor logits = model.forward(src, tgt_in, ctx);                     // [B, T, V]
+  Tensor loss = cross_entropy(logits, targets, label_smoothing, pad);  // [1]
+  loss.backward();
+
+  for (const auto& [name, computed] : {std::pair{"output.logits", logits}, std::pair{"output.loss", loss}}) {
+    const Tensor& expected = data_tensor(golden, name);
+    if (expected.shape() != computed.shape()) {
+      run.shape_problems.push_back(std::string(name) + ": attnlab " + computed.shape().str() + ", PyTorch " +
+                                   expected.shape().str());
+      continue;
+    }
+    run.logits_loss.push_back(compare(name, expected.shape(), computed.data(), expected));
+    run.elements[name] = expected.numel();
+  }
+  for (const NamedParameter& p : parameters) {
+    const Tensor& expected = golden.gradients.at(p.name);
+    const real* computed = p.tensor.has_grad() ? p.tensor.grad_values().data() : nullptr;
+    run.gradients.push_back(compare("grad." + p.name, expected.shape(), computed, expected));
+    run.elements["grad." + p.name] = expected.numel();
+  }
+  return run;
+}
+
+GoldenRun run_golden(const Golden& golden) {
+  return run_golden(golden, [](Seq2Seq&) {});
+}
+
+std::string join_lines(const std::vector<std::string>& lines) {
+  std::string text;
+  for (const std::string& line : lines) text += "\n  " + line;
+  return text;
+}
+
+void check_against_pytorch(const std::string& norm) {
+  REQUIRE(sizeof(real) == 8);
+  const std::string path = golden_path(norm);
+  INFO("golden file ", path, " (regenerate: /usr/bin/python3 tools/make_golden.py)");
+  Golden golden = load_golden(path);                                  // missing file: an error, the test fails
+  REQUIRE(metadata_value(golden, "norm") == norm);
+  GoldenRun run = run_golden(golden);
+
+  if (!run.missing.empty()) FAIL_CHECK("PyTorch has parameters attnlab does not:" << join_lines(run.missing));
+  if (!run.extra.empty()) FAIL_CHECK("attnlab has parameters PyTorch does not:" << join_lines(run.extra));
+  if (!run.shape_problems.empty()) FAIL_CHECK("shapes differ:" << join_lines(run.shape_problems));
+  REQUIRE(run.missing.empty());
+  REQUIRE(run.extra.empty());
+  REQUIRE(run.shape_problems.empty());
+  REQUIRE(run.logits_loss.size() == 2);
+  REQUIRE(run.gradients.size() == golden.weights.size());
+
+  for (const std::vector<Agreement>* group : {&run.logits_loss, &run.gradients}) {
+    for (const Agreement& a : *group) {
+      if (a.outside > 0) FAIL_CHECK(describe(a, run.elements.at(a.name)));
+    }
+  }
+
+  // How close it came, for the record.
+  auto worst = std::max_element(run.gradients.begin(), run.gradients.end(), [](const Agreement& a, const Agreement& b) {
+    return a.max_abs_error < b.max_abs_error;
+  });
+  MESSAGE(norm << "-LN vs PyTorch " << metadata_value(golden, "torch_version") << ": max |difference| logits "
+               << run.logits_loss[0].max_abs_error << ", loss " << run.logits_loss[1].max_abs_error
+               << ", gradients " << worst->max_abs_error << " (" << worst->name << ", over "
+               << run.gradients.size() << " parameters)");
+}
+
+}  // namespace
+
+TEST_CASE("the post-LN Transformer reproduces PyTorch's logits, loss and every gradient") {
+  check_against_pytorch("post");
+}
+
+TEST_CASE("the pre-LN Transformer reproduces PyTorch's logits, loss and every gradient") {
+  check_against_pytorch("pre");
+}
+
+// A test that could not fail is not a test: these two show that one part in a million is enough to fail it.
+TEST_CASE("the golden comparison notices one weight changed by one part in a million") {
+  Golden golden = load_golden(golden_path("post"));
+  GoldenRun run = run_golden(golden, [](Seq2Seq& model) {
+    for (const NamedParameter& p : model.named_parameters()) {
+      if (p.name == "decoder.layers.1.encoder_attn.k_proj.weight") {
+        Tensor weight = p.tensor;
+        weight.data()[5] *= 1 + 1e-6;                              // one number of 1,024
+      }
+    }
+  });
+  REQUIRE(run.logits_loss.size() == 2);
+  CHECK(run.logits_loss[0].name == "output.logits");
+  CHECK(run.logits_loss[0].outside > 0);                           // some logits move by more than 1e-9
+}
+
+TEST_CASE("the golden comparison notices one gradient number off by one part in a million") {
+  Golden golden = load_golden(golden_path("pre"));
+  const std::string name = "encoder.layers.0.ffn.linear1.weight";
+  Tensor expected = golden.gradients.at(name);
+  const int64_t largest = std::max_element(expected.data(), expected.data() + expected.numel(),
+                                           [](real a, real b) { return std::abs(a) < std::abs(b); }) -
+                          expected.data();
+  expected.data()[largest] *= 1 + 1e-6;                            // as if attnlab's backward were this far off
+  GoldenRun run = run_golden(golden);
+  std::vector<std::string> failing;
+  for (const Agreement& a : run.gradients) {
+    if (a.outside > 0) failing.push_back(a.name);
+  }
+  CHECK(failing == std::vector<std::string>{"grad." + name});
+  CHECK(run.logits_loss.at(0).outside == 0);
+}
+
+TEST_CASE("a golden file that is missing is an error naming it, not a skipped test") {
+  CHECK_THROWS_WITH_AS(load_golden(golden_path("no-such-norm")), doctest::Contains("no-such-norm"), Error);
+}
