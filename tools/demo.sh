@@ -28,7 +28,7 @@ done
 
 tools/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$(nproc)"
+cmake --build --preset release -j "$(nproc)" --target attnlab_cli   # the command alone: no tests, no float64 twin
 attnlab=build/release/attnlab
 
 echo

@@ -1,29 +1,52 @@
 #!/usr/bin/env bash
-# test.sh — install dependencies, build, and run every test through ctest.
+# test.sh — install what is missing, build what the tests need, and run every test through ctest.
 #
 #   tools/test.sh              release build (build/release)
 #   tools/test.sh --sanitize   the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize)
+#   tools/test.sh --fuzz       first build the fuzz targets (build/fuzz, clang + libFuzzer): ctest then runs each
+#                              for a few thousand executions (.ci/run does; without it those tests skip, saying so)
 #
-# Both also build the fuzz preset (build/fuzz), whose targets ctest runs briefly; tools/fuzz.sh runs them long.
-# Prints ctest's summary and exits non-zero if anything fails to build or any test fails.
+# Each phase prints how long it took. Prints ctest's summary and exits non-zero if anything fails to build or any
+# test fails. tools/fuzz.sh runs the fuzz targets long.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 preset=release
-case "${1:-}" in
-  "") ;;
-  --sanitize) preset=sanitize ;;
-  -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "test.sh: unknown option '$1' (use --sanitize or nothing)" >&2; exit 2 ;;
-esac
+fuzz=""
+for option in "$@"; do
+  case "$option" in
+    --sanitize) preset=sanitize ;;
+    --fuzz) fuzz=1 ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option '$option' (use --sanitize, --fuzz or nothing)" >&2; exit 2 ;;
+  esac
+done
+
+started=$(date +%s)
+phase_started=$started
+# phase NAME: the time since the last phase, on one line ("test.sh: build 312 s").
+phase() {
+  local now; now=$(date +%s)
+  echo "test.sh: $1 $((now - phase_started)) s"
+  phase_started=$now
+}
 
 tools/install-deps.sh
+phase "install (dependencies)"
 # ccache (when installed) may reuse objects compiled in another clone of the repository: paths under this folder
 # are hashed relative to it. (Objects with debug information still hash their folder, so they are never mixed up.)
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
-# The fuzz targets (tests/fuzz, clang): ctest runs each for a few thousand executions (fuzz.* tests).
-cmake --preset fuzz >/dev/null
-cmake --build --preset fuzz -j "$(nproc)"
-ctest --preset "$preset" -j "$(nproc)"
+phase "build ($preset)"
+if [ -n "$fuzz" ]; then
+  # The fuzz targets (tests/fuzz, clang): ctest runs each for a few thousand executions (fuzz.* tests).
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$(nproc)"
+  phase "build (fuzz targets)"
+fi
+status=0
+ctest --preset "$preset" -j "$(nproc)" || status=$?
+phase "tests (ctest)"
+echo "test.sh: $(( $(date +%s) - started )) s in all"
+exit "$status"

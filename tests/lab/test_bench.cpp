@@ -1,14 +1,20 @@
-// test_bench.cpp — `attnlab bench` measures what it says: the FLOP formula counts every matrix product of the
-// model, the timings are consistent with each other, the benchmark configs are the two models, and bad
-// options are refused by name. The length sweep fits growth exponents correctly and draws a valid log–log plot.
+// test_bench.cpp — `attnlab bench` measures what it says: it runs the very step `attnlab train` runs, the FLOP
+// formula counts every matrix product of the model, the timings are consistent with each other, the benchmark
+// configs are the two models, and bad options are refused by name. The length sweep fits growth exponents correctly and draws a valid log–log plot.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <map>
 
-#include <algorithm>
-
-#include "util/error.h"
+#include "data/batching.h"
+#include "data/corpus.h"
 #include "lab/bench.h"
+#include "run/run.h"
+#include "run/trainer.h"
+#include "test_support.h"
+#include "train/checkpoint.h"
+#include "util/error.h"
 #include "util/profile.h"
 #include "run/config_io.h"
 #include "lab/length_sweep.h"
@@ -36,7 +42,78 @@ BenchOptions tiny_options() {
   return options;
 }
 
+// A copy task of 2–6 symbols a line, and a config that trains on it: threads 1, so that the bits are repeatable.
+std::string write_copy_run_config(const std::string& dir, const std::string& model_extra,
+                                  const std::string& train_extra) {
+  Generator gen(3);
+  std::ofstream src(dir + "/train.src"), tgt(dir + "/train.tgt");
+  for (int i = 0; i < 120; ++i) {
+    std::string line;
+    const int64_t length = gen.integer(2, 7);
+    for (int64_t k = 0; k < length; ++k) line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
+    src << line << "\n";
+    tgt << line << "\n";
+  }
+  std::ofstream config(dir + "/config.yaml");
+  config << "data:\n  train_src: " << dir << "/train.src\n  train_tgt: " << dir << "/train.tgt\n"
+         << "tokenizer:\n  kind: word\n  shared: true\n"
+         << "model:\n  d_model: 16\n  heads: 2\n  d_ff: 32\n  encoder_layers: 1\n  decoder_layers: 1\n"
+         << "  dropout: 0.1\n" << model_extra
+         << "train:\n  threads: 1\n  batch_tokens: 120\n  max_steps: 4\n  lr: 0.003\n  schedule: constant\n"
+         << "  valid_every: 1000\n  checkpoint_every: 1000\n" << train_extra;
+  return dir + "/config.yaml";
+}
+
+// train()'s weights after its steps, against bench's training (BenchTraining) stepped as often on the batches
+// train() drew, in the order it drew them: Batcher::epoch(e) of the run's own token ids.
+void check_bench_steps_as_train(const std::string& name, const std::string& model_extra,
+                                const std::string& train_extra) {
+  const std::string dir = testing::fresh_directory("test-bench", name).string();
+  const std::string config_path = write_copy_run_config(dir, model_extra, train_extra);
+  class Quiet : public TrainingObserver {} quiet;
+  const TrainSummary summary = train({config_path, dir + "/run", {}, false}, quiet);
+  REQUIRE(summary.step == 4);
+
+  const RunConfig config = load_run_config(dir + "/run");
+  const RunTokenizers tokenizers = load_run_tokenizers(config, dir + "/run");
+  const std::vector<EncodedPair> pairs =
+      encode_pairs(load_split(config.data, "train"), *tokenizers.src, *tokenizers.tgt, config.data.max_len);
+  const Batcher batcher(pairs, config.train.batch_tokens, config.train.seed);
+  std::vector<Batch> drawn;
+  for (int64_t epoch = 0; drawn.size() < 4 * static_cast<size_t>(config.train.accumulate); ++epoch) {
+    for (Batch& batch : batcher.epoch(epoch)) drawn.push_back(std::move(batch));
+  }
+  BenchTraining bench(config, model_config_for(config, tokenizers).src_vocab, config.train.seed);
+  size_t next = 0;
+  for (int step = 0; step < 4; ++step) bench.step([&]() -> const Batch& { return drawn.at(next++); });
+  CHECK(next == 4 * static_cast<size_t>(config.train.accumulate));
+
+  Generator init(1);
+  Seq2Seq trained(model_config_for(config, tokenizers), init);
+  load_checkpoint(summary.checkpoint, trained, nullptr);
+  const std::vector<NamedParameter> want = trained.named_parameters();
+  REQUIRE(want.size() == bench.parameters.size());
+  size_t differing = 0;
+  for (size_t p = 0; p < want.size(); ++p) {
+    const Tensor& a = want[p].tensor;
+    const Tensor& b = bench.parameters[p].tensor;
+    if (!std::equal(a.data(), a.data() + a.numel(), b.data())) ++differing;
+  }
+  CHECK_MESSAGE(differing == 0, differing, " of ", want.size(), " parameters differ between train and bench");
+  // …and the steps moved the weights: a bench that did nothing would not match a trained run.
+  Generator fresh_init(config.train.seed);
+  Seq2Seq untrained(model_config_for(config, tokenizers), fresh_init);
+  const Tensor& first = untrained.named_parameters().front().tensor;
+  CHECK_FALSE(std::equal(first.data(), first.data() + first.numel(), want.front().tensor.data()));
+}
+
 }  // namespace
+
+TEST_CASE("bench's step is train's step: the same weights after the same steps from the same seed, for hard "
+          "attention (its REINFORCE term) and for train.accumulate: 2") {
+  SUBCASE("hard attention") { check_bench_steps_as_train("hard", "  attention:\n    cross: hard\n", ""); }
+  SUBCASE("accumulate 2") { check_bench_steps_as_train("accumulate", "", "  accumulate: 2\n"); }
+}
 
 TEST_CASE("the FLOP count is the sum of 2·n·k·m over every matrix product of a forward pass") {
   ModelConfig m;

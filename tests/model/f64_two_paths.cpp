@@ -6,7 +6,6 @@
 // cross-attention, so every use is covered (external attention cannot be cross-attention: scaled_dot stands in).
 #include <doctest/doctest.h>
 
-#include "run/config_io.h"
 #include "two_paths_support.h"
 #include "util/error.h"
 
@@ -39,20 +38,6 @@ TEST_CASE("the comparison can fail: two different models are told apart far beyo
   const PathResult b = run_path({"additive", false, "post"}, ComputePath::paper);
   CHECK(relative_difference(a.logits, b.logits) > 1e-3);
   CHECK(std::abs(a.loss - b.loss) > 1e-6);
-}
-
-TEST_CASE("model.path takes paper or fused and names the key when it is neither; the old model.kernels still "
-          "loads, as model.path") {
-  const std::string yaml = "model:\n  path: fast\n";
-  CHECK_THROWS_WITH_AS(parse_config(yaml, "a.yaml"), doctest::Contains("model.path: expected one of paper, fused"),
-                       Error);
-  CHECK(parse_config("model:\n  path: paper\n", "a.yaml").model.path == ComputePath::paper);
-  CHECK(parse_config("model:\n  kernels: reference\n", "a.yaml").model.path == ComputePath::paper);
-  CHECK(parse_config("model:\n  kernels: fused\n", "a.yaml").model.path == ComputePath::fused);
-  CHECK(parse_config("", "a.yaml", {"model.kernels=reference"}).model.path == ComputePath::paper);
-  CHECK_THROWS_WITH_AS(parse_config("model:\n  kernels: fast\n", "a.yaml"),
-                       doctest::Contains("model.kernels (now model.path): expected one of fused, reference"), Error);
-  CHECK(to_yaml(parse_config("model:\n  kernels: reference\n", "a.yaml")).find("path: paper") != std::string::npos);
 }
 
 TEST_CASE("two models in one process compute by their own paths: each gives what it gives alone") {
