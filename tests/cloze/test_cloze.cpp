@@ -131,7 +131,7 @@ TEST_CASE("attnlab train with model.task: cloze trains a reader; eval scores it;
                              "valid_every: 2, threads: 1}\n";
   write_file_atomically((dir / "cloze.yaml").string(), config);
   TrainingObserver quiet;
-  const TrainSummary summary = train({(dir / "cloze.yaml").string(), (dir / "run").string(), {}, false}, quiet);
+  const TrainSummary summary = train_cloze({(dir / "cloze.yaml").string(), (dir / "run").string(), {}, false}, quiet);
   CHECK(summary.step == 4);
   CHECK(summary.losses.size() == 4);
   CHECK(is_cloze_run((dir / "run").string()));
@@ -159,17 +159,24 @@ TEST_CASE("a cloze start that fails leaves no run folder behind (no tokenizer fi
   write_file_atomically((dir / "cloze.yaml").string(), config);
   TrainingObserver quiet;
   const std::string run = (dir / "run").string();
-  CHECK_THROWS_WITH_AS(train({(dir / "cloze.yaml").string(), run, {}, false}, quiet),
+  CHECK_THROWS_WITH_AS(train_cloze({(dir / "cloze.yaml").string(), run, {}, false}, quiet),
                        doctest::Contains("missing.question"), Error);
   CHECK_FALSE(std::filesystem::exists(run));
   // A folder the user had keeps what it held, and only that.
   std::filesystem::create_directories(run);
   write_file_atomically(run + "/notes.txt", "mine\n");
-  CHECK_THROWS_AS(train({(dir / "cloze.yaml").string(), run, {}, false}, quiet), Error);
+  CHECK_THROWS_AS(train_cloze({(dir / "cloze.yaml").string(), run, {}, false}, quiet), Error);
   CHECK(std::distance(std::filesystem::directory_iterator(run), std::filesystem::directory_iterator()) == 1);
   // A trained cloze run refuses --resume and says why.
-  train({(dir / "cloze.yaml").string(), (dir / "done").string(), {"data.valid_src=" + d + "valid.question"}, false},
-        quiet);
-  CHECK_THROWS_WITH_AS(train({"", (dir / "done").string(), {}, true}, quiet),
+  train_cloze({(dir / "cloze.yaml").string(), (dir / "done").string(), {"data.valid_src=" + d + "valid.question"},
+               false},
+              quiet);
+  CHECK_THROWS_WITH_AS(train_cloze({"", (dir / "done").string(), {}, true}, quiet),
                        doctest::Contains("do not keep the shuffle's state"), Error);
+  // The translation loop refuses a reader's config (and its run folder) rather than train something else.
+  CHECK_THROWS_WITH_AS(train({(dir / "cloze.yaml").string(), (dir / "other").string(), {}, false}, quiet),
+                       doctest::Contains("model.task: cloze"), Error);
+  CHECK_FALSE(std::filesystem::exists(dir / "other"));
+  CHECK_THROWS_WITH_AS(train({"", (dir / "done").string(), {}, true}, quiet), doctest::Contains("model.task: cloze"),
+                       Error);
 }

@@ -77,7 +77,7 @@ void check_bench_steps_as_train(const std::string& name, const std::string& mode
   const RunConfig config = load_run_config(dir + "/run");
   const RunTokenizers tokenizers = load_run_tokenizers(config, dir + "/run");
   const std::vector<EncodedPair> pairs =
-      encode_pairs(load_split(config.data, "train"), *tokenizers.src, *tokenizers.tgt, config.data.max_len);
+      encode_pairs(load_split(config.data, "train"), *tokenizers.src, *tokenizers.tgt, config.data.max_len, nullptr);
   const Batcher batcher(pairs, config.train.batch_tokens, config.train.seed);
   std::vector<Batch> drawn;
   for (int64_t epoch = 0; drawn.size() < 4 * static_cast<size_t>(config.train.accumulate); ++epoch) {

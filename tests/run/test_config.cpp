@@ -516,14 +516,15 @@ TEST_CASE("configs/README.md documents every key with the code's default and cei
 
 TEST_CASE("model.path takes paper or fused and names the key when it is neither; the old model.kernels still "
           "loads, as model.path") {
-  const std::string yaml = "model:\n  path: fast\n";
+  const std::string data = "data: {train_src: a.src, train_tgt: a.tgt}\n";
+  const std::string yaml = data + "model:\n  path: fast\n";
   CHECK_THROWS_WITH_AS(parse_config(yaml, "a.yaml"), doctest::Contains("model.path: expected one of paper, fused"),
                        Error);
-  CHECK(parse_config("model:\n  path: paper\n", "a.yaml").model.path == ComputePath::paper);
-  CHECK(parse_config("model:\n  kernels: reference\n", "a.yaml").model.path == ComputePath::paper);
-  CHECK(parse_config("model:\n  kernels: fused\n", "a.yaml").model.path == ComputePath::fused);
-  CHECK(parse_config("", "a.yaml", {"model.kernels=reference"}).model.path == ComputePath::paper);
-  CHECK_THROWS_WITH_AS(parse_config("model:\n  kernels: fast\n", "a.yaml"),
+  CHECK(parse_config(data + "model:\n  path: paper\n", "a.yaml").model.path == ComputePath::paper);
+  CHECK(parse_config(data + "model:\n  kernels: reference\n", "a.yaml").model.path == ComputePath::paper);
+  CHECK(parse_config(data + "model:\n  kernels: fused\n", "a.yaml").model.path == ComputePath::fused);
+  CHECK(parse_config(data, "a.yaml", {"model.kernels=reference"}).model.path == ComputePath::paper);
+  CHECK_THROWS_WITH_AS(parse_config(data + "model:\n  kernels: fast\n", "a.yaml"),
                        doctest::Contains("model.kernels (now model.path): expected one of fused, reference"), Error);
-  CHECK(to_yaml(parse_config("model:\n  kernels: reference\n", "a.yaml")).find("path: paper") != std::string::npos);
+  CHECK(to_yaml(parse_config(data + "model:\n  kernels: reference\n", "a.yaml")).find("path: paper") != std::string::npos);
 }
