@@ -130,19 +130,19 @@ bool is_cloze_run(const std::string& run_dir) {
   return fs::exists(path) && load_config(path).model.task == "cloze";
 }
 
-TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer) {
-  reset_training_stop();
-  StartAttempt attempt(request.run_dir);        // until keep(), a failure removes what this start created
-  // The run: a new folder only (a short run restarts in minutes), one process.
-  // Not resumable: the reader's checkpoints keep the weights and Adam's moments but not the shuffle generator's
-  // state nor the place in the epoch, so a resumed run could not draw the batches it would have drawn.
+namespace {
+
+// What the readers' loop cannot do is refused before anything is written. Not resumable: the reader's
+// checkpoints keep the weights and Adam's moments but not the shuffle generator's state nor the place in the
+// epoch, so a resumed run could not draw the batches it would have drawn (a run takes minutes). One process: the
+// loop has no sharding of batches nor summing of gradients across ranks.
+void refuse_what_cloze_cannot_do(const TrainRequest& request) {
   if (request.resume) {
     throw Error("'" + request.run_dir + "' is a cloze run, and --resume is not supported for cloze readers (their "
                 "checkpoints do not keep the shuffle's state and the place in the epoch, so a resumed run would "
                 "not see the batches an unstopped one sees; a run takes minutes); start a new run with attnlab "
                 "train --config FILE --run NEW_DIR");
   }
-  // One process: the readers' loop has no sharding of batches nor summing of gradients across ranks.
   if (collective::ranks() > 1) {
     throw Error("cloze readers train in one process (their training loop does not split batches across ranks); "
                 "run attnlab train without mpirun");
@@ -150,6 +150,106 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
   if (fs::exists(request.run_dir + "/config.yaml")) {
     throw Error("'" + request.run_dir + "' already holds a run; choose another --run folder");
   }
+}
+
+// The training questions, batch after batch, in a new order every epoch (shuffled from train.seed + 2).
+class QuestionStream {
+ public:
+  QuestionStream(const std::vector<ClozeExample>& examples, int64_t batch_tokens, uint64_t seed)
+      : examples_(examples), order_(in_order(examples.size())), next_(order_.size()), shuffle_(seed) {
+    size_t longest = 1;                                                // document + query words, padded to this
+    for (const ClozeExample& e : examples) longest = std::max(longest, e.document.size() + e.query.size());
+    per_batch_ = std::max<size_t>(1, static_cast<size_t>(batch_tokens) / longest);
+  }
+
+  ClozeBatch next() {
+    if (next_ >= order_.size()) {                                      // a new epoch, a new order
+      for (size_t i = order_.size() - 1; i > 0; --i) {
+        std::swap(order_[i], order_[static_cast<size_t>(shuffle_.integer(0, static_cast<int64_t>(i) + 1))]);
+      }
+      next_ = 0;
+      ++epoch_;
+    }
+    const ClozeBatch batch = batch_of(examples_, order_, next_, per_batch_);
+    next_ += per_batch_;
+    return batch;
+  }
+  size_t per_batch() const { return per_batch_; }
+  int64_t epoch() const { return epoch_; }
+
+ private:
+  const std::vector<ClozeExample>& examples_;
+  std::vector<size_t> order_;
+  size_t next_;                                                        // order_.size(): start with a shuffle
+  size_t per_batch_ = 1;
+  Generator shuffle_;
+  int64_t epoch_ = -1;
+};
+
+// The reader, what moves its weights, and where the run writes.
+struct ClozeRun {
+  const RunConfig& config;
+  ClozeReader& reader;
+  Optimizer& optimizer;
+  CheckpointDirectory checkpoints;
+  std::ofstream metrics;                                               // RUN/metrics.jsonl
+  CheckpointState state;
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
+  int64_t tokens_seen = 0;
+};
+
+// The observer hears of every step; metrics.jsonl gets a line every train.log_every steps.
+void report_cloze_step(ClozeRun& run, int64_t step, const StepResult& result, int64_t epoch,
+                       TrainingObserver& observer) {
+  const TrainConfig& tc = run.config.train;
+  run.tokens_seen += result.tokens;
+  StepReport report;
+  report.step = step;
+  report.max_steps = tc.max_steps;
+  report.loss = result.loss;
+  report.learning_rate = result.learning_rate;
+  report.grad_norm = result.grad_norm;
+  report.elapsed_seconds = seconds_since(run.started);
+  report.tokens_per_second = static_cast<double>(run.tokens_seen) / std::max(report.elapsed_seconds, 1e-9);
+  report.epoch = epoch;
+  report.log_every = tc.log_every;
+  report.time_limit_seconds = tc.max_minutes * 60;
+  observer.on_step(report);
+  if (tc.log_every > 0 && step % tc.log_every == 0) {
+    run.metrics << nlohmann::json{{"type", "train"}, {"step", step}, {"loss", result.loss},
+                                  {"lr", result.learning_rate}, {"grad_norm", result.grad_norm},
+                                  {"elapsed_s", report.elapsed_seconds}, {"epoch", epoch}}
+                       .dump()
+                << "\n" << std::flush;
+  }
+}
+
+// Accuracy and loss on the validation questions; best.safetensors when the loss is the lowest so far.
+void validate_cloze(ClozeRun& run, int64_t step, const ClozeSplit& valid_split, TrainingObserver& observer) {
+  const ClozeScore valid = evaluate_cloze(run.reader, valid_split);
+  const bool best = valid.loss < run.state.best_metric;
+  run.state.step = step;
+  if (best) {
+    run.state.best_metric = valid.loss;
+    run.checkpoints.save_best(run.reader, run.optimizer, run.state);
+  }
+  observer.on_message("validation at step " + std::to_string(step) + ": loss " + std::to_string(valid.loss) +
+                      "  accuracy " + std::to_string(100 * valid.accuracy) + "% (" + std::to_string(valid.questions) +
+                      " questions; most frequent noun " + std::to_string(100 * valid.frequency_baseline) + "%)" +
+                      (best ? "  — best so far, saved" : ""));
+  run.metrics << nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", valid.loss},
+                                {"accuracy", valid.accuracy}, {"frequency_baseline", valid.frequency_baseline},
+                                {"elapsed_s", seconds_since(run.started)}}
+                     .dump()
+              << "\n" << std::flush;
+}
+
+}  // namespace
+
+TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer) {
+  reset_training_stop();
+  StartAttempt attempt(request.run_dir);        // until keep(), a failure removes what this start created
+  refuse_what_cloze_cannot_do(request);
   const RunConfig config = load_config(request.config_path, request.overrides);
   const TrainConfig& tc = config.train;
   fs::create_directories(request.run_dir);
@@ -160,113 +260,55 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
   const RunTokenizers tokenizers = prepare_tokenizers(config, request.run_dir, train_text.src, train_text.tgt);
   const ClozeSplit train_split = load_cloze_split(config, *tokenizers.src, "train");
   const ClozeSplit valid_split = load_cloze_split(config, *tokenizers.src, "valid");
-  size_t longest = 1;
-  for (const ClozeExample& e : train_split.examples) longest = std::max(longest, e.document.size() + e.query.size());
-  const size_t batch_questions = std::max<size_t>(1, static_cast<size_t>(tc.batch_tokens) / longest);
+  QuestionStream questions(train_split.examples, tc.batch_tokens, tc.seed + 2);
 
   // The model, the optimizer, the dropout generator.
   const ModelConfig model_config = model_config_for(config, tokenizers);
-  Generator init(tc.seed);
+  Generator init(tc.seed), dropout_generator(tc.seed + 1);
   ClozeReader reader(model_config, init);
   const std::vector<NamedParameter> parameters = reader.named_parameters();
   Optimizer optimizer(parameters, tc);
-  Generator dropout_generator(tc.seed + 1), shuffle(tc.seed + 2);
   observer.on_message("cloze reader (" + model_config.reader + "): " + std::to_string(reader.parameter_count()) +
                       " parameters; vocabulary " + std::to_string(model_config.src_vocab) + "; " +
                       std::to_string(train_split.examples.size()) + " training questions, " +
-                      std::to_string(batch_questions) + " per batch");
+                      std::to_string(questions.per_batch()) + " per batch");
   write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
   attempt.keep();                                                      // the folder is a run now: keep it
-  CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), tc.keep_last);
-  std::ofstream metrics(request.run_dir + "/metrics.jsonl", std::ios::app);
+  ClozeRun run{config, reader, optimizer, CheckpointDirectory(checkpoints_dir(request.run_dir), tc.keep_last),
+               std::ofstream(request.run_dir + "/metrics.jsonl", std::ios::app), CheckpointState{}};
+  run.state.config_yaml = to_yaml(config);
+  run.state.best_metric = std::numeric_limits<double>::infinity();
 
-  CheckpointState state;
-  state.config_yaml = to_yaml(config);
-  state.best_metric = std::numeric_limits<double>::infinity();
-  TrainSummary summary;
-  const auto started = std::chrono::steady_clock::now();
-  std::vector<size_t> order = in_order(train_split.examples.size());
-  size_t next = order.size();                                          // start with a shuffle
-  int64_t epoch = -1, tokens_seen = 0;
-  int64_t step = 0;
-  // The step's parts (train/step.h): the next batch of questions, in a new order every epoch; loss = −mean log
-  // P(answer) (cloze_reader.h). One process: a plain Ranks.
+  // The loop: the one training step (train/step.h) on the next questions; loss = −mean log P(answer).
   Ranks one_process;
   Learner learner{reader, parameters, optimizer, dropout_generator, one_process, tc, model_config.d_model};
   const auto next_questions = [&](ForwardContext& ctx) {
-    if (next >= order.size()) {                                        // a new epoch, a new order
-      for (size_t i = order.size() - 1; i > 0; --i) {
-        std::swap(order[i], order[static_cast<size_t>(shuffle.integer(0, static_cast<int64_t>(i) + 1))]);
-      }
-      next = 0;
-      ++epoch;
-    }
-    const ClozeBatch batch = batch_of(train_split.examples, order, next, batch_questions);
-    next += batch_questions;
+    const ClozeBatch batch = questions.next();
     PartLoss part;
     part.loss = reader.loss(batch, ctx);                                // [1]
     part.value = part.loss.item();
     part.tokens = batch.document.shape.numel() + batch.query.shape.numel();
     return part;
   };
-  for (; step < tc.max_steps; ) {
-    if (training_stop_requested()) {
-      summary.outcome = TrainOutcome::interrupted;
-      break;
-    }
-    if (tc.max_minutes > 0 && seconds_since(started) > tc.max_minutes * 60) {
-      summary.outcome = TrainOutcome::time_limit;
-      break;
-    }
-    ++step;
-    const StepResult result = training_step(learner, next_questions, step);   // the one training step
-    const double value = result.loss, grad_norm = result.grad_norm, lr = result.learning_rate;
-    summary.losses.push_back(value);
-    tokens_seen += result.tokens;
-
-    StepReport report;
-    report.step = step;
-    report.max_steps = tc.max_steps;
-    report.loss = value;
-    report.learning_rate = lr;
-    report.grad_norm = grad_norm;
-    report.elapsed_seconds = seconds_since(started);
-    report.tokens_per_second = static_cast<double>(tokens_seen) / std::max(report.elapsed_seconds, 1e-9);
-    report.epoch = epoch;
-    report.log_every = tc.log_every;
-    report.time_limit_seconds = tc.max_minutes * 60;
-    observer.on_step(report);
-    if (tc.log_every > 0 && step % tc.log_every == 0) {
-      metrics << nlohmann::json{{"type", "train"}, {"step", step}, {"loss", value}, {"lr", lr},
-                                {"grad_norm", grad_norm}, {"elapsed_s", report.elapsed_seconds}, {"epoch", epoch}}
-                     .dump()
-              << "\n" << std::flush;
-    }
-    const bool last = step == tc.max_steps;
-    if ((tc.valid_every > 0 && step % tc.valid_every == 0) || last) {
-      const ClozeScore valid = evaluate_cloze(reader, valid_split);
-      const bool best = valid.loss < state.best_metric;
-      state.step = step;
-      if (best) {
-        state.best_metric = valid.loss;
-        checkpoints.save_best(reader, optimizer, state);
-      }
-      observer.on_message("validation at step " + std::to_string(step) + ": loss " + std::to_string(valid.loss) +
-                          "  accuracy " + std::to_string(100 * valid.accuracy) + "% (" +
-                          std::to_string(valid.questions) + " questions; most frequent noun " +
-                          std::to_string(100 * valid.frequency_baseline) + "%)" + (best ? "  — best so far, saved" : ""));
-      metrics << nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", valid.loss},
-                                {"accuracy", valid.accuracy}, {"frequency_baseline", valid.frequency_baseline},
-                                {"elapsed_s", seconds_since(started)}}
-                     .dump()
-              << "\n" << std::flush;
+  TrainSummary summary;
+  int64_t step = 0;
+  while (step < tc.max_steps) {
+    const bool out_of_time = tc.max_minutes > 0 && seconds_since(run.started) > tc.max_minutes * 60;
+    if (training_stop_requested()) summary.outcome = TrainOutcome::interrupted;
+    else if (out_of_time) summary.outcome = TrainOutcome::time_limit;
+    if (summary.outcome != TrainOutcome::finished) break;
+    const StepResult result = training_step(learner, next_questions, ++step);
+    summary.losses.push_back(result.loss);
+    report_cloze_step(run, step, result, questions.epoch(), observer);
+    if ((tc.valid_every > 0 && step % tc.valid_every == 0) || step == tc.max_steps) {
+      validate_cloze(run, step, valid_split, observer);
     }
   }
-  state.step = step;
-  if (!checkpoints.has_best()) checkpoints.save_best(reader, optimizer, state);
+  run.state.step = step;
+  if (!run.checkpoints.has_best()) run.checkpoints.save_best(reader, optimizer, run.state);
   summary.step = step;
-  summary.checkpoint = checkpoints.save_step(reader, optimizer, state);
-  summary.seconds = seconds_since(started);
+  summary.checkpoint = run.checkpoints.save_step(reader, optimizer, run.state);
+  summary.seconds = seconds_since(run.started);
   return summary;
 }
 
