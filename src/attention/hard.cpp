@@ -36,7 +36,7 @@
 //
 // The maps show one key per row: the sampled key while training, the argmax at evaluation (a row of 1 and 0s),
 // or the soft weights for the sentences that used the expectation.
-// Paths: the reference chain only (model.kernels: fused runs it too).
+// Paths: the paper's chain only (model.path: fused runs it too).
 #include <algorithm>
 #include <cmath>
 #include <limits>

@@ -36,7 +36,7 @@
 //   * local_m's centre is a constant (i), and has no parameters.
 // σ(z) is written 0.5 · (tanh(z / 2) + 1), the same function with the ops the engine already has.
 //
-// Paths: this is the reference path only, the paper's chain of plain ops — with model.kernels: fused it runs the
+// Paths: this is the paper's path only, the paper's chain of plain ops — with model.path: fused it runs the
 // same chain. It computes every score and masks all but the window: O(n² · d). A banded kernel like scaled_dot's
 // (O(n · D · d)) fits local_m, whose window moves with i, but not local_p, whose window sits wherever p_i lands.
 //

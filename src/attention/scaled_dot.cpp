@@ -8,7 +8,7 @@
 // The mask adds −∞ to hidden keys (padding, the future, outside the window) so they get weight exactly 0.
 // Cost: O(n² · d) time and O(h · n²) memory for the weights.
 // With a window [left, right] the mask also hides every key outside [i − left, i + right]. The paper's chain (the
-// reference path, heads() below) computes the full matrix and masks it; the fused path computes the scores only
+// paper's path, attention() below) computes the full matrix and masks it; the fused path computes the scores only
 // inside the window (band_scores / band_mix, kernels/kernels.h): O(n · W · d) time and O(h · n · W) memory,
 // W = left + right + 1 — the same numbers.
 #include <algorithm>
@@ -41,18 +41,18 @@ class ScaledDotAttention : public Attention {
     Tensor v = v_proj.forward(memory);                                       // [B, Tk, d_model]
     Tensor context;                                                          // [B, Tq, d_model], heads merged
     if (!fused()) {
-      context = heads(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask, ctx);
+      context = attention(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask, ctx);
     } else {
-      context = fused_heads(q, k, v, mask, ctx);                             // the same, by the kernels
+      context = fused_attention(q, k, v, mask, ctx);                             // the same, by the kernels
     }
     Tensor out = out_proj.forward(context);                                  // [B, Tq, d_model]
     ctx.trace(out_proj, out);
     return out;
   }
 
-  // The paper's chain, op by op (the reference path, model.kernels: reference):
+  // The paper's chain, op by op (the paper's path, model.path: paper):
   //   head_h = dropout(softmax(Q_h K_hᵀ / √d_k + mask)) V_h      for every head at once, Q, K, V [B, h, T, d_k]
-  Tensor heads(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask, ForwardContext& ctx) {
+  Tensor attention(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask, ForwardContext& ctx) {
     ctx.trace(*this, "q", Q);                                                // [B, h, Tq, d_k]
     ctx.trace(*this, "k", K);                                                // [B, h, Tk, d_k]
     ctx.trace(*this, "v", V);                                                // [B, h, Tk, d_k]
@@ -70,8 +70,8 @@ class ScaledDotAttention : public Attention {
 
   // The same as one fused op over the unsplit projections (kernels/scaled_dot_attention.cpp: no head split/merge
   // copies, one graph node instead of thirteen), or, with a window, the banded kernels that never make the [Tq, Tk]
-  // matrix (kernels/banded_attention.cpp). tests/model/test_two_paths.cpp checks both against heads().
-  Tensor fused_heads(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
+  // matrix (kernels/banded_attention.cpp). tests/model/test_two_paths.cpp checks both against attention().
+  Tensor fused_attention(const Tensor& q, const Tensor& k, const Tensor& v, const AttentionMask& mask,
                      ForwardContext& ctx) {
     if (config_.has_window) {
       return merge_heads(windowed(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask,

@@ -155,7 +155,7 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
   std::vector<int32_t> target_output = target_ids;                             // y … </s>
   target_output.push_back(eos_id);
 
-  // The one teacher-forced pass: no dropout, no graph, the reference path, a recorder and a tracer.
+  // The one teacher-forced pass: no dropout, no graph, the paper's path, a recorder and a tracer.
   MapCollector collector;
   const SentenceTrace trace = trace_sentence(*run.model, source_ids, target_ids, &collector);
   for (const auto& piece : run.tokenizers.src->pieces(source_ids)) picture.source_tokens.push_back(display(piece));

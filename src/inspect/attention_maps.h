@@ -97,7 +97,7 @@ std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<in
                                             const DecodeConfig& config);
 
 // Translates `source` as the run's decode settings say (beam > 0 overrides decode.beam; 1 = greedy), or takes
-// `forced_target` when not empty, then runs the one teacher-forced forward pass on the reference path with a
+// `forced_target` when not empty, then runs the one teacher-forced forward pass on the paper's path with a
 // recorder and a tracer (src/inspect/trace.h): the maps, the stages behind them and the next-token
 // distributions all come from that pass. Every map it returns has real weights (NaN or ±∞ would be a bug
 // upstream and throws attnlab::Error naming the map).

@@ -5,7 +5,7 @@
 // each one writes a full tensor to memory that the next reads back and that backward keeps alive. A fused op
 // does the work of a whole chain in one node: fewer tensors kept (memory), fewer passes over memory (time), no
 // head split/merge copies. Nothing here is new mathematics — every kernel has the chain it replaces written out
-// at the top of its file, and that chain is also code that runs: set `model.kernels: reference` (configs/README.md)
+// at the top of its file, and that chain is also code that runs: set `model.path: paper` (configs/README.md)
 // and the modules in src/nn/, src/attention/ and src/model/ call the chain instead of the kernel.
 // tests/model/test_two_paths.cpp and tests/model/f64_two_paths.cpp check that both paths give the same logits, loss and
 // every parameter gradient; each kernel also has its own finite-difference check (src/kernels/checks/).

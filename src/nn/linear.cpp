@@ -1,5 +1,5 @@
 // linear.cpp — y = x Wᵀ + b: one matmul (x seen as [rows, in]) and a broadcast add of the bias.
-// The fused path runs both as one op, kernels/linear.cpp.
+// The fused path runs both as one op, kernels/fused_linear.cpp.
 #include "nn/linear.h"
 
 #include <cmath>
@@ -25,7 +25,7 @@ Tensor Linear::forward(const Tensor& x) const {
     Tensor y = matmul(x, weight, /*transpose_a=*/false, /*transpose_b=*/true);  // [..., out] = x · Wᵀ
     return bias.defined() ? add(y, bias) : y;                            // [..., out] + b, b broadcast to every row
   }
-  return linear(x, weight, bias);                                        // the same as one op (kernels/linear.cpp)
+  return linear(x, weight, bias);                                        // the same as one op (kernels/fused_linear.cpp)
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

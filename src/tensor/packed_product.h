@@ -1,6 +1,6 @@
 // packed_product.h — C += op(X) · op(Y) for large matrices by packed blocks: attnlab's own GEMM, the kernel the
 // large products of a training step run on (tensor/product.cpp routes them here; Eigen's GEMM is the reference it
-// is checked against, and `model.kernels: reference` selects it at run time).
+// is checked against, and `model.path: paper` selects it at run time).
 //
 //   C [n, m] += op(X) [n, k] · op(Y) [k, m]        op(X) = X, or Xᵀ when transpose_x (likewise Y)
 //

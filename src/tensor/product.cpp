@@ -41,7 +41,7 @@ real* aligned_scratch(int slot, int64_t size) {
 }
 
 // Large products skip the copies. A product whose sizes are all at least `direct_size` is done by a blocked GEMM
-// (attnlab's packed product, or Eigen's under model.kernels: reference). Either copies ("packs") its operands into
+// (attnlab's packed product, or Eigen's under model.path: paper). Either copies ("packs") its operands into
 // its own blocks — the packed product packs op(Y) and reads op(X) through strides — and walks them by row and
 // column index alone — never by address — so its result does not depend on where the numbers sit, and adding
 // straight into C (Eigen's C += 1·AB, one rounding per element, as `C += product` makes) gives the very bits the

@@ -9,7 +9,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 // Which GEMM a large product runs on; the caller says, so nothing about it is process-wide:
 //   eigen   Eigen's, one line C += X · Y: the plain GEMM, what the matmul op of chapter 2 uses (the paper's path)
-//   packed  attnlab's own (tensor/packed_product.cpp): what the fused path's kernels use (kernels/linear.cpp,
+//   packed  attnlab's own (tensor/packed_product.cpp): what the fused path's kernels use (kernels/fused_linear.cpp,
 //           kernels/linear_cross_entropy.cpp)
 // Both give the same numbers to float rounding (tests/tensor/test_packed_product.cpp). Small and thin products
 // take the same route whichever is asked (product.cpp says why).

@@ -144,7 +144,7 @@ TEST_CASE("each stage has the shape its line prints, and the shapes of the paper
     }
 }
 
-TEST_CASE("the logits line is the reference path's forward output, and tracing changes no number of it") {
+TEST_CASE("the logits line is the paper's path's forward output, and tracing changes no number of it") {
   for (const std::string norm : {"post", "pre"}) {
     for (const std::string& kind : kinds) {
       INFO("norm ", norm, ", attention ", kind);

@@ -108,7 +108,7 @@ TEST_CASE("the fused dropout ops refuse p outside [0, 1) and shapes that differ,
 TEST_CASE("band_dropout drops the very weights dropout() drops of the full matrix the band stands for") {
   // Full weights A [B=2, h=3, T=6, T=6] and their band [2, 3, 6, W=4] for the window [1, 2] (band column w of row
   // i is key j = i − 1 + w). Each band weight must come out as its full-matrix weight does, forward and backward,
-  // bit for bit; so windowed attention drops the same weights on the fused and the reference path.
+  // bit for bit; so windowed attention drops the same weights on the fused and the paper's path.
   constexpr int64_t rows = 2 * 3 * 6, T = 6, W = 4, left = 1;
   Generator init(3);
   Tensor full = Tensor::randn({2, 3, T, T}, init, 1, true);

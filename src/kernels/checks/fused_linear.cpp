@@ -1,5 +1,5 @@
-// kernels/checks/linear.cpp — gradient checks for the two kernels of the Linear layer and the output layer:
-// linear (kernels/linear.cpp) and linear_cross_entropy (kernels/linear_cross_entropy.cpp).
+// kernels/checks/fused_linear.cpp — gradient checks for the two kernels of the Linear layer and the output layer:
+// linear (kernels/fused_linear.cpp) and linear_cross_entropy (kernels/linear_cross_entropy.cpp).
 #include "autograd/gradcheck.h"
 #include "kernels/checks.h"
 #include "kernels/kernels.h"
