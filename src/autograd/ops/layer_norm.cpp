@@ -39,6 +39,47 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+namespace {
+
+// ---- Forward, one row of d features: y = γ ⊙ x̂ + β,  x̂ = (x − μ) · rstd,  rstd = 1/√(σ² + ε) ----
+// Writes y and returns what backward needs of the row: μ and rstd.
+void layer_norm_row_forward(const real* x, const real* gamma, const real* beta, int64_t d, real eps, real* y,
+                            real& mean, real& rstd) {
+  const real mu = row_sum(x, d) / static_cast<real>(d);                 // μ = (1/d) Σ x_j
+  for (int64_t j = 0; j < d; ++j) y[j] = x[j] - mu;                     // x − μ, in y's storage for now
+  const real variance = row_dot(y, y, d) / static_cast<real>(d);        // σ² = (1/d) Σ (x_j − μ)², biased
+  const real s = 1 / std::sqrt(variance + eps);                         // rstd
+  for (int64_t j = 0; j < d; ++j) y[j] = gamma[j] * (y[j] * s) + beta[j];   // y = γ ⊙ x̂ + β
+  mean = mu;
+  rstd = s;
+}
+
+// ---- Backward, one row, with g = ∂loss/∂y of the row (the derivation above) ----
+//   ∂γ += g ⊙ x̂      ∂β += g      ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂)),  ĝ = g ⊙ γ
+// ∂γ and ∂β are added into the row's chunk's partial sums; ∂x is written (first: x's first gradient) or added;
+// x_hat and g_hat are [d] scratch.
+void layer_norm_row_backward(const real* x, const real* g, const real* gamma, int64_t d, real mean, real rstd,
+                             real* partial_gamma, real* partial_beta, real* gx, bool first, real* x_hat,
+                             real* g_hat) {
+  for (int64_t j = 0; j < d; ++j) {
+    x_hat[j] = (x[j] - mean) * rstd;                                    // x̂ = (x − μ) · rstd, as in forward
+    g_hat[j] = g[j] * gamma[j];                                         // ĝ = g ⊙ γ
+  }
+  for (int64_t j = 0; j < d; ++j) {                                     // (a loop of its own: few enough pointers
+    partial_gamma[j] += g[j] * x_hat[j];                                // for the compiler to vectorise it)
+    partial_beta[j] += g[j];                                            // ∂γ = Σ_rows g ⊙ x̂, ∂β = Σ_rows g
+  }
+  if (!gx) return;
+  const real mean_g_hat = row_sum(g_hat, d) / static_cast<real>(d);                    // mean(ĝ)
+  const real mean_g_hat_x_hat = row_dot(g_hat, x_hat, d) / static_cast<real>(d);       // mean(ĝ ⊙ x̂)
+  for (int64_t j = 0; j < d; ++j) {
+    const real term = rstd * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);   // ∂x
+    gx[j] = first ? term : gx[j] + term;
+  }
+}
+
+}  // namespace
+
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
   const int64_t d = x.shape()[-1];                                      // features, normalized over
   const int64_t rows = x.shape().rows();                                // positions, e.g. B·T
@@ -52,20 +93,11 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
   Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
   std::vector<real> mean(static_cast<size_t>(rows));                    // [rows] μ of each row
   std::vector<real> rstd(static_cast<size_t>(rows));                    // [rows] 1/√(σ² + ε) of each row
-  const real* pg = gamma.data();                                        // [d]
-  const real* pb = beta.data();                                         // [d]
-  const real* px = x.data();
-  real* py = y.data();
+  const real *pg = gamma.data(), *pb = beta.data(), *px = x.data();     // [d], [d], [rows, d]
+  real* py = y.data();                                                  // [rows, d]
   parallel_for(rows, worth_threads(rows * d), [=, &mean, &rstd](int64_t r) {   // rows are independent
-    const real* xr = px + r * d;                                        // [d]
-    real* yr = py + r * d;                                              // [d]
-    const real mu = row_sum(xr, d) / static_cast<real>(d);              // μ = (1/d) Σ x_j
-    for (int64_t j = 0; j < d; ++j) yr[j] = xr[j] - mu;                 // x − μ, in y's storage for now
-    const real variance = row_dot(yr, yr, d) / static_cast<real>(d);    // σ² = (1/d) Σ (x_j − μ)², biased
-    const real s = 1 / std::sqrt(variance + eps);                       // rstd
-    for (int64_t j = 0; j < d; ++j) yr[j] = pg[j] * (yr[j] * s) + pb[j];  // y = γ ⊙ x̂ + β,  x̂ = (x − μ) · rstd
-    mean[static_cast<size_t>(r)] = mu;
-    rstd[static_cast<size_t>(r)] = s;
+    layer_norm_row_forward(px + r * d, pg, pb, d, eps, py + r * d, mean[static_cast<size_t>(r)],
+                           rstd[static_cast<size_t>(r)]);
   });
 
   if (no_graph(y, "layer_norm")) return y;  // no graph under NoGradGuard (graph.h)
@@ -77,7 +109,6 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
            real* gx = !wants_grad(x) ? nullptr : first ? x.grad_for_overwrite() : x.grad();  // [rows, d]
            real* ggamma = wants_grad(gamma) ? gamma.grad() : nullptr;   // [d]
            real* gbeta = wants_grad(beta) ? beta.grad() : nullptr;      // [d]
-           const real* pg = gamma.data();                               // [d]
            // Rows in parallel. ∂x of a row needs only that row; ∂γ and ∂β sum over rows, so each fixed chunk of
            // `chunk` rows sums into its own partial [d], and the partials are added in chunk order afterwards:
            // the same bits for any thread count. (The obvious version: one loop over rows adding into ∂γ, ∂β.)
@@ -86,34 +117,14 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
            std::vector<real> partial_gamma(static_cast<size_t>(chunks * d), real(0));  // [chunks, d]
            std::vector<real> partial_beta(static_cast<size_t>(chunks * d), real(0));   // [chunks, d]
            parallel_region(worth_threads(rows * d), [&] {               // (tensor/parallel.h)
-             std::vector<real> x_hat(static_cast<size_t>(d));           // [d] x̂ of the current row
-             std::vector<real> g_hat(static_cast<size_t>(d));           // [d] ĝ = g ⊙ γ of the current row
+             std::vector<real> x_hat(static_cast<size_t>(d)), g_hat(static_cast<size_t>(d));  // [d] scratch
 #pragma omp for schedule(static)
              for (int64_t c = 0; c < chunks; ++c) {
-               real* pgamma = partial_gamma.data() + c * d;             // [d]
-               real* pbeta = partial_beta.data() + c * d;               // [d]
                for (int64_t r = c * chunk; r < std::min(rows, (c + 1) * chunk); ++r) {
-                 const real* xr = x.data() + r * d;                     // [d]
-                 const real* g = out.grad.data() + r * d;               // ∂loss/∂y of this row, [d]
-                 const real mu = mean[static_cast<size_t>(r)];
-                 const real s = rstd[static_cast<size_t>(r)];
-                 for (int64_t j = 0; j < d; ++j) {
-                   x_hat[j] = (xr[j] - mu) * s;                         // x̂ = (x − μ) · rstd, as in forward
-                   g_hat[j] = g[j] * pg[j];                             // ĝ = g ⊙ γ
-                 }
-                 for (int64_t j = 0; j < d; ++j) {                      // (a loop of its own: few enough pointers
-                   pgamma[j] += g[j] * x_hat[j];                        // for the compiler to vectorise it)
-                   pbeta[j] += g[j];                                    // ∂γ = Σ_rows g ⊙ x̂, ∂β = Σ_rows g
-                 }
-                 if (!gx) continue;
-                 const real mean_g_hat = row_sum(g_hat.data(), d) / static_cast<real>(d);  // mean(ĝ)
-                 const real mean_g_hat_x_hat =                                              // mean(ĝ ⊙ x̂)
-                     row_dot(g_hat.data(), x_hat.data(), d) / static_cast<real>(d);
-                 real* gxr = gx + r * d;                                // [d]
-                 for (int64_t j = 0; j < d; ++j) {
-                   const real term = s * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);  // ∂x = rstd · (ĝ
-                   gxr[j] = first ? term : gxr[j] + term;               //   − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂))
-                 }
+                 layer_norm_row_backward(x.data() + r * d, out.grad.data() + r * d, gamma.data(), d,
+                                         mean[static_cast<size_t>(r)], rstd[static_cast<size_t>(r)],
+                                         partial_gamma.data() + c * d, partial_beta.data() + c * d,
+                                         gx ? gx + r * d : nullptr, first, x_hat.data(), g_hat.data());
                }
              }
            });
