@@ -22,6 +22,46 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+namespace {
+
+// ---- One row of the chunk: the loss from the row's logits z [V], and ∂z in place of z ----
+//   loss = (1 − ε) · (lse − z_t) + ε · (lse − mean(z)),   lse = log Σ_c e^(z_c)
+//   ∂z_c = (p_c − q_c) / N,   p = softmax(z),   q_c = ε/V + (1 − ε) · [c = t]
+// An ignored target (padding) has no loss and no gradient: the row becomes zeros.
+real loss_and_logit_gradient(real* row, int64_t V, int32_t t, int32_t ignore_id, real epsilon, int64_t kept) {
+  if (t == ignore_id) {
+    std::fill(row, row + V, real(0));                                   // padding: no loss, no gradient
+    return 0;
+  }
+  const real m = row_max(row, V);
+  const real sum_z = row_sum(row, V);                                   // Σ_c z_c
+  const real z_t = row[t];
+  const real lse = m + std::log(exp_shifted(row, m, V, row));            // row now holds e^(z_c − m)
+  const real loss = (1 - epsilon) * (lse - z_t) + epsilon * (lse - sum_z / static_cast<real>(V));
+  const real to_p = std::exp(m - lse);                                  // e^(z_c − m) · e^(m − lse) = p_c
+  const real over_n = real(1) / static_cast<real>(kept), smooth = epsilon / static_cast<real>(V);
+  for (int64_t c = 0; c < V; ++c) row[c] = (row[c] * to_p - smooth) * over_n;  // (p_c − ε/V) / N
+  row[t] -= (1 - epsilon) * over_n;                                     // q_t = ε/V + (1 − ε)
+  return loss;
+}
+
+// N, the positions whose target is not ignore_id; throws attnlab::Error naming a target outside [0, V).
+int64_t count_kept_targets(const TokenIds& targets, int64_t V, int32_t ignore_id) {
+  int64_t kept = 0;
+  for (size_t r = 0; r < targets.values.size(); ++r) {
+    const int32_t t = targets.values[r];
+    if (t != ignore_id && (t < 0 || t >= V)) {
+      throw Error("linear_cross_entropy: target " + std::to_string(t) + " at position " +
+                  targets.shape.index_of(static_cast<int64_t>(r)) + " is outside the vocabulary [0, " +
+                  std::to_string(V) + ")");
+    }
+    kept += t != ignore_id;
+  }
+  return kept;
+}
+
+}  // namespace
+
 // ---- The output layer and the loss as one op: linear_cross_entropy(h, W, targets) ----
 //
 // Why. The logits z = h · Wᵀ are the largest tensor of a training step — [N, V], for the base benchmark model
@@ -56,15 +96,7 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
                 targets.shape.str() + " for h " + h.shape().str());
   }
   const int32_t* ids = targets.values.data();
-  int64_t kept = 0;                                                     // N: positions whose target is not ignored
-  for (int64_t r = 0; r < rows; ++r) {
-    const int32_t t = ids[r];
-    if (t != ignore_id && (t < 0 || t >= V)) {
-      throw Error("linear_cross_entropy: target " + std::to_string(t) + " at position " +
-                  targets.shape.index_of(r) + " is outside the vocabulary [0, " + std::to_string(V) + ")");
-    }
-    kept += t != ignore_id;
-  }
+  const int64_t kept = count_kept_targets(targets, V, ignore_id);       // N: positions whose target is not ignored
   const real epsilon = label_smoothing;
   const bool h_grad = grad_enabled() && wants_grad(h), w_grad = grad_enabled() && wants_grad(weight);
   // Tensors, not plain vectors, so that their memory comes from and goes back to the pool (tensor/storage.h):
@@ -87,22 +119,8 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
     add_product(Z, H, false, ConstMatrixMap(weight.data(), V, d), true, Gemm::packed);  // z_c = h_c · Wᵀ
 #pragma omp parallel for schedule(static) if (worth_threads(n * V))
     for (int64_t i = 0; i < n; ++i) {                                   // rows are independent
-      const int32_t t = ids[first + i];
-      real* row = z.data() + i * V;                                     // [V]: z, then ∂z in place
-      if (t == ignore_id) {
-        std::fill(row, row + V, real(0));                               // padding: no loss, no gradient
-        continue;
-      }
-      const real m = row_max(row, V);
-      const real sum_z = row_sum(row, V);                               // Σ_c z_c
-      const real z_t = row[t];
-      const real lse = m + std::log(exp_shifted(row, m, V, row));        // row now holds e^(z_c − m)
       row_loss[static_cast<size_t>(first + i)] =
-          (1 - epsilon) * (lse - z_t) + epsilon * (lse - sum_z / static_cast<real>(V));
-      const real to_p = std::exp(m - lse);                              // e^(z_c − m) · e^(m − lse) = p_c
-      const real over_n = real(1) / static_cast<real>(kept), smooth = epsilon / static_cast<real>(V);
-      for (int64_t c = 0; c < V; ++c) row[c] = (row[c] * to_p - smooth) * over_n;  // (p_c − ε/V) / N
-      row[t] -= (1 - epsilon) * over_n;                                 // q_t = ε/V + (1 − ε)
+          loss_and_logit_gradient(z.data() + i * V, V, ids[first + i], ignore_id, epsilon, kept);
     }
     if (h_grad) {                                                       // ∂h_c = ∂z_c · W   [n, d]
       add_product(MatrixMap(dh.data() + first * d, n, d), ConstMatrixMap(z.data(), n, V), false,
