@@ -4,7 +4,9 @@
 // forward pass with a recorder (src/inspect/attention_maps.h), and writes into --out: attention.json, one SVG per
 // map and head, and index.html, the explorer (src/inspect/explorer_page.h); with --compare RUN2 the same sentence
 // through a second run as well (compared.json), which the page's compare view shows beside the first. With --terminal every head is also printed to standard output as a shaded heatmap.
+#include <CLI/CLI.hpp>
 #include <cstdio>
+#include <memory>
 
 #include "cli/commands.h"
 #include "inspect/attention_maps.h"
@@ -48,6 +50,40 @@ int attention_command(const AttentionCommandOptions& options) {
     std::printf("%zu files in %s; open %s\n", written.size(), options.out.c_str(), written.back().c_str());
   }
   return 0;
+}
+
+// `attnlab attention`: its options and their help texts, read into AttentionCommandOptions; main.cpp runs it.
+Subcommand add_attention_command(CLI::App& app) {
+  auto options = std::make_shared<AttentionCommandOptions>();
+  CLI::App* subcommand = app.add_subcommand(
+      "attention",
+      "Draw what every attention head looks at for one sentence: translates --text greedily (or by beam search, "
+      "--beam N; or takes --target), runs one teacher-forced pass recording every map and the numbers behind it, "
+      "and writes into --out attention.json (tokens, weights, the stages of each weight, the decoding steps; "
+      "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html, the explorer "
+      "(head, model, matrix, neuron and decoding views, and with --compare a second run beside it; works opened "
+      "from disk). --terminal prints every head as a shaded heatmap instead of, or as well as, the files. For a "
+      "cloze run (model.task: cloze) --text is a question, \"<document> @query <query with @placeholder>\", and the "
+      "files are alpha.svg, beta.svg, beta_mean.svg, s.svg and index.html (attention over attention's α, β, β̄ "
+      "and s; s alone for as_reader).");
+  subcommand->add_option("--run", options->run, "The run folder")->required();
+  subcommand->add_option("--text", options->text, "The source sentence")->required();
+  subcommand->add_option("--target", options->target,
+                         "Force this target sentence instead of the model's own greedy translation");
+  subcommand->add_option("--out", options->out,
+                         "Folder to write the files into (created if missing); give --out, --terminal or both");
+  subcommand->add_flag("--terminal", options->terminal, "Print every head as a Unicode-shaded heatmap");
+  subcommand->add_option("--checkpoint", options->checkpoint,
+                         "best (default), latest, or the path of a checkpoint file");
+  subcommand
+      ->add_option("--beam", options->beam,
+                   "Beam size of the translation (default: the run's decode.beam; 1 = greedy); the decoding "
+                   "view then shows every hypothesis kept, finished and dropped")
+      ->check(CLI::Range(int64_t{1}, int64_t{64}));
+  subcommand->add_option("--compare", options->compare,
+                         "A second run folder: the same sentence (and --target, --beam, --checkpoint) through it "
+                         "too, written as compared.json and shown beside the first run in the page's compare view");
+  return {subcommand, [options] { return attention_command(*options); }};
 }
 
 }  // namespace attnlab

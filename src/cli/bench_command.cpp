@@ -2,9 +2,15 @@
 // GEMM peak of this machine, decoding speed and peak memory (src/train/bench.h says what and how), and print them
 // as a table or, with --json, as one JSON object (tools/bench.sh reads that). With --sweep-length, the growth of
 // each attention kind with the sentence length instead (src/train/length_sweep.h).
+#include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "util/error.h"
@@ -14,6 +20,24 @@
 #include "util/files.h"
 
 namespace attnlab {
+
+struct BenchCommandOptions {
+  std::string config;                  // the model to time (its data section is not read)
+  std::vector<std::string> overrides;  // --set key=value
+  std::optional<int64_t> threads;      // --threads: overrides train.threads
+  int64_t steps = 10;                  // timed training steps
+  int64_t warmup = 2;                  // untimed steps before them
+  int64_t batch = 64;                  // sentences per batch
+  int64_t length = 32;                 // tokens per sentence, each side
+  int64_t vocab = 0;                   // 0: tokenizer.vocab_size
+  int64_t decode_sentences = 100;      // sentences translated for the decoding figures (0: skip)
+  bool json = false;                   // one JSON object instead of the table
+  bool profile = false;                // instead: every op timed, on 1 thread and on --threads (bench.h, run_profile)
+  bool sweep_length = false;           // instead: time one attention layer of each kind at n = 32 … 2048
+  std::vector<std::string> kinds;      // the sweep's kinds (empty: all)
+  int64_t max_length = 2048;           // the sweep's largest n
+  std::string out = "docs";            // where the sweep writes length_sweep.md and length_sweep.svg
+};
 
 namespace {
 
@@ -163,6 +187,54 @@ int bench_command(const BenchCommandOptions& options) {
   if (options.json) std::printf("%s\n", as_json(options.config, bench, result).dump().c_str());
   else print_table(options.config, bench, config.decode.batch_tokens, result);
   return 0;
+}
+
+// `attnlab bench`: its options and their help texts, read into BenchCommandOptions; main.cpp runs it.
+Subcommand add_bench_command(CLI::App& app) {
+  auto options = std::make_shared<BenchCommandOptions>();
+  auto threads = std::make_shared<int64_t>(0);   // --threads as given; options->threads stays empty without it
+  CLI::App* subcommand = app.add_subcommand(
+      "bench",
+      "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
+      "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
+      "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
+      "sentences/s (one at a time and batched), peak RSS. tools/bench.sh compares it with PyTorch; README.md "
+      "\"Performance\" explains it. With --profile instead: the same steps on 1 thread and on --threads, every op's "
+      "forward and backward timed (calls, ms per step, share of the step, speed-up). "
+      "With --sweep-length instead: one encoder self-attention layer of each kind (d_model 64, batch 1) timed "
+      "forward + backward (CPU time, one thread) at n = 32, 64, …, 2048, written as a Markdown table and an SVG "
+      "log-log plot with a fitted growth exponent per kind.");
+  subcommand->add_option(
+      "--config", options->config,
+      "The config whose model to time (e.g. configs/bench/base.yaml); required unless --sweep-length");
+  subcommand->add_option("--steps", options->steps, "Timed training steps (default 10)");
+  subcommand->add_option("--warmup", options->warmup, "Untimed training steps before them (default 2)");
+  CLI::Option* threads_option =
+      subcommand->add_option("--threads", *threads, "CPU threads (default: train.threads; 0 = all cores)");
+  subcommand->add_option("--batch", options->batch, "Sentences per batch (default 64)");
+  subcommand->add_option("--length", options->length, "Tokens per sentence on each side (default 32)");
+  subcommand->add_option("--vocab", options->vocab, "Vocabulary of the random ids (default: tokenizer.vocab_size)");
+  subcommand->add_option("--decode-sentences", options->decode_sentences,
+                         "Sentences translated for the decoding figures, to at most 32 tokens each: one at a time, "
+                         "then all at once in batches of decode.batch_tokens (default 100; 0 skips decoding)");
+  subcommand->add_flag("--json", options->json, "Print one JSON object instead of the table");
+  subcommand->add_flag("--profile", options->profile,
+                       "Time every op, forward and backward, on 1 thread and on --threads: where the step's time "
+                       "goes and which ops do not speed up (no decoding figures)");
+  subcommand->add_option("--set", options->overrides,
+                         "Override a config key, e.g. --set model.d_model=512 (repeatable)");
+  subcommand->add_flag("--sweep-length", options->sweep_length,
+                       "Time one attention layer of every kind at growing n instead of a model (see above)");
+  subcommand->add_option("--kinds", options->kinds,
+                         "With --sweep-length: the kinds to time (default all: scaled_dot additive simplified sagan "
+                         "external linear window; window = scaled_dot with 16 keys each side)");
+  subcommand->add_option("--max-length", options->max_length, "With --sweep-length: the largest n (default 2048)");
+  subcommand->add_option("--out", options->out,
+                         "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs)");
+  return {subcommand, [options, threads, threads_option] {
+            if (threads_option->count() > 0) options->threads = *threads;
+            return bench_command(*options);
+          }};
 }
 
 }  // namespace attnlab

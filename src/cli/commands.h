@@ -1,46 +1,46 @@
-// commands.h — the subcommands of `attnlab`, one function each, called by main.cpp.
+// commands.h — the subcommands of `attnlab`, one registration function each, called by main.cpp in the order
+// of the course.
 //
-// Each returns the process exit code. They are declared outside the precision namespaces (see
-// src/tensor/real.h) because main.cpp is compiled in float32 while gradcheck runs in float64.
+// Each command file (src/cli/NAME_command.cpp) registers its own subcommand: add_NAME_command() adds it to the
+// `attnlab` app with its options and their help texts, and returns the parsed subcommand beside a function that
+// runs it and returns the process exit code. main.cpp parses the command line once and runs the one given.
+//
+// They are declared outside the precision namespaces (see src/tensor/real.h) because main.cpp is compiled in
+// float32 while gradcheck runs in float64.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
-#include <vector>
+
+namespace CLI {
+class App;
+}  // namespace CLI
 
 namespace attnlab {
 
-struct GradcheckCommandOptions {
-  std::string op;         // empty: every op; otherwise only this op, with its gradients side by side
-  bool explain = false;   // with op: a guided tour first (formula, derivative, a small input, its gradients)
+struct Subcommand {
+  CLI::App* app;             // as CLI11 parsed it: *app is true when it was given on the command line
+  std::function<int()> run;  // runs the command with the options as parsed; returns the exit code
 };
-int gradcheck_command(const GradcheckCommandOptions& options);   // src/cli/gradcheck_command.cpp (float64)
 
-struct CorpusCommandOptions {
-  std::string task;               // copy | reverse | sort | toy-en-fr
-  std::string out;                // directory for train / valid / test files (created if missing)
-  uint64_t seed = 1;
-  std::optional<int64_t> size;    // training pairs; empty: the task's default
-};
-int corpus_command(const CorpusCommandOptions& options);         // src/cli/corpus_command.cpp (float32)
-struct TrainCommandOptions {
-  std::string config;                  // a new run from this config file
-  std::string run;                     // … written into this folder
-  std::string resume;                  // or: continue the run in this folder
-  std::vector<std::string> overrides;  // --set key=value
-};
-int train_command(const TrainCommandOptions& options);           // src/cli/train_command.cpp
+Subcommand add_gradcheck_command(CLI::App& app);   // src/cli/gradcheck_command.cpp (float64)
+Subcommand add_corpus_command(CLI::App& app);      // src/cli/corpus_command.cpp (float32, as all below)
+Subcommand add_train_command(CLI::App& app);       // src/cli/train_command.cpp
+Subcommand add_translate_command(CLI::App& app);   // src/cli/translate_command.cpp
+Subcommand add_eval_command(CLI::App& app);        // src/cli/eval_command.cpp
+Subcommand add_trace_command(CLI::App& app);       // src/cli/trace_command.cpp
+Subcommand add_attention_command(CLI::App& app);   // src/cli/attention_command.cpp
+Subcommand add_serve_command(CLI::App& app);       // src/cli/serve_command.cpp
+Subcommand add_report_command(CLI::App& app);      // src/cli/report_command.cpp
+Subcommand add_bench_command(CLI::App& app);       // src/cli/bench_command.cpp
+// argc and argv: the command line as typed, written into gradvar.md.
+Subcommand add_gradvar_command(CLI::App& app, int argc, char** argv);   // src/cli/gradvar_command.cpp
 
-struct TranslateCommandOptions {
-  std::string run;                     // a run folder
-  std::string text;                    // one sentence; empty: read lines from stdin
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
-  std::string path;                    // paper | fused (empty: the run's model.path)
-  int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
-  double alpha = -1;                   // GNMT length penalty α; < 0: the run's decode.length_penalty
-};
-int translate_command(const TranslateCommandOptions& options);   // src/cli/translate_command.cpp
+// ---- A cloze run (model.task: cloze) through eval and attention ----
+// eval_command() and attention_command() hand a cloze run over to src/cli/cloze_commands.cpp with their options;
+// the other commands keep their options in their own files.
 
 struct EvalCommandOptions {
   std::string run;                     // a run folder
@@ -52,16 +52,8 @@ struct EvalCommandOptions {
   bool json = false;                   // one JSON object instead of the table
   std::string out;                     // hypotheses file; empty: RUN/eval-SPLIT.hyp or SRC.hyp
 };
-int eval_command(const EvalCommandOptions& options);             // src/cli/eval_command.cpp
-int cloze_eval_command(const EvalCommandOptions& options);       // src/cli/cloze_commands.cpp (model.task: cloze)
-struct TraceCommandOptions {
-  std::string run;                     // a run folder
-  std::string text;                    // the source sentence
-  std::optional<std::string> target;   // teacher-forced target; empty optional: the greedy translation
-  int64_t values = 4;                  // numbers shown per line (the first of the first row)
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
-};
-int trace_command(const TraceCommandOptions& options);           // src/cli/trace_command.cpp
+int cloze_eval_command(const EvalCommandOptions& options);             // src/cli/cloze_commands.cpp
+
 struct AttentionCommandOptions {
   std::string run;                     // a run folder
   std::string text;                    // the source sentence
@@ -72,55 +64,6 @@ struct AttentionCommandOptions {
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
   std::string compare;                 // a second run folder for the page's compare view (empty: none)
 };
-int attention_command(const AttentionCommandOptions& options);   // src/cli/attention_command.cpp
 int cloze_attention_command(const AttentionCommandOptions& options);   // src/cli/cloze_commands.cpp
-
-struct ReportCommandOptions {
-  std::string run;                     // a run folder
-  std::string out;                     // the HTML file (empty: RUN/report.html)
-  std::string text;                    // the sentence whose attention is shown (empty: the first sample)
-  int64_t samples = 8;                 // sample translations from the test (else validation) split
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
-};
-int report_command(const ReportCommandOptions& options);         // src/cli/report_command.cpp
-struct ServeCommandOptions {
-  std::vector<std::string> runs;       // the run folders a visitor may choose among
-  std::string host = "127.0.0.1";      // the address to listen on: this machine only, unless told otherwise
-  int port = 8080;
-  std::string checkpoint = "best";     // best | latest | a checkpoint file (of every run)
-  int64_t max_text_bytes = 1000;       // a longer sentence is refused (400)
-  int64_t max_in_flight = 8;           // translations at once; more are refused (503) until one ends
-};
-int serve_command(const ServeCommandOptions& options);           // src/cli/serve_command.cpp
-struct BenchCommandOptions {
-  std::string config;                  // the model to time (its data section is not read)
-  std::vector<std::string> overrides;  // --set key=value
-  std::optional<int64_t> threads;      // --threads: overrides train.threads
-  int64_t steps = 10;                  // timed training steps
-  int64_t warmup = 2;                  // untimed steps before them
-  int64_t batch = 64;                  // sentences per batch
-  int64_t length = 32;                 // tokens per sentence, each side
-  int64_t vocab = 0;                   // 0: tokenizer.vocab_size
-  int64_t decode_sentences = 100;      // sentences translated for the decoding figures (0: skip)
-  bool json = false;                   // one JSON object instead of the table
-  bool profile = false;                // instead: every op timed, on 1 thread and on --threads (bench.h, run_profile)
-  bool sweep_length = false;           // instead: time one attention layer of each kind at n = 32 … 2048
-  std::vector<std::string> kinds;      // the sweep's kinds (empty: all)
-  int64_t max_length = 2048;           // the sweep's largest n
-  std::string out = "docs";            // where the sweep writes length_sweep.md and length_sweep.svg
-};
-int bench_command(const BenchCommandOptions& options);           // src/cli/bench_command.cpp
-struct GradvarCommandOptions {
-  std::vector<std::string> runs;       // run folders (translation runs)
-  std::vector<int64_t> steps;          // 0 = the initial weights, or steps with a checkpoint; empty: 0 and all
-  std::vector<std::string> parameters; // empty: every cross-attention q_proj and k_proj weight
-  int64_t samples = 32;                // K gradients per row
-  std::vector<std::string> sources;    // batch | batches; empty: both
-  uint64_t seed = 1;                   // hard attention's sampling
-  bool json = false;                   // one JSON object instead of the table
-  std::string out;                     // folder for gradvar.md and gradvar.svg (empty: none)
-  std::string command_line;            // as typed, for gradvar.md
-};
-int gradvar_command(const GradvarCommandOptions& options);       // src/cli/gradvar_command.cpp
 
 }  // namespace attnlab

@@ -6,9 +6,11 @@
 // go to standard output as a table, or with --json as one JSON object with the keys
 //   bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy
 // (tools/compare.sh reads that object). What each number means: src/train/evaluate.h and README "Evaluation".
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
 #include <functional>
+#include <memory>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
@@ -134,6 +136,41 @@ int eval_command(const EvalCommandOptions& options) {
               format_or_dash(teacher_forced, h.cross, "%.3f").c_str());
   std::printf("hypotheses written to %s\n", text.hypotheses_file.c_str());
   return 0;
+}
+
+// `attnlab eval`: its options and their help texts, read into EvalCommandOptions; main.cpp runs it.
+Subcommand add_eval_command(CLI::App& app) {
+  auto options = std::make_shared<EvalCommandOptions>();
+  auto beam = std::make_shared<int64_t>(1);   // --beam as given; options->beam stays empty without it
+  CLI::App* subcommand = app.add_subcommand(
+      "eval",
+      "Evaluate a trained run: translate --split valid|test (from the run's config) or --src FILE with --ref FILE, "
+      "write the translations one per line, and report BLEU, chrF, exact match, teacher-forced loss, perplexity, "
+      "token accuracy and attention entropy (a table, or one JSON object with --json). A cloze run (model.task: "
+      "cloze) reports instead, on --split valid|test, its accuracy, loss and the most-frequent-noun baseline.");
+  subcommand->add_option("--run", options->run, "The run folder")->required();
+  subcommand->add_option("--split", options->split, "Which split of the run's config to translate")
+      ->check(CLI::IsMember({"valid", "test"}));
+  subcommand->add_option("--src", options->src, "Source sentences, one per line (instead of --split; needs --ref)");
+  subcommand->add_option("--ref", options->ref, "Reference translations, line-aligned with --src");
+  CLI::Option* beam_option =
+      subcommand->add_option("--beam", *beam, "Beam size (1 = greedy; default: the run's decode.beam)")
+          ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  subcommand
+      ->add_option("--path", options->path,
+                   "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "
+                   "model.path (default: the run's)")
+      ->check(CLI::IsMember({"paper", "fused"}));
+  subcommand->add_option("--checkpoint", options->checkpoint,
+                         "best (default), latest, or the path of a checkpoint file");
+  subcommand->add_flag("--json", options->json, "Print one JSON object instead of a table");
+  subcommand->add_option(
+      "--out", options->out,
+      "Where to write the translations (default: RUN/eval-SPLIT.hyp, or RUN/eval-NAME.hyp for --src NAME)");
+  return {subcommand, [options, beam, beam_option] {
+            if (beam_option->count() > 0) options->beam = *beam;
+            return eval_command(*options);
+          }};
 }
 
 }  // namespace attnlab

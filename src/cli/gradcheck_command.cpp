@@ -1,8 +1,10 @@
 // gradcheck_command.cpp — `attnlab gradcheck [--op NAME [--explain]]`: every op's backward vs finite differences.
 //
 // Compiled in float64 (against attnlab64): see src/autograd/gradcheck.h for the method and the tolerance.
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <set>
 #include <string>
 
@@ -13,6 +15,11 @@
 #include "util/suggest.h"
 
 namespace attnlab {
+
+struct GradcheckCommandOptions {
+  std::string op;         // empty: every op; otherwise only this op, with its gradients side by side
+  bool explain = false;   // with op: a guided tour first (formula, derivative, a small input, its gradients)
+};
 
 namespace {
 
@@ -74,6 +81,23 @@ int gradcheck_command(const GradcheckCommandOptions& options) {
   }
   std::printf("\n%d checks: %d passed, %d failed\n", passed + failed, passed, failed);
   return failed == 0 ? 0 : 1;
+}
+
+// `attnlab gradcheck`: its options and their help texts, read into GradcheckCommandOptions; main.cpp runs it.
+Subcommand add_gradcheck_command(CLI::App& app) {
+  auto options = std::make_shared<GradcheckCommandOptions>();
+  CLI::App* subcommand = app.add_subcommand(
+      "gradcheck",
+      "Check every op's hand-written backward against central finite differences, in float64. Prints a table "
+      "(op, case, input shapes, max absolute and relative error, PASS/FAIL); exits 1 if any check fails.");
+  CLI::Option* op = subcommand->add_option(
+      "--op", options->op, "Check only this op, and print its analytic and numeric gradients side by side");
+  subcommand
+      ->add_flag("--explain", options->explain,
+                 "With --op: first a guided tour of the op — its formula and derivative, a small input, the "
+                 "output, and the analytic and numeric gradients with their difference — then its checks")
+      ->needs(op);
+  return {subcommand, [options] { return gradcheck_command(*options); }};
 }
 
 }  // namespace attnlab

@@ -5,11 +5,16 @@
 //
 // Besides each parameter's row, a row "all" per (run, step, source) sums ‖ḡ‖² and tr Σ̂ over the chosen
 // parameters — the statistics of all of them as one vector — and its SNR is the one the plot draws.
+#include <CLI/CLI.hpp>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "lab/gradient_variance.h"
@@ -18,6 +23,18 @@
 #include "util/svg_plot.h"
 
 namespace attnlab {
+
+struct GradvarCommandOptions {
+  std::vector<std::string> runs;       // run folders (translation runs)
+  std::vector<int64_t> steps;          // 0 = the initial weights, or steps with a checkpoint; empty: 0 and all
+  std::vector<std::string> parameters; // empty: every cross-attention q_proj and k_proj weight
+  int64_t samples = 32;                // K gradients per row
+  std::vector<std::string> sources;    // batch | batches; empty: both
+  uint64_t seed = 1;                   // hard attention's sampling
+  bool json = false;                   // one JSON object instead of the table
+  std::string out;                     // folder for gradvar.md and gradvar.svg (empty: none)
+  std::string command_line;            // as typed, for gradvar.md
+};
 
 namespace {
 
@@ -145,6 +162,39 @@ int gradvar_command(const GradvarCommandOptions& options) {
                  options.out.c_str());
   }
   return 0;
+}
+
+// `attnlab gradvar`: its options and their help texts, read into GradvarCommandOptions; main.cpp runs it.
+Subcommand add_gradvar_command(CLI::App& app, int argc, char** argv) {
+  auto options = std::make_shared<GradvarCommandOptions>();
+  CLI::App* subcommand = app.add_subcommand(
+      "gradvar",
+      "How noisy is a parameter's gradient? At each chosen step of a run (its step checkpoints; 0 = the initial "
+      "weights), K gradients (as training computes them, before clipping, dropout off) of each parameter: of one "
+      "training batch K times (source 'batch': only hard attention's sampling varies) and of K different batches "
+      "('batches'). Prints per row ‖ḡ‖² (the mean gradient's squared length), tr Σ̂ (the sample covariance's "
+      "trace: one gradient's expected squared distance from the mean) and SNR = ‖ḡ‖² / tr Σ̂ (≈ 1/K: no signal). "
+      "README chapter 4 and src/train/gradient_variance.h explain it.");
+  subcommand->add_option("--run", options->runs, "A run folder (repeatable: several runs in one table and plot)")
+      ->required();
+  subcommand->add_option("--param", options->parameters,
+                         "A parameter name, e.g. decoder.layers.0.encoder_attn.q_proj.weight (repeatable; default: "
+                         "W_Q and W_K of every cross-attention)");
+  subcommand->add_option("--samples", options->samples, "K, gradients per row (default 32; at least 2)");
+  subcommand
+      ->add_option("--steps", options->steps,
+                   "Steps to measure, comma-separated, e.g. 0,500,1500 (default: 0 and every step checkpoint)")
+      ->delimiter(',');
+  subcommand->add_option("--source", options->sources, "batch or batches (repeatable; default both)")
+      ->check(CLI::IsMember({"batch", "batches"}));
+  subcommand->add_option("--seed", options->seed, "Seed of hard attention's sampling (default 1)");
+  subcommand->add_flag("--json", options->json, "Print one JSON object instead of the table");
+  subcommand->add_option("--out", options->out, "Also write DIR/gradvar.md and DIR/gradvar.svg (SNR by step)");
+  return {subcommand, [options, argc, argv] {
+            options->command_line = "attnlab";
+            for (int i = 1; i < argc; ++i) options->command_line += " " + std::string(argv[i]);
+            return gradvar_command(*options);
+          }};
 }
 
 }  // namespace attnlab

@@ -3,9 +3,13 @@
 // Reads DIR/metrics.jsonl for the curves, translates the first few sentences of the run's test split (its
 // validation split when it has no test split; paths as in DIR/config.yaml, relative to the current folder) and
 // records the attention of one sentence (--text, or the first sample). Writes --out (default DIR/report.html).
+#include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
+#include <string>
 
 #include "cli/commands.h"
 #include "data/corpus.h"
@@ -15,6 +19,14 @@
 #include "util/files.h"
 
 namespace attnlab {
+
+struct ReportCommandOptions {
+  std::string run;                     // a run folder
+  std::string out;                     // the HTML file (empty: RUN/report.html)
+  std::string text;                    // the sentence whose attention is shown (empty: the first sample)
+  int64_t samples = 8;                 // sample translations from the test (else validation) split
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+};
 
 int report_command(const ReportCommandOptions& options) {
   if (options.samples < 0) throw Error("--samples must be 0 or more, not " + std::to_string(options.samples));
@@ -63,6 +75,24 @@ int report_command(const ReportCommandOptions& options) {
   write_file_atomically(out, report_html(inputs));
   std::printf("%s\n", out.c_str());
   return 0;
+}
+
+// `attnlab report`: its options and their help texts, read into ReportCommandOptions; main.cpp runs it.
+Subcommand add_report_command(CLI::App& app) {
+  auto options = std::make_shared<ReportCommandOptions>();
+  CLI::App* subcommand = app.add_subcommand(
+      "report",
+      "Write one self-contained HTML page about a run: loss, learning-rate and validation curves (BLEU when the "
+      "metrics have it) from metrics.jsonl, sample translations of the test split (else the validation split; "
+      "their paths as the run's config.yaml has them, from the current folder), and the attention maps of one "
+      "sentence. Prints the page's path.");
+  subcommand->add_option("--run", options->run, "The run folder")->required();
+  subcommand->add_option("--out", options->out, "The HTML file to write (default RUN/report.html)");
+  subcommand->add_option("--text", options->text, "The sentence whose attention is drawn (default: the first sample)");
+  subcommand->add_option("--samples", options->samples, "How many sample translations (default 8)");
+  subcommand->add_option("--checkpoint", options->checkpoint,
+                         "best (default), latest, or the path of a checkpoint file");
+  return {subcommand, [options] { return report_command(*options); }};
 }
 
 }  // namespace attnlab

@@ -17,13 +17,17 @@
 // the server; requests under way finish, and the command exits 0.
 #include <pthread.h>
 
+#include <CLI/CLI.hpp>
 #include <atomic>
 #include <csignal>
+#include <cstdint>
 #include <cstdio>
 #include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <string>
 #include <thread>
+#include <vector>
 
 #include "cli/commands.h"
 #include "inspect/attention_maps.h"
@@ -35,6 +39,15 @@
 #include <httplib.h>
 
 namespace attnlab {
+
+struct ServeCommandOptions {
+  std::vector<std::string> runs;       // the run folders a visitor may choose among
+  std::string host = "127.0.0.1";      // the address to listen on: this machine only, unless told otherwise
+  int port = 8080;
+  std::string checkpoint = "best";     // best | latest | a checkpoint file (of every run)
+  int64_t max_text_bytes = 1000;       // a longer sentence is refused (400)
+  int64_t max_in_flight = 8;           // translations at once; more are refused (503) until one ends
+};
 
 namespace {
 
@@ -160,6 +173,29 @@ int serve_command(const ServeCommandOptions& options) {
   waiter.join();
   std::printf("attnlab serve: stopped\n");
   return listened ? 0 : 1;
+}
+
+// `attnlab serve`: its options and their help texts, read into ServeCommandOptions; main.cpp runs it.
+Subcommand add_serve_command(CLI::App& app) {
+  auto options = std::make_shared<ServeCommandOptions>();
+  CLI::App* subcommand = app.add_subcommand(
+      "serve",
+      "Serve the explorer live: a page where you type a sentence, pick a run and a beam size, and see the "
+      "translation with every view of `attnlab attention`. Listens on --host (127.0.0.1: this machine only, "
+      "unless told otherwise) and --port; answers bad requests with a JSON error and status 400; Ctrl-C stops it.");
+  subcommand->add_option("--run", options->runs, "A run folder (repeat --run for several runs to choose among)")
+      ->required();
+  subcommand->add_option("--port", options->port, "The TCP port (default 8080)")->check(CLI::Range(1, 65535));
+  subcommand->add_option("--host", options->host, "The address to listen on (default 127.0.0.1)");
+  subcommand->add_option("--checkpoint", options->checkpoint,
+                         "best (default), latest, or the path of a checkpoint file");
+  subcommand->add_option("--max-text-bytes", options->max_text_bytes,
+                         "The longest sentence accepted, in bytes (default 1000)")
+      ->check(CLI::Range(1, 100000));
+  subcommand->add_option("--max-in-flight", options->max_in_flight,
+                         "Translations computed at once; more are answered 503 (default 8)")
+      ->check(CLI::Range(1, 64));
+  return {subcommand, [options] { return serve_command(*options); }};
 }
 
 }  // namespace attnlab

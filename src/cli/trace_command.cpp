@@ -3,7 +3,12 @@
 //
 // With --target the decoder is fed that target (teacher forcing, as in training); without it the sentence is
 // first translated greedily and the trace shows the pass over the model's own translation.
+#include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
 
 #include "cli/commands.h"
 #include "data/corpus.h"
@@ -15,6 +20,14 @@
 #include "util/utf8.h"
 
 namespace attnlab {
+
+struct TraceCommandOptions {
+  std::string run;                     // a run folder
+  std::string text;                    // the source sentence
+  std::optional<std::string> target;   // teacher-forced target; empty optional: the greedy translation
+  int64_t values = 4;                  // numbers shown per line (the first of the first row)
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+};
 
 namespace {
 
@@ -68,6 +81,30 @@ int trace_command(const TraceCommandOptions& options) {
     std::printf("%s\n", line.c_str());
   }
   return 0;
+}
+
+// `attnlab trace`: its options and their help texts, read into TraceCommandOptions; main.cpp runs it.
+Subcommand add_trace_command(CLI::App& app) {
+  auto options = std::make_shared<TraceCommandOptions>();
+  auto target = std::make_shared<std::string>();   // --target as given; options->target stays empty without it
+  CLI::App* subcommand = app.add_subcommand(
+      "trace",
+      "Print one forward pass in reading order: token ids, embeddings, then per layer Q, K, V, scores (masked), "
+      "weights, context, output projection, residual, layer norm and FFN, for encoder and decoder, the logits and "
+      "the top-5 next tokens at each target position. Each line: name (as the module and parameter names), shape, "
+      "the first numbers of its first row. Without --target the sentence is translated greedily first and the "
+      "decoder is fed that translation.");
+  subcommand->add_option("--run", options->run, "The run folder")->required();
+  subcommand->add_option("--text", options->text, "The source sentence")->required();
+  CLI::Option* target_option =
+      subcommand->add_option("--target", *target, "Feed the decoder this target (teacher forcing)");
+  subcommand->add_option("--values", options->values, "Numbers shown per line, from the first row (default 4)");
+  subcommand->add_option("--checkpoint", options->checkpoint,
+                         "best (default), latest, or the path of a checkpoint file");
+  return {subcommand, [options, target, target_option] {
+            if (target_option->count() > 0) options->target = *target;
+            return trace_command(*options);
+          }};
 }
 
 }  // namespace attnlab

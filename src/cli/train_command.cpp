@@ -7,10 +7,14 @@
 // shows progress, and an error on any rank ends the whole job with a message that names the rank.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
 #include <algorithm>
 #include <csignal>
 #include <cstdio>
+#include <memory>
 #include <spdlog/spdlog.h>
+#include <string>
+#include <vector>
 
 #include "cli/commands.h"
 #include "util/error.h"
@@ -19,6 +23,13 @@
 #include "run/trainer.h"
 
 namespace attnlab {
+
+struct TrainCommandOptions {
+  std::string config;                  // a new run from this config file
+  std::string run;                     // … written into this folder
+  std::string resume;                  // or: continue the run in this folder
+  std::vector<std::string> overrides;  // --set key=value
+};
 
 namespace {
 
@@ -141,6 +152,22 @@ int train_command(const TrainCommandOptions& options) {
     std::printf("continue with: attnlab train --resume %s\n", request.run_dir.c_str());
   }
   return summary.outcome == TrainOutcome::interrupted ? 130 : 0;
+}
+
+// `attnlab train`: its options and their help texts, read into TrainCommandOptions; main.cpp runs it.
+Subcommand add_train_command(CLI::App& app) {
+  auto options = std::make_shared<TrainCommandOptions>();
+  CLI::App* subcommand = app.add_subcommand(
+      "train",
+      "Train a translation model: reads a YAML config (configs/README.md documents every key), writes a run folder "
+      "(config, tokenizer, checkpoints, metrics.jsonl). Ctrl-C saves a checkpoint and stops; --resume continues. "
+      "Under mpirun -np N (a build with MPI) N processes share every batch: README \"Data parallelism\".");
+  subcommand->add_option("--config", options->config, "The config file of a new run (e.g. configs/toy-en-fr.yaml)");
+  subcommand->add_option("--run", options->run, "The folder to write the new run into (e.g. runs/toy-en-fr)");
+  subcommand->add_option("--resume", options->resume, "Continue the run in this folder from its latest checkpoint");
+  subcommand->add_option("--set", options->overrides,
+                         "Override a config key, e.g. --set train.max_steps=100 (repeatable)");
+  return {subcommand, [options] { return train_command(*options); }};
 }
 
 }  // namespace attnlab

@@ -10,14 +10,27 @@
 // reads at once.
 #include <unistd.h>
 
+#include <CLI/CLI.hpp>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
+#include <memory>
+#include <string>
 
 #include "cli/commands.h"
 #include "decode/batched.h"
 #include "run/run.h"
 
 namespace attnlab {
+
+struct TranslateCommandOptions {
+  std::string run;                     // a run folder
+  std::string text;                    // one sentence; empty: read lines from stdin
+  std::string checkpoint = "best";     // best | latest | a checkpoint file
+  std::string path;                    // paper | fused (empty: the run's model.path)
+  int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
+  double alpha = -1;                   // GNMT length penalty α; < 0: the run's decode.length_penalty
+};
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
@@ -53,6 +66,32 @@ int translate_command(const TranslateCommandOptions& options) {
     std::printf("%s\n", run.tokenizers.tgt->decode(output).c_str());
   }
   return 0;
+}
+
+// `attnlab translate`: its options and their help texts, read into TranslateCommandOptions; main.cpp runs it.
+Subcommand add_translate_command(CLI::App& app) {
+  auto options = std::make_shared<TranslateCommandOptions>();
+  CLI::App* subcommand = app.add_subcommand(
+      "translate",
+      "Translate with a trained run: --text \"...\", or one sentence per line from standard input; "
+      "translations go to standard output, one per line.");
+  subcommand->add_option("--run", options->run, "The run folder")->required();
+  subcommand->add_option("--text", options->text, "One sentence to translate (otherwise read stdin)");
+  subcommand
+      ->add_option("--path", options->path,
+                   "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "
+                   "model.path (default: the run's)")
+      ->check(CLI::IsMember({"paper", "fused"}));
+  subcommand->add_option("--checkpoint", options->checkpoint,
+                         "best (default), latest, or the path of a checkpoint file");
+  subcommand->add_option("--beam", options->beam, "Beam size: 1 = greedy decoding (default: the run's decode.beam)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  subcommand
+      ->add_option("--alpha", options->alpha,
+                   "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
+                   "(default: the run's decode.length_penalty)")
+      ->check(CLI::Range(0.0, 100.0));
+  return {subcommand, [options] { return translate_command(*options); }};
 }
 
 }  // namespace attnlab
