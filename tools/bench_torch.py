@@ -17,7 +17,7 @@ the step is timed at 1 and at 2 threads (torch.set_num_threads) and the faster i
 Decoding is the PyTorch tutorial's greedy loop ("Language Translation with nn.Transformer and torchtext"): one
 sentence at a time, the decoder re-run over the whole prefix at every step, the generator on the last position,
 stopping at eos or after 32 tokens, under torch.no_grad. Beam search: not implemented here (reported as null).
-The FLOP count is attnlab's (src/train/bench.h); the GEMM peak is a torch.mm of two [1024, 1024] matrices.
+The FLOP count is attnlab's (src/lab/bench.h); the GEMM peak is a torch.mm of two [1024, 1024] matrices.
 """
 import argparse
 import gc
@@ -112,7 +112,7 @@ class Seq2Seq(nn.Module):
 
 
 def forward_flops(c, B, S, T):
-    """attnlab's analytic count of matrix-product FLOPs of one forward pass (src/train/bench.h)."""
+    """attnlab's analytic count of matrix-product FLOPs of one forward pass (src/lab/bench.h)."""
     d, d_ff, V = c["d_model"], c["d_ff"], c["vocab"]
     encoder_layer = B * S * (8 * d * d + 4 * S * d + 4 * d * d_ff)
     decoder_layer = B * T * (8 * d * d + 4 * T * d + 4 * d * d_ff) + B * T * 4 * d * d + B * S * 4 * d * d \

@@ -9,7 +9,7 @@
 //
 //     backward(loss, gradient_final)    = loss.backward(), calling gradient_final(leaf) for each leaf it reaches
 //
-// Data parallelism uses it (train/gradient_buckets.h): a bucket of the last layers' gradients starts on its way
+// Data parallelism uses it (distributed/gradient_buckets.h): a bucket of the last layers' gradients starts on its way
 // to the other ranks while backward still computes the layers below. An empty gradient_final is loss.backward().
 #pragma once
 

@@ -1,7 +1,7 @@
 // bench_command.cpp — `attnlab bench`: time the training step of a config's model on a synthetic batch, the
-// GEMM peak of this machine, decoding speed and peak memory (src/train/bench.h says what and how), and print them
+// GEMM peak of this machine, decoding speed and peak memory (src/lab/bench.h says what and how), and print them
 // as a table or, with --json, as one JSON object (tools/bench.sh reads that). With --sweep-length, the growth of
-// each attention kind with the sentence length instead (src/train/length_sweep.h).
+// each attention kind with the sentence length instead (src/lab/length_sweep.h).
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>

@@ -1,5 +1,5 @@
 // gradvar_command.cpp — `attnlab gradvar`: the mean and the variance of a parameter's gradient over K repeated
-// gradients, at several points of training, for one or more runs (src/train/gradient_variance.h says what is
+// gradients, at several points of training, for one or more runs (src/lab/gradient_variance.h says what is
 // measured and how). Prints a table, or with --json one JSON object; with --out DIR also writes DIR/gradvar.md (the
 // table and the command) and DIR/gradvar.svg (the signal-to-noise ratio against the step, every run and source).
 //
@@ -146,7 +146,7 @@ int gradvar_command(const GradvarCommandOptions& options) {
     std::printf("%s\n", out.dump(2).c_str());
   } else {
     std::printf("K = %lld gradients per row; dropout off; before clipping; SNR ~ 1/K = %.3g means no signal "
-                "(src/train/gradient_variance.h)\n%s",
+                "(src/lab/gradient_variance.h)\n%s",
                 static_cast<long long>(options.samples), 1.0 / static_cast<double>(options.samples),
                 markdown_table(rows).c_str());
   }
@@ -155,7 +155,7 @@ int gradvar_command(const GradvarCommandOptions& options) {
     write_file_atomically(options.out + "/gradvar.md",
                           "# Gradient signal and noise\n\nMade by `" + options.command_line + "`.\nK = " +
                               std::to_string(options.samples) + " gradients per row, dropout off, before clipping; "
-                              "SNR ≈ 1/K means no signal (src/train/gradient_variance.h).\n\n" +
+                              "SNR ≈ 1/K means no signal (src/lab/gradient_variance.h).\n\n" +
                               markdown_table(rows) + "\n![SNR against the step](gradvar.svg)\n");
     write_file_atomically(options.out + "/gradvar.svg", snr_plot(rows, options.samples));
     std::fprintf(stderr, "attnlab gradvar: wrote %s/gradvar.md and %s/gradvar.svg\n", options.out.c_str(),
@@ -174,7 +174,7 @@ Subcommand add_gradvar_command(CLI::App& app, int argc, char** argv) {
       "training batch K times (source 'batch': only hard attention's sampling varies) and of K different batches "
       "('batches'). Prints per row ‖ḡ‖² (the mean gradient's squared length), tr Σ̂ (the sample covariance's "
       "trace: one gradient's expected squared distance from the mean) and SNR = ‖ḡ‖² / tr Σ̂ (≈ 1/K: no signal). "
-      "README chapter 4 and src/train/gradient_variance.h explain it.");
+      "README chapter 4 and src/lab/gradient_variance.h explain it.");
   subcommand->add_option("--run", options->runs, "A run folder (repeatable: several runs in one table and plot)")
       ->required();
   subcommand->add_option("--param", options->parameters,

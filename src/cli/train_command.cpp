@@ -3,7 +3,7 @@
 // On a terminal: one progress line redrawn in place (step / total, loss, learning rate, tokens/s, ETA).
 // Otherwise (a log file, CI): a plain log line every train.log_every steps. Ctrl-C or SIGTERM asks the trainer
 // to finish its step, save a checkpoint and stop; the command then says how to resume and exits with 130.
-// Under mpirun (README "Data parallelism", src/train/data_parallel.h) every rank runs this command; rank 0 alone
+// Under mpirun (README "Data parallelism", src/distributed/data_parallel.h) every rank runs this command; rank 0 alone
 // shows progress, and an error on any rank ends the whole job with a message that names the rank.
 #include <unistd.h>
 

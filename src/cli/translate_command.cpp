@@ -5,7 +5,7 @@
 // a file or a pipe every line is read first and the sentences are decoded in batches sorted by length
 // (decode.batch_tokens, src/decode/batched.h), several times faster than one at a time. Decoding is the run's decode:
 // section (greedy when decode.beam is 1, beam search otherwise); --beam and --alpha override it.
-// Each line goes through encode_line (src/train/run.h; translate_line adds translating and decoding): checked to be
+// Each line goes through encode_line (src/run/run.h; translate_line adds translating and decoding): checked to be
 // UTF-8, cleaned like the training text, cut with a warning naming the line when it has more tokens than the model
 // reads at once.
 #include <unistd.h>

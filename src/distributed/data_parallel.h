@@ -15,7 +15,7 @@
 // only the order of floating-point additions changes (inside the shards' matrix products and in the
 // all-reduce), which moves the losses in their last digits, not in what they mean.
 //
-// One step on every rank (trainer.cpp's train_step, through data_parallel_training.h):
+// One step on every rank (train/step.h's training_step, through data_parallel_training.h):
 //   global batch      the same Batcher, seed and position on every rank: every rank draws the same batch
 //   shard()           this rank's rows of it: rows [r·B/N, (r+1)·B/N) of the padded [B, S] and [B, T] ids
 //   forward, loss     L_r on the shard;  backward of w_r · L_r  (w_r = shard_weight())
@@ -146,7 +146,7 @@ class DataParallel {
 
 // Threads per rank for train.threads = `requested`: as asked, or, for 0 (all cores), this machine's cores
 // shared among the ranks on it, so N ranks on one machine do not each start a thread per core. One process: 0
-// stays 0 (trainer.cpp's use_threads takes every core).
+// stays 0 (run/trainer.cpp's use_threads takes every core).
 int64_t threads_per_rank(int64_t requested);
 
 // A seed for rank r's dropout masks, from rank 0's generator state: different ranks draw different masks

@@ -1,8 +1,9 @@
 // data_parallel_training.h — what the training loop does differently on N ranks, in one place.
 //
-// The training step (train/step.h) is the one-process step of the paper; under mpirun (data_parallel.h) each rank runs it on
-// its 1/N of every batch, and six moments of a run need the other ranks. This class is those six, in the
-// order a run meets them; with one process each is a plain call or nothing at all:
+// The training step (train/step.h) is the one-process step of the paper; under mpirun (data_parallel.h) each
+// rank runs it on its 1/N of every batch, and six moments of a run need the other ranks. This class is those six
+// (four of them the step's Ranks interface), in the order a run meets them; with one process each is a plain call
+// or nothing at all:
 //   start_together()    before the first step: rank 0's weights, Adam's moments, step count, place in the
 //                       data and best validation loss to every rank (so a run resumes with any N), and a
 //                       dropout generator of its own for each other rank
@@ -13,7 +14,7 @@
 //                       reduce-scatter) and clipped to train.clip_norm; one process: clipping alone
 //   update()            Adam(W), and with ZeRO the all-gather of every rank's new numbers
 //   gather_optimizer()  for a checkpoint: with ZeRO, the whole of Adam's moments put together on rank 0
-// Rank 0 alone logs, validates and writes (trainer.cpp asks is_root()).
+// Rank 0 alone logs, validates and writes (run/trainer.cpp asks is_root()).
 #pragma once
 
 #include <cstdint>

@@ -26,7 +26,7 @@
 // the ones before it, and finish() starts whatever is left in that order — a rank whose shard of the batch was
 // empty runs no backward at all and starts every bucket there.
 //
-// The step, with train.allreduce_bucket_mb = B > 0 (trainer.cpp's train_step via data_parallel_training.h):
+// The step, with train.allreduce_bucket_mb = B > 0 (train/step.h's training_step via data_parallel_training.h):
 //   expect_backward()     before the step's last backward: every bucket waits for its parameters again
 //   gradient_final(leaf)  from inside backward: this parameter is complete; start every bucket that now is,
 //                         in order, and let the sums already in flight move on (Open MPI progresses them only

@@ -1,4 +1,4 @@
-// test_cloze.cpp — facts about the cloze readers (attention/reader.h, model/cloze_reader.h, train/cloze_training.h);
+// test_cloze.cpp — facts about the cloze readers (attention/reader.h, cloze/cloze_reader.h, cloze/cloze_training.h);
 // the corpus itself is tested in test_cloze_corpus.cpp.
 #include <doctest/doctest.h>
 

@@ -1,4 +1,4 @@
-// f64_data_parallel.cpp — the idea of data parallelism (src/train/data_parallel.h) as facts, in float64 and in one
+// f64_data_parallel.cpp — the idea of data parallelism (src/distributed/data_parallel.h) as facts, in float64 and in one
 // process (tests/distributed/mpi_test.sh runs the real thing under mpirun):
 //   * the shards of a batch are its rows, as evenly split as the rows allow, and their token weights add up to 1;
 //   * the token-weighted sum of the shards' gradients is the whole batch's gradient, for shards of unequal token

@@ -1,4 +1,4 @@
-// test_gradient_buckets.cpp — the buckets of src/train/gradient_buckets.h as facts, in one process (where a sum
+// test_gradient_buckets.cpp — the buckets of src/distributed/gradient_buckets.h as facts, in one process (where a sum
 // over one rank changes nothing; tests/distributed/mpi_test.sh runs them on 2 ranks and checks the losses bit for bit):
 //   * buckets are cut from the last parameter back to the first, at about train.allreduce_bucket_mb, and a
 //     parameter larger than that travels alone;

@@ -1,4 +1,4 @@
-// test_sharded_optimizer.cpp — ZeRO stage 1 (src/train/sharded_optimizer.h) as facts, in one process, with N ranks
+// test_sharded_optimizer.cpp — ZeRO stage 1 (src/distributed/sharded_optimizer.h) as facts, in one process, with N ranks
 // played by N copies of the parameters (tests/distributed/mpi_test.sh runs the real thing on 2 ranks under mpirun):
 //   * the flat vector's shards cover every number once, each part of a parameter where parts_in says;
 //   * N optimizers, each keeping the moments of one shard and updating only it, followed by the all-gather, give

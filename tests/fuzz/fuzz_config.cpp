@@ -1,4 +1,4 @@
-// fuzz_config.cpp — the config reader (src/train/config_io.h) with `--set` overrides, on arbitrary text.
+// fuzz_config.cpp — the config reader (src/run/config_io.h) with `--set` overrides, on arbitrary text.
 //
 // Feeds: the input split at NUL bytes — the first part is the YAML file, each further part one `--set key=value`
 //   override (the seeds are configs/*.yaml with a few overrides).

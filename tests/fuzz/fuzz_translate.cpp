@@ -10,7 +10,7 @@
 //     odd   word tokenizer, learned positions with model.max_len 12, greedy: a line is cut at 12 tokens.
 //   Both runs decode at most 4 + 0.01·(source tokens) tokens: the decoding path is the same for any length, and
 //   fewer steps are more inputs a second (decode.max_len_ratio and decode.max_len_extra below).
-//   translate_line (src/train/run.h) then checks UTF-8, cleans, encodes, cuts, decodes and detokenises.
+//   translate_line (src/run/run.h) then checks UTF-8, cleans, encodes, cuts, decodes and detokenises.
 // Asserts: a line of valid UTF-8 is always translated (never refused, never a crash, an Eigen assertion or a
 //   huge allocation); a line that is not UTF-8 is refused with a short attnlab::Error (fuzz_support.h); the
 //   output is valid UTF-8 and holds no line end, so the output lines stay aligned with the input lines.

@@ -1,4 +1,4 @@
-// test_config.cpp — facts about config files (src/train/config_io.h).
+// test_config.cpp — facts about config files (src/run/config_io.h).
 //
 // First what a good config gives: the defaults, the shipped configs in configs/, the attention shorthand,
 // overrides, and a round trip through to_yaml. Then one test per kind of mistake a user makes when they copy a

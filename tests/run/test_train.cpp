@@ -330,7 +330,7 @@ TEST_CASE("a start refused before training leaves no folder behind, and the same
   CHECK(fs::is_symlink(dir + "/link"));
 }
 
-// ---- Gradient variance (attnlab gradvar, train/gradient_variance.h) ---------------------------------------------
+// ---- Gradient variance (attnlab gradvar, lab/gradient_variance.h) ---------------------------------------------
 
 TEST_CASE("gradient statistics: the mean's squared length, the unbiased covariance trace and their ratio") {
   // g_1 = (1, 0), g_2 = (3, 2): ḡ = (2, 1), ‖ḡ‖² = 5; deviations (−1, −1) and (1, 1), Σ‖·‖² = 4, / (K − 1) = 4.

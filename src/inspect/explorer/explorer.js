@@ -92,7 +92,7 @@
   }
   // Attention entropy of one head: H(row) = −Σ_j a_ij ln a_ij in nats, the mean over rows that see a key (rows
   // of zeros are skipped; local_p's rows sum to between e^(−2) and 1 and count as they are), the same measure as
-  // `attnlab eval` (src/train/evaluate.h).
+  // `attnlab eval` (src/lab/evaluate.h).
   function entropy(matrix) {
     var total = 0, rows = 0;
     matrix.forEach(function (row) {
