@@ -16,6 +16,7 @@
 
 namespace CLI {
 class App;
+class ParseError;
 }  // namespace CLI
 
 namespace attnlab {
@@ -24,6 +25,10 @@ struct Subcommand {
   CLI::App* app;             // as CLI11 parsed it: *app is true when it was given on the command line
   std::function<int()> run;  // runs the command with the options as parsed; returns the exit code
 };
+
+// A command line CLI11 refused, as one "attnlab: …" line on stderr; returns the exit code (1; 0 for --help and
+// --version, which CLI11 reports the same way). command_line.cpp.
+int refuse_command_line(CLI::App& app, const CLI::ParseError& error, int argc, char** argv);
 
 Subcommand add_gradcheck_command(CLI::App& app);   // src/cli/gradcheck_command.cpp (float64)
 Subcommand add_corpus_command(CLI::App& app);      // src/cli/corpus_command.cpp (float32, as all below)

@@ -9,7 +9,6 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
-#include <algorithm>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -17,51 +16,6 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
-#include "util/quote.h"
-#include "util/suggest.h"
-
-namespace {
-
-using attnlab::closest_match, attnlab::join, attnlab::quote, attnlab::shorten;
-
-// The first word of the command line that is not an option (nor --log-level's value): the subcommand, if any.
-std::string first_word(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    const std::string word = argv[i];
-    if (word == "--log-level") ++i;
-    else if (!word.starts_with("-")) return word;
-  }
-  return "";
-}
-
-// A command line CLI11 refused, as one "attnlab: …" line and exit code 1 (--help and --version, which CLI11 also
-// reports this way, print and exit 0 as usual).
-int refuse_command_line(CLI::App& app, const CLI::ParseError& error, int argc, char** argv) {
-  if (error.get_exit_code() == 0) return app.exit(error);
-  std::vector<std::string> names;
-  for (const CLI::App* subcommand : app.get_subcommands([](CLI::App*) { return true; })) {
-    names.push_back(subcommand->get_name());
-  }
-  const std::vector<CLI::App*> parsed = app.get_subcommands();
-  const std::string word = first_word(argc, argv);
-  const bool known = std::find(names.begin(), names.end(), word) != names.end();
-  const std::string name = parsed.empty() ? "" : parsed.back()->get_name();
-  std::string message;
-  if (argc == 1) {
-    message = "a subcommand is needed: " + join(names) + " (attnlab --help says what each does)";
-  } else if (parsed.empty() && !word.empty() && !known) {
-    message = "unknown subcommand " + quote(word, '\'') + "; did you mean '" + closest_match(word, names) +
-              "'? (subcommands: " + join(names) + ")";
-  } else {
-    // CLI11 quotes the values it refuses in full: keep the message to a readable length.
-    message = (name.empty() ? "" : name + ": ") + shorten(error.what(), 300) + " (attnlab " +
-              (name.empty() ? "" : name + " ") + "--help lists the options)";
-  }
-  std::fprintf(stderr, "attnlab: %s\n", message.c_str());
-  return 1;
-}
-
-}  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"attnlab — a Transformer encoder–decoder trainer on a from-scratch autograd engine, "
@@ -93,7 +47,7 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& error) {
-    return refuse_command_line(app, error, argc, argv);
+    return attnlab::refuse_command_line(app, error, argc, argv);   // one "attnlab: …" line (command_line.cpp)
   }
   // Logs go to stderr, so that stdout carries only results (translations, tables).
   spdlog::set_default_logger(spdlog::stderr_color_mt("attnlab"));
