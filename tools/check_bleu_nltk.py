@@ -10,7 +10,7 @@ Two checks, on hand-written and on randomly generated sentences (fixed seed):
      mteval's "exp" smoothing, sacreBLEU's default — gives attnlab's BLEU to 1e-9.
 NLTK differs from sacreBLEU where a sentence has fewer than n tokens: NLTK counts at least one n-gram per
 sentence and order (its denominator is max(1, count)), sacreBLEU counts none. The comparison therefore uses
-sentences of at least 4 tokens, and one last case shows the difference on purpose (see README, "Evaluation").
+sentences of at least 4 tokens, and one last case shows the difference on purpose (see docs/guide/decoding-and-evaluation.md).
 """
 import json
 import math

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# data_parallel_bench.sh — the README's "Data parallelism" table: one process with 1 and with 2 threads against 2
+# data_parallel_bench.sh — the table of docs/guide/data-parallelism.md: one process with 1 and with 2 threads against 2
 # ranks of 1 thread (mpirun) on the same config and global batch, each run ROUNDS times in turn (A B C A B C …) so
 # that a shared machine's changing load falls on all alike. Prints one Markdown row per run: tokens/s, step time, the
 # share of the time in the all-reduce (rank 0's view: the all-reduce and the wait there for the other rank) and

@@ -1,5 +1,5 @@
 // data_parallel_projection.cpp — how data parallelism would scale to more machines: a calculation, not a guess
-// (README "Data parallelism" prints its table).
+// (docs/guide/data-parallelism.md prints its table).
 //
 // Inputs: the model's parameter count P (attnlab train logs it: "model: P parameters"), the step time T measured
 // on one machine for the global batch (train.batch_tokens), and the tokens in that batch.

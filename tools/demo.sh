@@ -57,7 +57,7 @@ if [ -z "$threads_chosen" ] && [ -r /proc/stat ]; then
     echo
     echo "== The CPU is busy: other programs use about $((busy / 100)).$(printf '%02d' $((busy % 100))) of its $cores cores,"
     echo "   so training runs on $threads thread(s) — a thread waiting for a busy core would stall the others."
-    echo "   (--set train.threads=N to choose yourself; README \"Quick start\" has the measurement.)"
+    echo "   (--set train.threads=N to choose yourself; README.md "Quick start" has the measurement.)"
     overrides+=(--set "train.threads=$threads")
   fi
 fi

@@ -1,4 +1,4 @@
-// engine_tour.cpp — the README's chapter 2, "The engine", as a program you can run and change.
+// engine_tour.cpp — docs/course/02-autograd.md, as a program you can run and change.
 //
 // One layer y = softmax(xW + b), a squared-error loss against target probabilities, one backward pass,
 // and the gradient ∂loss/∂W printed next to W. Run: ./build/release/engine_tour

@@ -1,4 +1,4 @@
-// kernel_gains.cpp — what each fused kernel saves against the chain of ops it replaces (README "Making it fast").
+// kernel_gains.cpp — what each fused kernel saves against the chain of ops it replaces (docs/course/03-kernels.md).
 //
 // For every kernel of src/kernels/kernels.h, at the shapes of the base benchmark model (configs/bench/base.yaml:
 // 64 sentences × 32 tokens, d_model 256, 4 heads, d_ff 1024, vocabulary 8000; the window at 4 × 512 tokens), both

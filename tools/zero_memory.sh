@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# zero_memory.sh — the README's ZeRO table ("Data parallelism"): Adam's moments per rank and each rank's peak memory,
+# zero_memory.sh — the ZeRO table of docs/guide/data-parallelism.md: Adam's moments per rank and each rank's peak memory,
 # for 2 ranks with and without train.shard_optimizer, on the given configs. A few steps are enough: the memory of
 # a step is the same every step (the moments' bytes are printed by rank 0 when sharding; 2·Ψ·4 without it).
 #   usage: tools/zero_memory.sh [STEPS] CONFIG…      (default: 5 configs/bench/small.yaml configs/bench/base.yaml)

@@ -201,7 +201,7 @@ std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, Attent
 std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                int64_t heads, double dropout, Generator& init);
 
-// The kind names make_attention accepts, in the order of the README's table.
+// The kind names make_attention accepts, in the order of docs/course/05-attention.md's table.
 const std::vector<std::string>& attention_kinds();
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -60,7 +60,7 @@ Subcommand add_attention_command(CLI::App& app) {
       "Draw what every attention head looks at for one sentence: translates --text greedily (or by beam search, "
       "--beam N; or takes --target), runs one teacher-forced pass recording every map and the numbers behind it, "
       "and writes into --out attention.json (tokens, weights, the stages of each weight, the decoding steps; "
-      "schema in README \"Looking inside\"), one SVG heatmap per layer and head, and index.html, the explorer "
+      "schema in docs/guide/explorer-and-serve.md), one SVG heatmap per layer and head, and index.html, the explorer "
       "(head, model, matrix, neuron and decoding views, and with --compare a second run beside it; works opened "
       "from disk). --terminal prints every head as a shaded heatmap instead of, or as well as, the files. For a "
       "cloze run (model.task: cloze) --text is a question, \"<document> @query <query with @placeholder>\", and the "

@@ -36,7 +36,7 @@ struct BenchCommandOptions {
   bool sweep_length = false;           // instead: time one attention layer of each kind at n = 32 … 2048
   std::vector<std::string> kinds;      // the sweep's kinds (empty: all)
   int64_t max_length = 2048;           // the sweep's largest n
-  std::string out = "docs";            // where the sweep writes length_sweep.md and length_sweep.svg
+  std::string out = "docs/results";    // where the sweep writes length_sweep.md and length_sweep.svg
 };
 
 namespace {
@@ -198,8 +198,8 @@ Subcommand add_bench_command(CLI::App& app) {
       "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
       "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
       "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
-      "sentences/s (one at a time and batched), peak RSS. tools/bench.sh compares it with PyTorch; README.md "
-      "\"Performance\" explains it. With --profile instead: the same steps on 1 thread and on --threads, every op's "
+      "sentences/s (one at a time and batched), peak RSS. tools/bench.sh compares it with PyTorch; "
+      "docs/guide/performance.md explains it. With --profile instead: the same steps on 1 thread and on --threads, every op's "
       "forward and backward timed (calls, ms per step, share of the step, speed-up). "
       "With --sweep-length instead: one encoder self-attention layer of each kind (d_model 64, batch 1) timed "
       "forward + backward (CPU time, one thread) at n = 32, 64, …, 2048, written as a Markdown table and an SVG "
@@ -230,7 +230,7 @@ Subcommand add_bench_command(CLI::App& app) {
                          "external linear window; window = scaled_dot with 16 keys each side)");
   subcommand->add_option("--max-length", options->max_length, "With --sweep-length: the largest n (default 2048)");
   subcommand->add_option("--out", options->out,
-                         "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs)");
+                         "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs/results)");
   return {subcommand, [options, threads, threads_option] {
             if (threads_option->count() > 0) options->threads = *threads;
             return bench_command(*options);

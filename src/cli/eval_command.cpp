@@ -5,7 +5,7 @@
 // RUN/eval-NAME.hyp for --src NAME) unless --out says otherwise (the file is named in the output); the scores
 // go to standard output as a table, or with --json as one JSON object with the keys
 //   bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy
-// (tools/compare.sh reads that object). What each number means: src/lab/evaluate.h and README "Evaluation".
+// (tools/compare.sh reads that object). What each number means: src/lab/evaluate.h and docs/guide/decoding-and-evaluation.md.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>

@@ -174,7 +174,7 @@ Subcommand add_gradvar_command(CLI::App& app, int argc, char** argv) {
       "training batch K times (source 'batch': only hard attention's sampling varies) and of K different batches "
       "('batches'). Prints per row ‖ḡ‖² (the mean gradient's squared length), tr Σ̂ (the sample covariance's "
       "trace: one gradient's expected squared distance from the mean) and SNR = ‖ḡ‖² / tr Σ̂ (≈ 1/K: no signal). "
-      "README chapter 4 and src/lab/gradient_variance.h explain it.");
+      "docs/course/05-attention.md and src/lab/gradient_variance.h explain it.");
   subcommand->add_option("--run", options->runs, "A run folder (repeatable: several runs in one table and plot)")
       ->required();
   subcommand->add_option("--param", options->parameters,

@@ -3,7 +3,7 @@
 // On a terminal: one progress line redrawn in place (step / total, loss, learning rate, tokens/s, ETA).
 // Otherwise (a log file, CI): a plain log line every train.log_every steps. Ctrl-C or SIGTERM asks the trainer
 // to finish its step, save a checkpoint and stop; the command then says how to resume and exits with 130.
-// Under mpirun (README "Data parallelism", src/distributed/data_parallel.h) every rank runs this command; rank 0 alone
+// Under mpirun (docs/guide/data-parallelism.md, src/distributed/data_parallel.h) every rank runs this command; rank 0 alone
 // shows progress, and an error on any rank ends the whole job with a message that names the rank.
 #include <unistd.h>
 
@@ -161,7 +161,7 @@ Subcommand add_train_command(CLI::App& app) {
       "train",
       "Train a translation model: reads a YAML config (configs/README.md documents every key), writes a run folder "
       "(config, tokenizer, checkpoints, metrics.jsonl). Ctrl-C saves a checkpoint and stops; --resume continues. "
-      "Under mpirun -np N (a build with MPI) N processes share every batch: README \"Data parallelism\".");
+      "Under mpirun -np N (a build with MPI) N processes share every batch: docs/guide/data-parallelism.md.");
   subcommand->add_option("--config", options->config, "The config file of a new run (e.g. configs/toy-en-fr.yaml)");
   subcommand->add_option("--run", options->run, "The folder to write the new run into (e.g. runs/toy-en-fr)");
   subcommand->add_option("--resume", options->resume, "Continue the run in this folder from its latest checkpoint");

@@ -14,7 +14,7 @@
 //
 // Replaces the chain  scores = matmul(Q, K, false, true) [.., Tq, Tk] → scale → softmax(·, window mask) → dropout →
 // matmul(·, V), which is what src/attention/scaled_dot.cpp runs under model.path: paper. What it saves: the
-// [Tq, Tk] matrices, O(n²) → O(n·W) (README "How attention grows with the sentence length": the windowed kind
+// [Tq, Tk] matrices, O(n²) → O(n·W) (docs/results/length_sweep.md: the windowed kind
 // grows as n^1.0 where the full one grows as n^2). tests/kernels/f64_banded_attention.cpp and tests/model/test_two_paths.cpp
 // check it against the chain.
 //

@@ -16,7 +16,7 @@
 // where they would — a seeded run does not change. tests/kernels/test_fused_dropout.cpp checks both, forward and
 // backward, against add(x, dropout(s)) and dropout(relu(h)); under model.path: paper the layers run those
 // chains themselves (add_with_dropout and FeedForward::forward, src/nn/layers.cpp).
-// What it saves, measured when these ops came in (README "Performance"): the base benchmark model's training peak
+// What it saves, measured when these ops came in (docs/guide/performance.md): the base benchmark model's training peak
 // RSS went from 594 to 507 MiB — one [B, T, d] or [B, T, d_ff] tensor fewer kept per dropout.
 #include <algorithm>
 #include <sstream>

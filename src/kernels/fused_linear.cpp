@@ -2,7 +2,7 @@
 //
 // Replaces the chain   y = add(matmul(x, W, false, /*transpose_b=*/true), b)
 // (src/nn/linear.cpp runs that chain on the paper's path, model.path: paper). What it saves: one [..., out] tensor per
-// layer kept until backward, and one pass over the output (README "Performance": base training peak RSS
+// layer kept until backward, and one pass over the output (docs/guide/performance.md: base training peak RSS
 // 850 → 712 MiB when this op came in). tests/autograd/test_ops_matmul_shape.cpp checks it against the chain.
 #include <algorithm>
 #include <string>

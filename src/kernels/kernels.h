@@ -19,7 +19,7 @@
 //                           dropout → matmul(·, V) → merge_heads
 //   band_scores, band_mix,  matmul(Q, Kᵀ), dropout and matmul(A, V) with the full [Tq, Tk]   banded_attention.cpp
 //   band_dropout            matrix, when a window hides all but W = left + right + 1 keys per query
-// Measured gains are in each file's opening comment and in the README chapter "Making it fast".
+// Measured gains are in each file's opening comment and in docs/course/03-kernels.md.
 #pragma once
 
 #include <cstdint>

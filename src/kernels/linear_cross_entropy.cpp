@@ -3,7 +3,7 @@
 // Replaces the chain   logits = matmul(h, W, false, /*transpose_b=*/true)      [..., V]
 //                      loss   = cross_entropy(logits, targets, ε, pad)         [1]
 // (src/model/transformer.cpp runs that chain under model.path: paper). What it saves: the [N, V] logits
-// and their gradient are never held — for the base benchmark model 2 × 64 MB (README "Performance": training
+// and their gradient are never held — for the base benchmark model 2 × 64 MB (docs/guide/performance.md: training
 // peak RSS 712 → 594 MiB when this op came in). tests/kernels/test_fused_output_loss.cpp checks loss and gradients
 // against the chain.
 #include <algorithm>

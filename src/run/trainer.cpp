@@ -304,6 +304,17 @@ ValidationResult measure_validation(Run& run) {
                         &run.data.valid_text.tgt);
 }
 
+// One validation as a line of metrics.jsonl.
+void write_validation_line(Records& records, int64_t step, const ValidationResult& validation) {
+  records.metrics << nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", validation.loss},
+                                    {"perplexity", validation.perplexity},
+                                    {"token_accuracy", validation.token_accuracy},
+                                    {"exact_match", validation.exact_match}, {"bleu", validation.bleu},
+                                    {"elapsed_s", seconds_since(records.started)}}
+                         .dump()
+                  << "\n" << std::flush;
+}
+
 // Every train.valid_every steps a validation, and best.safetensors when its loss is the lowest so far; every
 // train.checkpoint_every steps a step checkpoint.
 void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
@@ -325,14 +336,7 @@ void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
       run.checkpoints.save_best(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
     }
     run.observer.on_validation(progress.step, validation, is_best);
-    records.metrics << nlohmann::json{{"type", "valid"}, {"step", progress.step}, {"loss", validation.loss},
-                                      {"perplexity", validation.perplexity},
-                                      {"token_accuracy", validation.token_accuracy},
-                                      {"exact_match", validation.exact_match},
-                                      {"bleu", validation.bleu},
-                                      {"elapsed_s", seconds_since(records.started)}}
-                           .dump()
-                    << "\n" << std::flush;
+    write_validation_line(records, progress.step, validation);
   }
   if (checkpoint_now) {
     progress.last_checkpoint =
@@ -378,6 +382,7 @@ void save_before_leaving(Run& run, Progress& progress, Records& records) {
     progress.best_valid_loss = records.summary.validation.loss;
     run.checkpoints.save_best(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
     run.observer.on_validation(progress.step, records.summary.validation, true);
+    write_validation_line(records, progress.step, records.summary.validation);   // in metrics.jsonl too
   }
   records.summary.step = progress.step;
   records.summary.checkpoint = progress.last_checkpoint;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# mpi_test.sh — data parallelism end to end (README "Data parallelism", src/train/data_parallel.h):
+# mpi_test.sh — data parallelism end to end (docs/guide/data-parallelism.md, src/distributed/data_parallel.h):
 #   1. `mpirun -np 2 attnlab train` on the copy task has the losses of one process with the same global batch
 #      (train.batch_tokens), step for step, within a relative $tolerance;
 #   2. a 2-rank checkpoint resumed in one process continues as the 2-rank run did, and a 1-process checkpoint

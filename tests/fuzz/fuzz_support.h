@@ -1,6 +1,6 @@
 // fuzz_support.h — what every fuzz target shares: the contract it checks, a quiet library, scratch files.
 //
-// The contract (README "Bad input"): whatever bytes come in, attnlab either accepts them or throws one
+// The contract (docs/guide/reliability.md): whatever bytes come in, attnlab either accepts them or throws one
 // attnlab::Error whose message is a short sentence for a person. So a target calls the reader inside
 // refused_cleanly(), which catches attnlab::Error only and checks its message. Any other exception escapes,
 // and libFuzzer reports it as a crash ("deadly signal" after std::terminate): that is the `attnlab: internal

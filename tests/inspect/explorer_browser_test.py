@@ -51,7 +51,7 @@ def option(name):
     return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else None
 
 
-# --screenshots DIR keeps the screenshots there (README: docs/); --walk PAGE and --beam-page PAGE take the views'
+# --screenshots DIR keeps the screenshots there (docs/images/); --walk PAGE and --beam-page PAGE take the views'
 # walk-through and the beam-search checks on other `attnlab attention` folders (a better-trained run's).
 screenshots_out = option("--screenshots")
 walk_page = option("--walk") or os.path.join(runs_dir, "dot-page")

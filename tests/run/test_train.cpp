@@ -111,6 +111,18 @@ TEST_CASE("Ctrl-C finishes the step, saves a checkpoint, and the run resumes fro
   CHECK(resumed.losses.size() == 24);
 }
 
+TEST_CASE("a run that never reached valid_every validates once at the end, and metrics.jsonl says so") {
+  const std::string dir = fresh_dir("validate-at-end");
+  Quiet quiet;
+  const TrainSummary summary = train({write_config(dir), dir + "/run", {"train.max_steps=5", "train.valid_every=100"},
+                                      false}, quiet);
+  CHECK(summary.validation.loss > 0);
+  std::ifstream metrics(dir + "/run/metrics.jsonl");
+  int valid_lines = 0;
+  for (std::string line; std::getline(metrics, line);) valid_lines += line.find("\"type\":\"valid\"") != std::string::npos;
+  CHECK(valid_lines == 1);
+}
+
 TEST_CASE("resuming a run that already reached max_steps trains nothing and names its last checkpoint") {
   const std::string dir = fresh_dir("resume-finished");
   const std::string config = write_config(dir);
