@@ -27,6 +27,7 @@ while [ $# -gt 0 ]; do
 done
 
 tools/install-deps.sh
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}" CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$(nproc)" --target attnlab_cli   # the command alone: no tests, no float64 twin
 attnlab=build/release/attnlab

@@ -36,6 +36,9 @@ phase "install (dependencies)"
 # ccache (when installed) may reuse objects compiled in another clone of the repository: paths under this folder
 # are hashed relative to it. (Objects with debug information still hash their folder, so they are never mixed up.)
 export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
+# …and may cache files compiled with the precompiled headers (CMakeLists.txt, ATTNLAB_PCH) only when told that
+# the header's macros and time stamps do not change what they compile to.
+export CCACHE_SLOPPINESS="${CCACHE_SLOPPINESS:-pch_defines,time_macros}"
 cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset" -j "$(nproc)"
 phase "build ($preset)"
