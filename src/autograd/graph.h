@@ -43,6 +43,8 @@ void record(Tensor& output, const char* op, std::vector<Tensor> inputs, Backward
 // Under NoGradGuard (decoding) record() keeps nothing, so an op may return before it builds what record() would be
 // handed: the list of inputs and the backward closure. Each Tensor copied into those counts a shared_ptr up and
 // down again — an atomic operation once the process has started a thread, at every op of every decoding step.
+// That saving is for speed alone, so only the kernels chapter's ops take it (src/kernels/); the ops of this
+// chapter read as forward, then record() with the backward closure, and nothing else.
 //   if (no_graph(y, "linear")) return y;     does what record() does then (names the op) and says so
 bool no_graph(Tensor& output, const char* op);
 

@@ -50,7 +50,6 @@ Tensor embedding(const Tensor& weight, const TokenIds& ids) {
   ConstMatrixMap table = weight.matrix();                               // [V, d]
   for (int64_t p = 0; p < positions; ++p) rows.row(p) = table.row(ids.values[static_cast<size_t>(p)]);
 
-  if (no_graph(y, "embedding")) return y;  // no graph under NoGradGuard (graph.h)
   record(y, "embedding", {weight}, [weight, ids = ids.values](TensorNode& out) {
     const int64_t d = weight.size(1);
     ConstMatrixMap g(out.grad.data(), static_cast<int64_t>(ids.size()), d);  // [positions, d]

@@ -120,7 +120,6 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
                 block(b.data(), j, p.b_rows, p.b_cols), transpose_b);   // op(B_j) [k, m]
   }
 
-  if (no_graph(c, "matmul")) return c;  // no graph under NoGradGuard (graph.h)
   record(c, "matmul", {a, b}, [a, b, p, transpose_a, transpose_b](TensorNode& out) {
     const real* g = out.grad.data();
     real* ga = wants_grad(a) ? a.grad() : nullptr;

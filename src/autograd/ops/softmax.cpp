@@ -68,7 +68,6 @@ Tensor softmax(const Tensor& x, const Tensor& additive_mask) {
   for (int64_t r = 0; r < rows; ++r) softmax_row(py + r * d, d);       // each row of [rows, d] → softmax
 
   // Only x is recorded as an input: the mask is a constant and never receives a gradient.
-  if (no_graph(y, "softmax")) return y;  // no graph under NoGradGuard (graph.h)
   record(y, "softmax", {x}, [x, rows, d](TensorNode& out) {
     real* gx = x.grad();                                                // [rows, d]
 #pragma omp parallel for schedule(static) if (worth_threads(rows * d))
