@@ -1,6 +1,6 @@
 // answer.cpp — the project's answer to the attention_chain exercise. Try exercise.cpp first.
 //
-// The same chain runs in the library as ScaledDotAttention::heads() (src/attention/scaled_dot.cpp), with
+// The same chain runs in the library as ScaledDotAttention::attention() (src/attention/scaled_dot.cpp), with
 // dropout on the weights while training; the fused kernel that replaces it is kernels/scaled_dot_attention.cpp.
 #include <cmath>
 

@@ -1,7 +1,7 @@
-// check.cpp — scaled_dot_product_attention against the library's chain, ScaledDotAttention::heads().
+// check.cpp — scaled_dot_product_attention against the library's chain, ScaledDotAttention::attention().
 //
 // The library's attention module (make_attention, attention/attention.h) runs on the paper's path, and a
-// Tracer (nn/context.h) catches what heads() computes: the heads' Q, K, V and their "context" [B, h, Tq, d_k].
+// Tracer (nn/context.h) catches what attention() computes: the heads' Q, K, V and their "context" [B, h, Tq, d_k].
 // Two runs of the same module on the same input:
 //   run 1: the library's context, and ∂loss/∂x of loss = Σ context ⊙ R (R fixed random weights);
 //   run 2: your function on run 2's Q, K, V (connected to x through the module's projections), the same loss.
@@ -31,7 +31,7 @@ class StageCatcher : public Tracer {
 
 const std::string hint =
     "The output is softmax(Q Kᵀ / √d_k + mask) V, built from matmul, scale and softmax (src/autograd/ops.h); "
-    "the library's chain is heads() in src/attention/scaled_dot.cpp.";
+    "the library's chain is attention() in src/attention/scaled_dot.cpp.";
 
 struct Case {
   const char* what;
@@ -45,7 +45,7 @@ void check_case(const Case& c) {
   const int64_t d_model = 8, heads = 2;                              // d_k = 4: the scale 1/√d_k is 1/2
   Generator init(11);
   std::unique_ptr<Attention> attention = make_attention(AttentionConfig{}, c.use, d_model, heads, 0.0, init);
-  attention->use_compute_path(ComputePath::paper);                   // heads(), the chain of ops
+  attention->use_compute_path(ComputePath::paper);                   // attention(), the chain of ops
   const AttentionMask mask = make_length_mask(c.key_lengths, c.query_len, c.key_len, c.causal);
   const Tensor additive = mask.additive(AttentionConfig{});          // [B, 1, Tq, Tk], 0 or −∞
   const int64_t B = static_cast<int64_t>(c.key_lengths.size());
@@ -110,7 +110,7 @@ void check_case(const Case& c) {
       why = "Yours ignores the mask: hidden keys still get weight. Hand it to softmax(scores, mask). " + hint;
     }
   }
-  expect_same("the attention output (heads() calls it the context)", expected, yours, {1e-9, 1e-9}, input, why);
+  expect_same("the attention output (attention() calls it the context)", expected, yours, {1e-9, 1e-9}, input, why);
 
   if (!yours.requires_grad()) {
     fail("your output has the right numbers but no graph: backward() cannot reach Q, K, V", input,

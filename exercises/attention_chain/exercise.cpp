@@ -24,7 +24,7 @@
 //
 // Check:  tools/exercise.sh attention_chain
 //   feeds your function the Q, K, V of the library's attention module (src/attention/scaled_dot.cpp) and compares
-//   your output with its heads() — the same chain, in the library — and then ∂loss/∂x through both.
+//   your output with its attention() — the same chain, in the library — and then ∂loss/∂x through both.
 #include "autograd/ops.h"
 #include "exercise.h"
 
