@@ -46,14 +46,7 @@ BenchOptions tiny_options() {
 std::string write_copy_run_config(const std::string& dir, const std::string& model_extra,
                                   const std::string& train_extra) {
   Generator gen(3);
-  std::ofstream src(dir + "/train.src"), tgt(dir + "/train.tgt");
-  for (int i = 0; i < 120; ++i) {
-    std::string line;
-    const int64_t length = gen.integer(2, 7);
-    for (int64_t k = 0; k < length; ++k) line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
-    src << line << "\n";
-    tgt << line << "\n";
-  }
+  testing::write_copy_split(dir, "train", 120, gen);
   std::ofstream config(dir + "/config.yaml");
   config << "data:\n  train_src: " << dir << "/train.src\n  train_tgt: " << dir << "/train.tgt\n"
          << "tokenizer:\n  kind: word\n  shared: true\n"

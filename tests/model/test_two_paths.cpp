@@ -32,14 +32,7 @@ class Quiet : public TrainingObserver {};
 // The copy task: 300 training pairs of 2–6 symbols.
 std::string write_copy_run(const std::string& dir) {
   Generator gen(11);
-  std::ofstream src(dir + "/train.src"), tgt(dir + "/train.tgt");
-  for (int i = 0; i < 300; ++i) {
-    std::string line;
-    const int64_t length = gen.integer(2, 7);
-    for (int64_t k = 0; k < length; ++k) line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
-    src << line << "\n";
-    tgt << line << "\n";
-  }
+  testing::write_copy_split(dir, "train", 300, gen);
   std::ofstream config(dir + "/config.yaml");
   config << "data:\n  train_src: " << dir << "/train.src\n  train_tgt: " << dir << "/train.tgt\n"
          << "tokenizer:\n  kind: word\n"

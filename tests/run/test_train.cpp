@@ -32,17 +32,8 @@ std::string fresh_dir(const std::string& name) { return testing::fresh_directory
 // A copy task small enough to train in well under a second: sequences of 2–6 symbols.
 void write_copy_corpus(const std::string& dir) {
   Generator gen(7);
-  for (const char* split : {"train", "valid"}) {
-    std::ofstream src(dir + "/" + split + ".src"), tgt(dir + "/" + split + ".tgt");
-    const int pairs = std::string(split) == "train" ? 300 : 20;
-    for (int i = 0; i < pairs; ++i) {
-      std::string line;
-      int64_t length = gen.integer(2, 7);
-      for (int64_t k = 0; k < length; ++k) line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
-      src << line << "\n";
-      tgt << line << "\n";
-    }
-  }
+  testing::write_copy_split(dir, "train", 300, gen);
+  testing::write_copy_split(dir, "valid", 20, gen);
 }
 
 std::string write_config(const std::string& dir, const std::string& extra = "") {

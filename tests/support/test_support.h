@@ -2,9 +2,11 @@
 #pragma once
 
 #include <filesystem>
+#include <fstream>
 #include <string>
 
 #include "model/config.h"
+#include "tensor/random.h"
 #include "util/files.h"
 
 namespace attnlab::testing {
@@ -31,6 +33,19 @@ inline ModelConfig small_model_config(int64_t vocab, int64_t d_model, int64_t he
   config.encoder_layers = config.decoder_layers = layers;
   config.dropout = 0;
   return config;
+}
+
+// A split of the copy task, small enough to train on in well under a second: DIR/SPLIT.src and DIR/SPLIT.tgt, `pairs`
+// lines of 2–6 symbols from a…h, each target line the same as its source; drawn from `gen`.
+inline void write_copy_split(const std::string& dir, const std::string& split, int pairs, Generator& gen) {
+  std::ofstream src(dir + "/" + split + ".src"), tgt(dir + "/" + split + ".tgt");
+  for (int i = 0; i < pairs; ++i) {
+    std::string line;
+    const int64_t length = gen.integer(2, 7);
+    for (int64_t k = 0; k < length; ++k) line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
+    src << line << "\n";
+    tgt << line << "\n";
+  }
 }
 
 }  // namespace attnlab::testing
