@@ -96,7 +96,7 @@ void check_bench_steps_as_train(const std::string& name, const std::string& mode
   // …and the steps moved the weights: a bench that did nothing would not match a trained run.
   Generator fresh_init(config.train.seed);
   Seq2Seq untrained(model_config_for(config, tokenizers), fresh_init);
-  const Tensor& first = untrained.named_parameters().front().tensor;
+  const Tensor first = untrained.named_parameters().front().tensor;   // a handle: the list is a temporary
   CHECK_FALSE(std::equal(first.data(), first.data() + first.numel(), want.front().tensor.data()));
 }
 
