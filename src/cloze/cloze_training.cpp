@@ -18,7 +18,6 @@
 #include "run/config_io.h"
 #include "distributed/data_parallel.h"
 #include "train/optimizer.h"
-#include "train/schedule.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/suggest.h"

@@ -18,7 +18,6 @@
 #include <optional>
 #include <thread>
 
-#include "autograd/ops.h"
 #include "data/batching.h"
 #include "data/corpus.h"
 #include "util/error.h"
@@ -30,7 +29,6 @@
 #include "train/optimizer.h"
 #include "train/step.h"
 #include "run/run.h"
-#include "train/schedule.h"
 #include "run/start_attempt.h"
 #include "util/files.h"
 
