@@ -65,7 +65,7 @@ class LocalAttention : public Attention {
         config_(c),
         heads_(heads),
         dropout_(dropout),
-        predictive_(c.kind == "local_p") {
+        predictive_(c.kind == AttentionKind::local_p) {
     if (predictive_) {
       position_proj = &register_module("position_proj", std::make_unique<Linear>(d_model, d_model, init, false));
       const int64_t d_k = d_model / heads;

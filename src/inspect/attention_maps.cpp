@@ -63,8 +63,8 @@ void classify(AttentionMapRecord& map, const ModelConfig& config) {
   }
   map.kind = use->kind;
   map.has_window = use->has_window, map.window_left = use->window_left, map.window_right = use->window_right;
-  if (map.kind == "local_m" || map.kind == "local_p") map.local_width = use->local_width;
-  if (map.kind == "hard") map.hard_eval = use->hard_eval;
+  if (map.kind == AttentionKind::local_m || map.kind == AttentionKind::local_p) map.local_width = use->local_width;
+  if (map.kind == AttentionKind::hard) map.hard_eval = use->hard_eval;
 }
 
 // A stage's numbers as nested JSON arrays, one level per axis of its shape; −∞ (a hidden key) becomes null.
@@ -209,7 +209,7 @@ std::vector<std::string> key_labels(const AttentionPicture& picture, const Atten
 Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head) {
   Heatmap heatmap;
   heatmap.title = type_title(map.type) + " · layer " + std::to_string(map.layer) + " · head " + std::to_string(head) +
-                  " (" + map.kind + ")";
+                  " (" + name_of(map.kind) + ")";
   heatmap.row_labels = query_labels(picture, map);
   heatmap.column_labels = key_labels(picture, map);
   heatmap.row_axis = map.type == "encoder_self" ? "source (query)"
@@ -234,10 +234,10 @@ std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head) {
 }
 
 std::string row_normalisation(const AttentionMapRecord& map) {
-  if (map.kind == "external") return "L1 over memory slots, after a softmax over tokens";
-  if (map.kind == "linear") return "phi(q).phi(k) divided by its sum over keys";
-  if (map.kind == "local_p") return "softmax over the window, times a Gaussian around p_i (sums to less than 1)";
-  if (map.kind == "hard") return "one key per row: sampled, or the argmax (softmax over keys with hard_eval: expectation)";
+  if (map.kind == AttentionKind::external) return "L1 over memory slots, after a softmax over tokens";
+  if (map.kind == AttentionKind::linear) return "phi(q).phi(k) divided by its sum over keys";
+  if (map.kind == AttentionKind::local_p) return "softmax over the window, times a Gaussian around p_i (sums to less than 1)";
+  if (map.kind == AttentionKind::hard) return "one key per row: sampled, or the argmax (softmax over keys with hard_eval: expectation)";
   return "softmax over keys";
 }
 
@@ -311,7 +311,7 @@ std::string attention_json(const AttentionPicture& picture) {
     entry["name"] = map.name;
     entry["type"] = map.type;
     entry["layer"] = map.layer;
-    entry["kind"] = map.kind;
+    entry["kind"] = name_of(map.kind);
     entry["heads"] = map.heads;
     entry["queries"] = map.type == "encoder_self" ? "source" : map.type == "cross" ? "target_output" : "target_input";
     entry["keys"] = map.keys_are_slots() ? "slots" : map.type == "decoder_self" ? "target_input" : "source";
@@ -332,9 +332,9 @@ std::string attention_json(const AttentionPicture& picture) {
     entry["local"] = nullptr;
     if (map.local_width > 0) {
       entry["local"] = {{"width", map.local_width},
-                        {"sigma", map.kind == "local_p" ? nlohmann::ordered_json(map.local_width / 2.0) : nullptr}};
+                        {"sigma", map.kind == AttentionKind::local_p ? nlohmann::ordered_json(map.local_width / 2.0) : nullptr}};
     }
-    entry["hard_eval"] = map.hard_eval.empty() ? nullptr : nlohmann::ordered_json(map.hard_eval);
+    entry["hard_eval"] = map.hard_eval ? nlohmann::ordered_json(name_of(*map.hard_eval)) : nullptr;
     entry["neuron"] = nlohmann::ordered_json::object();
     for (const NeuronStage& stage : map.stages) entry["neuron"][stage.name] = nested(stage, rounded);
     out["maps"].push_back(std::move(entry));

@@ -17,6 +17,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,7 +43,7 @@ struct AttentionMapRecord {
   std::string name;           // "decoder.layers.0.encoder_attn", as the module was named
   std::string type;           // encoder_self | decoder_self | cross
   int64_t layer = 0;
-  std::string kind;           // the attention kind of that use (model.attention.*.kind): scaled_dot, external, …
+  AttentionKind kind = AttentionKind::scaled_dot;   // the attention kind of that use (model.attention.*.kind)
   int64_t heads = 0, queries = 0, keys = 0;
   std::vector<double> weights;  // [heads, queries, keys], row-major
   // How its scores were made, for the neuron view: the factor the softmax kinds multiply q·k by (1/√d_k, or 1
@@ -52,11 +53,11 @@ struct AttentionMapRecord {
   bool has_window = false;
   int64_t window_left = 0, window_right = 0;
   int64_t local_width = 0;    // local_m, local_p: D, the window [p_i − D, p_i + D] (σ = D / 2); 0 for the others
-  std::string hard_eval{};    // hard: how the recorded (evaluation) pass chose, "argmax" | "expectation"; "" else
+  std::optional<HardEval> hard_eval{};   // hard: how the recorded (evaluation) pass chose; empty for the others
   std::vector<NeuronStage> stages{};
 
   double at(int64_t head, int64_t query, int64_t key) const { return weights[(head * queries + query) * keys + key]; }
-  bool keys_are_slots() const { return kind == "external"; }
+  bool keys_are_slots() const { return kind == AttentionKind::external; }
 };
 
 // One step of the translation, for the explorer's decoding view: at decoder position t (reading target input

@@ -133,7 +133,7 @@ std::string attention_section_html(const AttentionPicture& picture) {
     for (size_t m = 0; m < picture.maps.size(); ++m) {
       const auto& map = picture.maps[m];
       if (map.type != type) continue;
-      out += "<tr><th>layer " + std::to_string(map.layer) + "<br>" + escape(map.kind) + "</th>";
+      out += "<tr><th>layer " + std::to_string(map.layer) + "<br>" + escape(name_of(map.kind)) + "</th>";
       for (int64_t h = 0; h < map.heads; ++h) {
         HeatmapStyle style;
         style.cell = map.keys > 24 ? 8 : 16;

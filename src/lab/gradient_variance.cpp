@@ -147,7 +147,7 @@ std::vector<GradientVarianceRow> measure_gradient_variance(const GradientVarianc
     throw Error("'" + request.run_dir + "' is not a run folder (it has no config.yaml); train one with attnlab train");
   }
   const RunConfig config = load_config(config_path);
-  if (config.model.task == "cloze") {
+  if (config.model.task == Task::cloze) {
     throw Error("gradvar: '" + request.run_dir + "' is a cloze reader (model.task: cloze); gradvar measures "
                 "translation runs, whose hard attention samples (the readers sample nothing)");
   }

@@ -73,7 +73,7 @@ RunTokenizers prepare_tokenizers(const RunConfig& config, const std::string& run
                                  const std::vector<std::string>& train_src, const std::vector<std::string>& train_tgt) {
   if (fs::exists(tokenizers_index(run_dir))) return load_run_tokenizers(config, run_dir);
   RunTokenizers tokenizers;
-  nlohmann::json index{{"kind", config.tokenizer.kind}, {"shared", config.tokenizer.shared}};
+  nlohmann::json index{{"kind", name_of(config.tokenizer.kind)}, {"shared", config.tokenizer.shared}};
   if (config.tokenizer.shared) {
     std::vector<std::string> both(train_src);
     both.insert(both.end(), train_tgt.begin(), train_tgt.end());
@@ -126,7 +126,7 @@ RunConfig load_run_config(const std::string& run_dir) {
 LoadedRun load_run(const std::string& run_dir, const std::string& which) {
   LoadedRun run;
   run.config = load_run_config(run_dir);
-  if (run.config.model.task == "cloze") {
+  if (run.config.model.task == Task::cloze) {
     throw Error("'" + run_dir + "' is a cloze reader (model.task: cloze), not a translation model: attnlab eval and "
                 "attnlab attention read it; translate, trace, report and serve need a translation run");
   }

@@ -67,7 +67,7 @@ RunConfig config_for(const TrainRequest& request) {
 // The config, the run folder (created if missing; config.yaml comes only once the run has started), the threads.
 RunConfig set_up_run(const TrainRequest& request) {
   RunConfig config = config_for(request);
-  if (config.model.task == "cloze") {              // a reader, not a translation model: another loop trains it
+  if (config.model.task == Task::cloze) {              // a reader, not a translation model: another loop trains it
     throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) + "' is a cloze "
                 "reader's config (model.task: cloze): train_cloze (cloze/cloze_training.h) trains it, as `attnlab "
                 "train` does");

@@ -222,9 +222,9 @@ TEST_CASE("configs/bench holds the issue's two models: base (8000, 256, 4 heads,
   CHECK(base.model.d_ff == 1024);
   CHECK(base.model.encoder_layers == 3);
   CHECK(base.model.decoder_layers == 3);
-  CHECK(base.model.norm == "post");
+  CHECK(base.model.norm == NormPlacement::post);
   CHECK(base.train.label_smoothing == doctest::Approx(0.1));
-  CHECK(base.train.optimizer == "adam");
+  CHECK(base.train.optimizer == OptimizerKind::adam);
   CHECK(base.train.beta2 == doctest::Approx(0.98));
   CHECK(base.train.eps == doctest::Approx(1e-9));
   RunConfig small = load_config(std::string(ATTNLAB_SOURCE_DIR) + "/configs/bench/small.yaml");
