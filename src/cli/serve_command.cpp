@@ -102,12 +102,11 @@ int serve_command(const ServeCommandOptions& options) {
   limits.connections = static_cast<unsigned>(options.max_connections);
   limits.idle_seconds = limits.request_seconds = static_cast<unsigned>(options.timeout);
   const ExplorerApiOptions api{options.max_text_bytes, options.max_answer_mb << 20};
-  HttpServer server(options.host, options.port, limits, explorer_router(runs, page, api), queue);
-
-  if (!is_loopback(options.host)) {
+  if (!is_loopback(options.host)) {   // said before the port opens
     std::fprintf(stderr, "attnlab serve: warning: listening on %s, not only this machine: serve is meant for a "
                  "trusted network (a classroom), not the open internet\n", options.host.c_str());
   }
+  HttpServer server(options.host, options.port, limits, explorer_router(runs, page, api), queue);
   std::printf("attnlab serve: the explorer is at http://%s:%d/ (%zu run%s; %zu translation%s at once, %d thread%s); "
               "Ctrl-C stops it\n", options.host.c_str(), options.port, runs.size(), runs.size() == 1 ? "" : "s",
               workers, workers == 1 ? "" : "s", threads, threads == 1 ? "" : "s");
