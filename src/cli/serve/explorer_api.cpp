@@ -59,7 +59,8 @@ TranslateRequest read_translate_request(const std::string& request_body, std::ve
   const int64_t estimate = answer_estimate_bytes(run, tokens, beam);
   if (estimate > options.max_answer_bytes) {
     too_large = "the answer for this sentence (" + std::to_string(tokens) + " tokens) would be about " +
-                std::to_string(estimate >> 20) + " MiB, more than the " + std::to_string(options.max_answer_bytes >> 20) +
+                std::to_string(estimate >> 20) + " MiB, more than the " +
+                std::to_string(options.max_answer_bytes >> 20) +
                 " MiB this server sends (--max-answer-mb): send a shorter sentence";
   }
   return request;

@@ -4,7 +4,8 @@
 //   GET  /api/runs        {"runs": ["runs/a", "runs/b"]}
 //   POST /api/translate   {"run": 0, "text": "a happy girl .", "beam": 1}  ("run" and "beam" optional)
 //                         → the sentence's attention.json (the schema `attnlab attention` writes,
-//                           docs/guide/explorer-and-serve.md): the translation, every map, the numbers behind each weight
+//                           docs/guide/explorer-and-serve.md): the translation, every map, the numbers behind
+//                           each weight
 //   anything else         404
 // Every refusal is a JSON object {"error": "…"} saying what was wrong: 400 for a request that is not a JSON
 // object, a text that is missing, empty, longer than --max-text-bytes, not UTF-8 or with no token, a run or beam
