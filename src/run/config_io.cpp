@@ -12,6 +12,7 @@
 #include "run/config_io.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>

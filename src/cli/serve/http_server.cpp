@@ -2,7 +2,7 @@
 //
 // The life of one request, in the order libmicrohttpd calls us (on its one epoll thread):
 //   connection started   → its clock starts (the watchdog closes it if the request has not arrived in time)
-//   access, first call   → the request's state is made; a Content-Length over the limit is refused (413)
+//   access, first call   → the request's state is made; a Content-Length past drain_bytes is refused (413)
 //   access, body pieces  → counted and kept up to the limit; past it, dropped, and refused (413) at the end
 //   access, last call    → routed: answered at once, or the job is queued and the connection suspended (the
 //                          worker resumes it); a full queue is 503 + Retry-After
@@ -44,8 +44,8 @@ using Clock = std::chrono::steady_clock;
 // One request between libmicrohttpd's calls: what has arrived, and the answer once a worker made it.
 struct RequestState {
   HttpRequest request;
-  bool refused = false;           // an answer was already queued (413 for a Content-Length over the limit)
-  bool too_large = false;         // the body went over the limit (chunked): the rest is dropped, then 413
+  bool refused = false;           // an answer was already queued (413 for a Content-Length past drain_bytes)
+  bool too_large = false;         // the body went over the limit: the rest is dropped, then 413
   bool queued = false;            // its job is in the work queue or running
   std::atomic<bool> answered{false};
   HttpAnswer answer;              // written by the worker before `answered`
@@ -143,7 +143,7 @@ MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url
     state->request.method = method;
     state->request.path = url;
     const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
-    if (length != nullptr && std::strtoull(length, nullptr, 10) > limits.body_bytes) {
+    if (length != nullptr && std::strtoull(length, nullptr, 10) > limits.drain_bytes) {
       state->refused = true;
       return send(connection, json_error(413, too_large));
     }

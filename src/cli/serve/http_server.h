@@ -9,7 +9,8 @@
 //                            answers 431 or 414 itself beyond it), so their count is bounded too
 //   body                     at most Limits::body_bytes however it is framed (Content-Length, chunked): it is
 //                            handed over in pieces and counted; past the limit the rest is dropped
-//                            as it arrives and the answer is 413 (at once for a Content-Length over it)
+//                            as it arrives and the answer is 413 (at once for a Content-Length over
+//                            HttpLimits::drain_bytes)
 //   Range                    ignored: the answer is always the whole one (allowed by RFC 9110, § 14.2)
 //   time                     the whole request must arrive within Limits::request_seconds of the connection's
 //                            start, and a connection idle for Limits::idle_seconds is closed (slow clients)
@@ -35,6 +36,10 @@ namespace attnlab {
 struct HttpLimits {
   size_t head_bytes = 16 * 1024;     // request line and headers
   size_t body_bytes = 64 * 1024;
+  // A body over body_bytes is read and dropped, so that the client, still sending, then reads the 413; but a
+  // Content-Length over drain_bytes is answered 413 at once and the connection closed (a client that keeps
+  // sending may see the connection reset instead of the answer).
+  size_t drain_bytes = 8 << 20;
   unsigned connections = 256;
   unsigned idle_seconds = 10;
   unsigned request_seconds = 10;
