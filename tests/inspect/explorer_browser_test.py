@@ -16,6 +16,8 @@ wrote for five tiny trained runs (every attention kind among them), opened from 
   * the local and hard runs' model, matrix and decoding views draw attention.json's maps;
   * the compare view of `attnlab attention --compare`, offline: both runs' translations, and each picture the
     mean of the heads of its run's map;
+  * a page written for a sentence holding "<!--<script>", "</script>", "&", U+2028 and U+2029 draws every view:
+    its data is read back whole and no element was injected (the embedding escapes them, json_for_script);
   * against a running `attnlab serve`: submitting a sentence draws new maps, for either run, and the compare
     view shows both runs on one sentence;
   * screenshots of every view are not blank (tests/inspect/png_not_blank.py); with --screenshots DIR they are kept there.
@@ -263,6 +265,26 @@ def other_views(driver, data, label):
     check(row == cross["weights"][0][0], label + ": step 1's cross-attention row is row 0 of layer 0, head 0")
 
 
+def hostile_page(driver):
+    """A page written by `attnlab attention` for a sentence made to end or blank its scripts still renders."""
+    sentence = "a girl <!--<script> </script> & <b>bold</b> \u2028 \u2029 -->"
+    page_dir = os.path.join(work, "hostile-page")
+    written = subprocess.run([attnlab, "attention", "--run", os.path.join(runs_dir, "dot"), "--text", sentence,
+                              "--out", page_dir], capture_output=True, text=True)
+    if not check(written.returncode == 0, "attention for a hostile sentence: " + written.stderr.strip()):
+        return
+    data = json.load(open(os.path.join(page_dir, "attention.json")))
+    open_page(driver, "file://" + os.path.join(page_dir, "index.html"), "hostile sentence")
+    embedded = driver.execute_script("return JSON.parse(document.getElementById('explorer-data').textContent)")
+    check(embedded == data and data["source"] == sentence, "hostile sentence: the page's data is attention.json's")
+    scripts = driver.execute_script("return document.scripts.length")
+    bold = driver.execute_script("return document.querySelectorAll('b').length")
+    check(scripts == 4 and bold == 0, "hostile sentence: %d scripts (expected 4), %d <b> injected" % (scripts, bold))
+    check(sentence.split()[0] in driver.title and "<b>" in driver.title, "hostile sentence: the title %r" % driver.title)
+    other_views(driver, data, "hostile sentence")
+    check(not console_errors(driver), "hostile sentence: console errors " + repr(console_errors(driver)))
+    screenshot(driver, "hostile")
+
 def walk_through(driver, page_dir, label, shots):
     """The dot run's page: every view exercised, and its screenshots."""
     data = json.load(open(os.path.join(page_dir, "attention.json")))
@@ -392,6 +414,7 @@ try:
           "compare offline: %d pictures; each the mean of heads of its run's map" % len(cells))
     check(not console_errors(driver), "compare offline: console errors " + repr(console_errors(driver)))
     screenshot(driver, "compare-offline")
+    hostile_page(driver)
 
     # attnlab serve: the same page, live.
     port = free_port()
