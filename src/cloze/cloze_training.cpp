@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/ops.h"
-#include "data/cloze_question.h"
+#include "data/synthetic/cloze_question.h"
 #include "data/corpus.h"
 #include "train/checkpoint.h"
 #include "run/start_attempt.h"

@@ -101,7 +101,7 @@ std::vector<Section> sections() {
          "word / char: tokens seen fewer times become unk"}}},
       {"model",
        {{"task", [](RunConfig& c) { return choice_of(&c.model.task); }, Range::any,
-         "translation (the encoder-decoder) | cloze (a reader answering cloze questions, data/cloze.h)"},
+         "translation (the encoder-decoder) | cloze (a reader answering cloze questions, data/synthetic/cloze.h)"},
         {"reader", [](RunConfig& c) { return choice_of(&c.model.reader); }, Range::any,
          "cloze only: aoa (attention over attention) | as_reader (attention sum), attention/reader.h"},
         {"share_embeddings", [](RunConfig& c) { return &c.model.share_embeddings; }, Range::any,

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "inspect/attention_maps.h"
 #include "inspect/attention_page.h"
 #include "inspect/explorer_page.h"
