@@ -838,7 +838,7 @@
   function renderFlow() {
     var root = clear(document.getElementById('view-flow'));
     window.attnlabFlowView({data: data, state: state, el: el, heat: heat, diverging: diverging, fmt: fmt, sum: sum,
-                            range: range, largest: largest, legend: legend, labels: labels, heatmapSvg: heatmapSvg,
+                            range: range, largest: largest, serve: config.mode === 'serve', legend: legend, labels: labels, heatmapSvg: heatmapSvg,
                             segmented: segmented, selector: selector, typeOptions: typeOptions,
                             rerender: renderFlow}, root);
   }
@@ -900,6 +900,10 @@
       button.textContent = on ? 'Translating…' : 'Translate';
       form.setAttribute('data-busy', on ? '1' : '0');
     };
+    var dropped = function (why) {                                // counted, for the browser test
+      document.body.setAttribute('data-dropped', String(Number(document.body.getAttribute('data-dropped') || 0) + 1));
+      document.body.setAttribute('data-dropped-why', why || 'answered');
+    };
     form.addEventListener('submit', function (event) {
       event.preventDefault();
       var request = ++requests;
@@ -910,10 +914,7 @@
       var started = performance.now();
       Promise.all([ask(Number(runSelect.value)), other === null ? null : ask(other)])
         .then(function (answers) {
-          if (request !== requests) {                            // a newer request was sent meanwhile: drop this
-            document.body.setAttribute('data-dropped', String(Number(document.body.getAttribute('data-dropped') || 0) + 1));
-            return;
-          }
+          if (request !== requests) return dropped();             // a newer request was sent meanwhile
           busy(false);
           data = answers[0];
           compared = other === null ? null : {name: config.runs[other], data: answers[1]};
@@ -928,7 +929,7 @@
           document.body.setAttribute('data-shown-text', data.source);
         })
         .catch(function (error) {
-          if (request !== requests) return;
+          if (request !== requests) return dropped(error.message);
           busy(false);
           status.textContent = error.message;
           status.setAttribute('data-state', 'error');

@@ -91,7 +91,10 @@
     function renderAttribution(parent, field) {
       var a = flow.attribution;
       if (!a) {
-        el('p', {class: 'empty'}, parent, 'No gradient attribution in this data: it was written with --ig-steps 0.');
+        el('p', {class: 'empty'}, parent, api.serve
+          ? 'No gradient attribution in this answer: set \u201cIG steps\u201d above (16 is a good start) and translate ' +
+            'again. It costs one forward and backward pass of steps + 2 copies of the sentence per target token.'
+          : 'No gradient attribution in this data: it was written with --ig-steps 0.');
         return;
       }
       var matrix = a[field], scale = api.largest(matrix.map(function (r) { return r.map(Math.abs); }));
