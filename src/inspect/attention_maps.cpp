@@ -1,4 +1,4 @@
-// attention_maps.cpp — one recorded forward pass, and the maps it yields as JSON, SVG and terminal text.
+// attention_maps.cpp — one recorded forward pass, and the maps it yields as SVG and terminal text (the JSON: attention_json.cpp).
 #include "inspect/attention_maps.h"
 
 #include <spdlog/spdlog.h>

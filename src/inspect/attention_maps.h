@@ -149,7 +149,7 @@ std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head);
 // padding (external attention blanks such rows) — or a query whose attention window holds no key.
 std::string row_normalisation(const AttentionMapRecord& map);
 
-// attention.json — the schema is documented at the writer, attention_maps.cpp, and in docs/guide/explorer-and-serve.md.
+// attention.json — the schema is documented at the writer, attention_json.cpp, and in docs/guide/explorer-and-serve.md.
 std::string attention_json(const AttentionPicture& picture);
 
 // A Unicode-shaded heatmap of one head for the terminal: rows = queries, columns = keys (labels written

@@ -1,6 +1,6 @@
 // explorer.js — the attention explorer's views (src/inspect/explorer_page.h says what each one shows).
 //
-// The data is attention.json (its schema is written at attention_json(), src/inspect/attention_maps.cpp):
+// The data is attention.json (its schema is written at attention_json(), src/inspect/attention_json.cpp):
 //   data.tokens.{source, target_input, target_output}
 //   data.maps[m] = {type, layer, kind, heads, queries, keys, weights[head][query][key], score_scale, window,
 //                   local, hard_eval, neuron: {q, k, scores, tanh, w, phi_q, phi_k, token_softmax, memory_k, gamma,
