@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "inspect/attention_page.h"
-#include "inspect/explorer_files.h"   // generated: explorer_html, explorer_css, explorer_js (src/inspect/explorer/)
+#include "inspect/explorer_files.h"   // generated: explorer_html, explorer_css, explorer_js, flow_js
 #include "inspect/svg.h"
 #include "util/error.h"
 
@@ -38,7 +38,7 @@ std::string text_of(const unsigned char (&bytes)[N]) {
 std::string explorer_page_html(const std::string& title, const std::string& attention_json,
                                const std::vector<std::string>& runs, const std::string& compared_json,
                                const std::vector<std::string>& compared_names) {
-  const std::string script = text_of(explorer_js);
+  const std::string script = text_of(flow_js) + text_of(explorer_js);   // flow.js defines the flow view first
   // A script element ends at the first "</script", and "<!--" changes how the parser looks for that end: the
   // page's own code must hold neither (the data is escaped, json_for_script).
   for (const char* ending : {"</script", "<!--"}) {

@@ -22,6 +22,7 @@ wrote for five tiny trained runs (every attention kind among them), opened from 
     view shows both runs on one sentence;
   * screenshots of every view are not blank (tests/inspect/png_not_blank.py); with --screenshots DIR they are kept there.
 Exits 77 (skipped) when selenium, chromium or chromedriver is missing.
+  * the flow view of every run and the stale-answer and busy-button checks under serve (flow_browser_checks.py);
     usage: explorer_browser_test.py ATTNLAB_BINARY SOURCE_DIR RUNS_DIR WORK_DIR [--screenshots DIR]
                                     [--walk ATTENTION_DIR] [--beam-page ATTENTION_DIR]
 """
@@ -46,6 +47,7 @@ try:
 except ImportError:
     print("SKIP: python3-selenium is not installed (tools/install-deps.sh installs it)")
     sys.exit(77)
+from flow_browser_checks import check_flow, check_stale_answer, time_long_sentence  # noqa: E402
 
 attnlab, source_dir, runs_dir, work = sys.argv[1:5]
 
@@ -360,6 +362,7 @@ def walk_through(driver, page_dir, label, shots):
     click(driver, '#view-neuron .seg button[data-value="encoder_self"]')
     click(driver, '#view-neuron .queries button[data-query="1"]')
     screenshot(driver, shots + "neuron")
+    check_flow(driver, data, label, check, view, click, lambda d, name: screenshot(d, shots + name))
     check(not console_errors(driver), label + ": console errors " + repr(console_errors(driver)))
 
 
@@ -378,6 +381,7 @@ try:
         if run in ("local", "hard"):
             other_views(driver, data, run)
         check_neuron(driver, data, run)
+        check_flow(driver, data, run, check, view, click)
         check(not console_errors(driver), run + ": console errors " + repr(console_errors(driver)))
         if run in ("mixed", "local", "hard"):
             screenshot(driver, {"mixed": "neuron-additive", "local": "neuron-local_p", "hard": "neuron-hard"}[run])
@@ -419,7 +423,7 @@ try:
     # attnlab serve: the same page, live.
     port = free_port()
     server = subprocess.Popen([attnlab, "serve", "--run", os.path.join(runs_dir, "dot"), "--run",
-                               os.path.join(runs_dir, "mixed"), "--port", str(port)],
+                               os.path.join(runs_dir, "mixed"), "--port", str(port), "--max-answer-mb", "200"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
@@ -461,6 +465,11 @@ try:
         box.send_keys(Keys.ENTER)
         wait(driver, lambda d: d.find_element(By.ID, "ask-status").get_attribute("data-state") == "error", "an error")
         check("empty" in driver.find_element(By.ID, "ask-status").text, "serve: an empty sentence is refused on the page")
+        Select(driver.find_element(By.ID, "ask-compare")).select_by_value("")
+        check_stale_answer(driver, body, wait, check, train[0])
+        seconds = time_long_sentence(driver, body, wait, 150, train[0], 0)
+        print("serve: 150 words translated and drawn in %.2f s (the tiny dot run, no gradient attribution)" % seconds)
+        check(seconds < 10, "serve: 150 words show in %.2f s" % seconds)
         errors = [e for e in console_errors(driver) if "400" not in e]   # the refused request itself is logged
         check(not errors, "serve: console errors " + repr(errors))
     finally:

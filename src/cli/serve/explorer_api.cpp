@@ -12,6 +12,7 @@ namespace attnlab {
 namespace {
 
 constexpr int64_t max_beam = 16;
+constexpr int64_t max_ig_steps = 64;
 constexpr int64_t bytes_per_number = 10;   // "0.1234," and the like; labels and keys are small beside them
 
 // An integer field of the request: `fallback` when absent; throws attnlab::Error when it is not an integer in
@@ -31,6 +32,7 @@ struct TranslateRequest {
   ServedRun* served = nullptr;
   std::string text;
   int64_t beam = 0;
+  int64_t ig_steps = 0;   // integrated gradients' steps (src/inspect/flow.h); 0: no gradient attribution
 };
 
 // Throws attnlab::Error (a 400) for what the request gets wrong; returns 413's message in `too_large` instead
@@ -52,6 +54,7 @@ TranslateRequest read_translate_request(const std::string& request_body, std::ve
   }
   const int64_t r = integer_field(body, "run", 0, 0, static_cast<int64_t>(runs.size()) - 1);
   request.beam = integer_field(body, "beam", 0, 0, max_beam);
+  request.ig_steps = integer_field(body, "ig_steps", 0, 0, max_ig_steps);
   request.served = runs[static_cast<size_t>(r)].get();
   const LoadedRun& run = request.served->run;
   const auto tokens = static_cast<int64_t>(encode_text(run, *run.tokenizers.src, request.text, "text").size());
@@ -74,10 +77,12 @@ int64_t answer_estimate_bytes(const LoadedRun& run, int64_t source_tokens, int64
   const auto n = static_cast<double>(source_tokens);
   const double m = std::max(1.0, decode.max_len_ratio * n + static_cast<double>(decode.max_len_extra)) + 1;
   const double d_k = static_cast<double>(model.d_model) / static_cast<double>(std::max<int64_t>(1, model.heads));
-  const double numbers = static_cast<double>(model.heads) * (d_k + 4) *
+  // Per weight: the weight, its value norm, q and k's d_k features and a few stages; then the beam's candidates,
+  // and the flow: rollout [n, n] + [m, n] + [m, m], two attributions [m, n].
+  const double numbers = static_cast<double>(model.heads) * (d_k + 5) *
                              (static_cast<double>(model.encoder_layers) * n * n +
                               static_cast<double>(model.decoder_layers) * (m * m + m * n)) +
-                         2.0 * static_cast<double>(std::max<int64_t>(1, beam)) * m * m;
+                         2.0 * static_cast<double>(std::max<int64_t>(1, beam)) * m * m + n * n + 3 * m * n + m * m;
   return static_cast<int64_t>(std::min(numbers * bytes_per_number, 9e18));
 }
 
@@ -104,7 +109,7 @@ HttpServer::Router explorer_router(std::vector<std::unique_ptr<ServedRun>>& runs
                 try {
                   return HttpAnswer{200, "application/json",
                                     attention_json(record_attention(translate.served->run, translate.text, "",
-                                                                    translate.beam))};
+                                                                    translate.beam, translate.ig_steps))};
                 } catch (const Error& e) {
                   return json_error(400, e.what());
                 }

@@ -2,7 +2,8 @@
 //
 //   GET  /                the explorer page (src/inspect/explorer_page.h) with a form: no sentence yet
 //   GET  /api/runs        {"runs": ["runs/a", "runs/b"]}
-//   POST /api/translate   {"run": 0, "text": "a happy girl .", "beam": 1}  ("run" and "beam" optional)
+//   POST /api/translate   {"run": 0, "text": "a happy girl .", "beam": 1, "ig_steps": 16}  (all but "text"
+//                         optional; ig_steps 0 … 64, 0 by default: no gradient attribution in "flow")
 //                         → the sentence's attention.json (the schema `attnlab attention` writes,
 //                           docs/guide/explorer-and-serve.md): the translation, every map, the numbers behind
 //                           each weight
@@ -17,7 +18,8 @@
 // T_key weights, and behind each weight the neuron view keeps the stages that made it (additive attention's tanh
 // alone is d_k numbers a weight). So before translating, the source is tokenized (n tokens), the translation's
 // length is bounded as decoding bounds it (m ≤ max_len_ratio · n + max_len_extra, plus <s>), and
-//   numbers ≈ heads · (d_k + 4) · (encoder_layers · n² + decoder_layers · (m² + m · n)) + 2 · beam · m²
+//   numbers ≈ heads · (d_k + 5) · (encoder_layers · n² + decoder_layers · (m² + m · n)) + 2 · beam · m²
+//             + n² + 3 · m · n + m²   (the flow: rollout and the two attributions)
 // at about 10 bytes a number in the JSON is compared with the limit (answer_estimate_bytes()).
 #pragma once
 
