@@ -158,6 +158,8 @@ std::vector<Section> sections() {
          "noam | inverse_sqrt | constant | cosine"},
         {"warmup_steps", [](RunConfig& c) { return &c.train.warmup_steps; }, Range::non_negative,
          "steps of linear warm-up (noam and inverse_sqrt need at least 1)"},
+        {"schedule_by", [](RunConfig& c) { return choice_of(&c.train.schedule_by); }, Range::any,
+         "steps | time: with time (needs max_minutes) the schedule is at max(step, max_steps · elapsed / max_minutes)"},
         {"label_smoothing", [](RunConfig& c) { return &c.train.label_smoothing; }, Range::below_one,
          "ε_ls: the target distribution puts 1 − ε_ls on the right token"},
         {"clip_norm", [](RunConfig& c) { return &c.train.clip_norm; }, Range::non_negative,
@@ -171,6 +173,9 @@ std::vector<Section> sections() {
          "steps between checkpoints"},
         {"keep_last", [](RunConfig& c) { return &c.train.keep_last; }, Range::non_negative,
          "checkpoints kept besides the best"},
+        {"average_last", [](RunConfig& c) { return &c.train.average_last; }, Range::non_negative,
+         "at the end, write checkpoints/average.safetensors, the mean of the last N step checkpoints (0 = don't)",
+         1000},
         {"log_every", [](RunConfig& c) { return &c.train.log_every; }, Range::positive,
          "steps between log lines when not on a terminal"},
         {"shard_optimizer", [](RunConfig& c) { return &c.train.shard_optimizer; }, Range::any,
@@ -186,6 +191,8 @@ std::vector<Section> sections() {
          "longest output = max_len_ratio · source length + max_len_extra", 10},
         {"max_len_extra", [](RunConfig& c) { return &c.decode.max_len_extra; }, Range::non_negative,
          "see max_len_ratio", 1000},
+        {"no_repeat_ngram", [](RunConfig& c) { return &c.decode.no_repeat_ngram; }, Range::non_negative,
+         "N: no n-gram of N tokens appears twice in an output (0 = off)", 1000},
         {"batch_tokens", [](RunConfig& c) { return &c.decode.batch_tokens; }, Range::positive,
          "source tokens per batch when many sentences are translated (sorted by length)", 1048576}}},
   };
@@ -306,6 +313,15 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
   if ((schedule == ScheduleKind::noam || schedule == ScheduleKind::inverse_sqrt) && c.train.warmup_steps < 1) {
     fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + name_of(schedule) +
          " schedule" + where("train.schedule") + ", which divides by it");
+  }
+  if (c.train.schedule_by == ScheduleClock::time && c.train.max_minutes <= 0) {
+    fail("train.schedule_by: time" + where("train.schedule_by") + " places the schedule in train.max_minutes, but "
+         "no time limit is set; set train.max_minutes (or schedule_by: steps)");
+  }
+  if (c.train.average_last > c.train.keep_last) {
+    fail("train.average_last = " + std::to_string(c.train.average_last) + where("train.average_last") +
+         " is more than the train.keep_last = " + std::to_string(c.train.keep_last) + where("train.keep_last") +
+         " step checkpoints a run keeps; raise keep_last to at least average_last");
   }
   if (c.train.optimizer == OptimizerKind::adam && c.train.weight_decay != 0) {
     fail("train.weight_decay" + where("train.weight_decay") + " is used by adamw only, but train.optimizer is "
