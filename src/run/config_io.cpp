@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -233,6 +234,29 @@ const Table& table() {
 
 // ---- Keys that depend on each other ------------------------------------------------------------------------
 
+// The train: keys that depend on each other; `where` names where a key was set, `fail` throws.
+void check_train_keys(const TrainConfig& t, const std::function<std::string(const std::string&)>& where,
+                      const std::function<void(const std::string&)>& fail) {
+  const ScheduleKind schedule = t.schedule;
+  if ((schedule == ScheduleKind::noam || schedule == ScheduleKind::inverse_sqrt) && t.warmup_steps < 1) {
+    fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + name_of(schedule) +
+         " schedule" + where("train.schedule") + ", which divides by it");
+  }
+  if (t.schedule_by == ScheduleClock::time && t.max_minutes <= 0) {
+    fail("train.schedule_by: time" + where("train.schedule_by") + " places the schedule in train.max_minutes, but "
+         "no time limit is set; set train.max_minutes (or schedule_by: steps)");
+  }
+  if (t.average_last > t.keep_last) {
+    fail("train.average_last = " + std::to_string(t.average_last) + where("train.average_last") +
+         " is more than the train.keep_last = " + std::to_string(t.keep_last) + where("train.keep_last") +
+         " step checkpoints a run keeps; raise keep_last to at least average_last");
+  }
+  if (t.optimizer == OptimizerKind::adam && t.weight_decay != 0) {
+    fail("train.weight_decay" + where("train.weight_decay") + " is used by adamw only, but train.optimizer is "
+         "adam" + where("train.optimizer") + "; set train.optimizer: adamw or remove weight_decay");
+  }
+}
+
 void check_consistency(const RunConfig& c, const SetAt& set_at, const std::string& source) {
   // " (line 12)" or " (--set model.heads=3)" for keys the user set; nothing for defaults.
   auto where = [&set_at](const std::string& path) {
@@ -309,24 +333,7 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
     fail("model.task: cloze" + where("model.task") + " needs tokenizer.kind: word and tokenizer.shared: true" +
          where("tokenizer.kind") + ": the answer must be one word of the document's vocabulary");
   }
-  const ScheduleKind schedule = c.train.schedule;
-  if ((schedule == ScheduleKind::noam || schedule == ScheduleKind::inverse_sqrt) && c.train.warmup_steps < 1) {
-    fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + name_of(schedule) +
-         " schedule" + where("train.schedule") + ", which divides by it");
-  }
-  if (c.train.schedule_by == ScheduleClock::time && c.train.max_minutes <= 0) {
-    fail("train.schedule_by: time" + where("train.schedule_by") + " places the schedule in train.max_minutes, but "
-         "no time limit is set; set train.max_minutes (or schedule_by: steps)");
-  }
-  if (c.train.average_last > c.train.keep_last) {
-    fail("train.average_last = " + std::to_string(c.train.average_last) + where("train.average_last") +
-         " is more than the train.keep_last = " + std::to_string(c.train.keep_last) + where("train.keep_last") +
-         " step checkpoints a run keeps; raise keep_last to at least average_last");
-  }
-  if (c.train.optimizer == OptimizerKind::adam && c.train.weight_decay != 0) {
-    fail("train.weight_decay" + where("train.weight_decay") + " is used by adamw only, but train.optimizer is "
-         "adam" + where("train.optimizer") + "; set train.optimizer: adamw or remove weight_decay");
-  }
+  check_train_keys(c.train, where, fail);
 }
 
 // ---- Nesting: a config nests four levels (model.attention.encoder.kind); the parser recurses once a level ----
