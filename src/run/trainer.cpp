@@ -247,10 +247,19 @@ void start_together(RunModel& learner, Progress& progress, TrainingObserver& obs
 
 // ---- 5. One training step: train/step.h, on the next train.accumulate batches -----------------------------
 
+// The run's training seconds as every rank agrees them (whole milliseconds, the most any rank has spent): with
+// schedule_by: time the ranks must place the same learning rate, or their weights would drift apart.
+double agreed_train_seconds(const Progress& progress) {
+  const double milliseconds = std::min(1e3 * progress.train_seconds(), 2e9);
+  return 1e-3 * collective::max(static_cast<int>(milliseconds));
+}
+
 StepResult train_step(RunModel& run_model, Progress& progress, const TrainConfig& tc) {
   BatchStream& batches = progress.batches;
   Learner learner = run_model.learner();
-  learner.train_seconds = [&progress] { return progress.train_seconds(); };   // for schedule_by: time
+  if (tc.schedule_by == ScheduleClock::time) {                  // the schedule follows the time too (schedule.h)
+    learner.train_seconds = [&progress] { return agreed_train_seconds(progress); };
+  }
   const auto next_batch = [&](ForwardContext& ctx) {          // forward and loss of the next batch (step.h)
     return translation_part(*run_model.model, batches.next(), run_model.ranks,
                             static_cast<real>(tc.label_smoothing), ctx);
