@@ -132,7 +132,7 @@ struct RunModel {
   const TrainConfig* train_config = nullptr;
 
   Learner learner() {
-    return {*model, parameters, optimizer, dropout_generator, ranks, *train_config, model->config().d_model};
+    return {*model, parameters, optimizer, dropout_generator, ranks, *train_config, model->config().d_model, {}};
   }
 };
 

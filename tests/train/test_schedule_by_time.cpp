@@ -74,7 +74,7 @@ TEST_CASE("the training step places its learning rate with the clock the learner
   Ranks one_process;
   for (ScheduleClock clock : {ScheduleClock::steps, ScheduleClock::time}) {
     const TrainConfig config = budget_config(clock);
-    Learner learner{model, parameters, optimizer, dropout, one_process, config, 8};
+    Learner learner{model, parameters, optimizer, dropout, one_process, config, 8, {}};
     learner.train_seconds = [] { return 30.0; };              // the fake clock: half the budget spent
     const auto part = [&](ForwardContext&) {
       PartLoss loss;
