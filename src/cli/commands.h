@@ -35,6 +35,7 @@ Subcommand add_corpus_command(CLI::App& app);      // src/cli/corpus_command.cpp
 Subcommand add_train_command(CLI::App& app);       // src/cli/train_command.cpp
 Subcommand add_translate_command(CLI::App& app);   // src/cli/translate_command.cpp
 Subcommand add_eval_command(CLI::App& app);        // src/cli/eval_command.cpp
+Subcommand add_average_command(CLI::App& app);     // src/cli/average_command.cpp
 Subcommand add_trace_command(CLI::App& app);       // src/cli/trace_command.cpp
 Subcommand add_attention_command(CLI::App& app);   // src/cli/attention_command.cpp
 Subcommand add_serve_command(CLI::App& app);       // src/cli/serve_command.cpp
@@ -52,6 +53,7 @@ struct EvalCommandOptions {
   std::string split;                   // valid | test (the run's config names the files) …
   std::string src, ref;                // … or two line-aligned files
   std::optional<int64_t> beam;         // empty: the run's decode.beam
+  int64_t no_repeat_ngram = -1;        // the repetition guard's N; < 0: the run's decode.no_repeat_ngram
   std::string checkpoint = "best";     // best | latest | a checkpoint file
   std::string path;                    // paper | fused (empty: the run's model.path)
   bool json = false;                   // one JSON object instead of the table

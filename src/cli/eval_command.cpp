@@ -4,7 +4,8 @@
 // line-aligned files. The translations are written one per line, into the run folder (RUN/eval-SPLIT.hyp, or
 // RUN/eval-NAME.hyp for --src NAME) unless --out says otherwise (the file is named in the output); the scores
 // go to standard output as a table, or with --json as one JSON object with the keys
-//   bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy
+//   bleu chrf exact_match loss perplexity token_accuracy sentences beam no_repeat_ngram hypotheses_file
+//   attention_entropy
 // (tools/compare.sh reads that object). What each number means: src/lab/evaluate.h and docs/guide/decoding-and-evaluation.md.
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -93,6 +94,7 @@ int eval_command(const EvalCommandOptions& options) {
   if (text.sources.empty()) throw Error(text.description + ": no sentences to evaluate");
   if (!options.out.empty()) text.hypotheses_file = options.out;
   const int64_t beam = options.beam.value_or(run.config.decode.beam);
+  if (options.no_repeat_ngram >= 0) run.config.decode.no_repeat_ngram = options.no_repeat_ngram;
 
   EvalResult result = evaluate(run, text.sources, text.references, beam, text.name_source);
   std::string hypotheses;
@@ -110,6 +112,7 @@ int eval_command(const EvalCommandOptions& options) {
                        {"token_accuracy", known(result.teacher_forced.token_accuracy)},
                        {"sentences", result.sentences},
                        {"beam", beam},
+                       {"no_repeat_ngram", run.config.decode.no_repeat_ngram},
                        {"hypotheses_file", text.hypotheses_file},
                        {"attention_entropy", {{"encoder", known(result.attention_entropy.encoder)},
                                               {"decoder", known(result.attention_entropy.decoder)},
@@ -163,7 +166,12 @@ Subcommand add_eval_command(CLI::App& app) {
                    "model.path (default: the run's)")
       ->check(CLI::IsMember(choice_names(ComputePath{})));
   subcommand->add_option("--checkpoint", options->checkpoint,
-                         "best (default), latest, or the path of a checkpoint file");
+                         "best (default), latest, average (attnlab average), or the path of a checkpoint file");
+  subcommand
+      ->add_option("--no-repeat-ngram", options->no_repeat_ngram,
+                   "N: no n-gram of N tokens appears twice in a translation; 0 = off "
+                   "(default: the run's decode.no_repeat_ngram)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000}));
   subcommand->add_flag("--json", options->json, "Print one JSON object instead of a table");
   subcommand->add_option(
       "--out", options->out,

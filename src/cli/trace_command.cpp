@@ -100,7 +100,7 @@ Subcommand add_trace_command(CLI::App& app) {
       subcommand->add_option("--target", *target, "Feed the decoder this target (teacher forcing)");
   subcommand->add_option("--values", options->values, "Numbers shown per line, from the first row (default 4)");
   subcommand->add_option("--checkpoint", options->checkpoint,
-                         "best (default), latest, or the path of a checkpoint file");
+                         "best (default), latest, average (attnlab average), or the path of a checkpoint file");
   return {subcommand, [options, target, target_option] {
             if (target_option->count() > 0) options->target = *target;
             return trace_command(*options);

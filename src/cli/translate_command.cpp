@@ -4,7 +4,7 @@
 // on its own line, in input order. From a terminal each line is answered as it is typed (after a "> " prompt); from
 // a file or a pipe every line is read first and the sentences are decoded in batches sorted by length
 // (decode.batch_tokens, src/decode/batched.h), several times faster than one at a time. Decoding is the run's decode:
-// section (greedy when decode.beam is 1, beam search otherwise); --beam and --alpha override it.
+// section (greedy when decode.beam is 1, beam search otherwise); --beam, --alpha and --no-repeat-ngram override it.
 // Each line goes through encode_line (src/run/run.h; translate_line adds translating and decoding): checked to be
 // UTF-8, cleaned like the training text, cut with a warning naming the line when it has more tokens than the model
 // reads at once.
@@ -30,6 +30,7 @@ struct TranslateCommandOptions {
   std::string path;                    // paper | fused (empty: the run's model.path)
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
   double alpha = -1;                   // GNMT length penalty α; < 0: the run's decode.length_penalty
+  int64_t no_repeat_ngram = -1;        // the repetition guard's N; < 0: the run's decode.no_repeat_ngram
 };
 
 int translate_command(const TranslateCommandOptions& options) {
@@ -39,6 +40,7 @@ int translate_command(const TranslateCommandOptions& options) {
   DecodeConfig decode = run.config.decode;              // the run's decode: section, unless overridden
   if (options.beam > 0) decode.beam = options.beam;
   if (options.alpha >= 0) decode.length_penalty = options.alpha;
+  if (options.no_repeat_ngram >= 0) decode.no_repeat_ngram = options.no_repeat_ngram;
   if (!options.text.empty()) {
     std::printf("%s\n", translate_line(run, decode, options.text, "--text").c_str());
     return 0;
@@ -84,7 +86,7 @@ Subcommand add_translate_command(CLI::App& app) {
                    "model.path (default: the run's)")
       ->check(CLI::IsMember(choice_names(ComputePath{})));
   subcommand->add_option("--checkpoint", options->checkpoint,
-                         "best (default), latest, or the path of a checkpoint file");
+                         "best (default), latest, average (attnlab average), or the path of a checkpoint file");
   subcommand->add_option("--beam", options->beam, "Beam size: 1 = greedy decoding (default: the run's decode.beam)")
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
   subcommand
@@ -92,6 +94,11 @@ Subcommand add_translate_command(CLI::App& app) {
                    "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
                    "(default: the run's decode.length_penalty)")
       ->check(CLI::Range(0.0, 100.0));
+  subcommand
+      ->add_option("--no-repeat-ngram", options->no_repeat_ngram,
+                   "N: no n-gram of N tokens appears twice in a translation; 0 = off "
+                   "(default: the run's decode.no_repeat_ngram)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000}));
   return {subcommand, [options] { return translate_command(*options); }};
 }
 

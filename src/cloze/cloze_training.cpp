@@ -280,7 +280,7 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
 
   // The loop: the one training step (train/step.h) on the next questions; loss = −mean log P(answer).
   Ranks one_process;
-  Learner learner{reader, parameters, optimizer, dropout_generator, one_process, tc, model_config.d_model};
+  Learner learner{reader, parameters, optimizer, dropout_generator, one_process, tc, model_config.d_model, {}};
   const auto next_questions = [&](ForwardContext& ctx) {
     const ClozeBatch batch = questions.next();
     PartLoss part;

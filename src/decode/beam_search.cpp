@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "decode/no_repeat_ngram.h"
 #include "model/config.h"
 #include "tensor/parallel.h"
 #include "util/error.h"
@@ -55,14 +56,19 @@ bool better(const Candidate& a, const Candidate& b) {
   return a.token < b.token;
 }
 
-std::vector<Candidate> best_candidates(const Sentence& sentence, const double* log_p, int64_t V, size_t keep) {
+// With the repetition guard (no_repeat_ngram > 0) a token that would repeat an n-gram of the hypothesis counts as
+// impossible too (no_repeat_ngram.h).
+std::vector<Candidate> best_candidates(const Sentence& sentence, const double* log_p, int64_t V, size_t keep,
+                                       int64_t no_repeat_ngram) {
   std::vector<Candidate> candidates;
   std::vector<Candidate> heap;                                  // this row's best so far, the worst on top
   for (size_t i = 0; i < sentence.live.size(); ++i) {
     const double* row = log_p + sentence.live[i].row * V;       // [V]
+    const std::vector<int32_t> banned = banned_next_tokens(sentence.live[i].tokens, no_repeat_ngram);
     heap.clear();
     for (int64_t v = 0; v < V; ++v) {
       if (!(row[v] > minus_infinity)) continue;                  // impossible token
+      if (!banned.empty() && std::find(banned.begin(), banned.end(), v) != banned.end()) continue;   // a repeat
       const Candidate c{sentence.live[i].log_prob + row[v], static_cast<int64_t>(i), static_cast<int32_t>(v)};
       if (heap.size() < keep) {
         heap.push_back(c);
@@ -88,7 +94,7 @@ double gnmt_length_penalty(int64_t length, double alpha) {
 }
 
 std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<int64_t>& limits, int64_t beam,
-                                    double alpha, BeamLog* log) {
+                                    double alpha, BeamLog* log, int64_t no_repeat_ngram) {
   if (beam < 1) throw Error("decode.beam must be at least 1, got " + std::to_string(beam));
   const size_t k = static_cast<size_t>(beam);
   std::vector<Sentence> sentences(limits.size());
@@ -104,7 +110,8 @@ std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<i
 #pragma omp parallel for schedule(dynamic) if (count > 1 && worth_threads(static_cast<int64_t>(last_tokens.size()) * V))
     for (int64_t s = 0; s < count; ++s) {
       const Sentence& sentence = sentences[static_cast<size_t>(s)];
-      if (!sentence.done) best_of[static_cast<size_t>(s)] = best_candidates(sentence, log_p.data(), V, 2 * k);
+      if (!sentence.done) best_of[static_cast<size_t>(s)] = best_candidates(sentence, log_p.data(), V, 2 * k,
+                                                                                     no_repeat_ngram);
     }
     std::vector<int64_t> rows;                                  // the next step's rows, as old row indices
     std::vector<int32_t> next_tokens;

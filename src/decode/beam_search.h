@@ -68,7 +68,9 @@ double gnmt_length_penalty(int64_t length, double alpha);
 // Searches every sentence at once. The scorer starts with one row per sentence (limits.size() rows); limits[s]
 // is sentence s's maximum number of generated tokens (eos included). Returns the best finished hypothesis of
 // each sentence. beam ≥ 1. When `log` is given, every step's candidates of sentence 0 are appended to it.
+// no_repeat_ngram = N > 0: no hypothesis is extended by a token that would repeat one of its n-grams of N tokens
+// (decode.no_repeat_ngram, no_repeat_ngram.h); 0: no guard.
 std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<int64_t>& limits, int64_t beam,
-                                    double alpha, BeamLog* log = nullptr);
+                                    double alpha, BeamLog* log = nullptr, int64_t no_repeat_ngram = 0);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "autograd/graph.h"
+#include "decode/no_repeat_ngram.h"
 #include "tensor/parallel.h"
 #include "tensor/row_math.h"
 #include "util/error.h"
@@ -81,7 +82,8 @@ std::vector<std::vector<int32_t>> greedy_decode(Seq2Seq& model, const TokenIds& 
         prefix[b].push_back(pad_id);                     // keeps the batch rectangular; masked as a key
         continue;
       }
-      const real* last = logits.data() + (b * (t + 1) + t) * V;   // the newest position's logits
+      real* last = logits.data() + (b * (t + 1) + t) * V;         // the newest position's logits
+      if (config.no_repeat_ngram > 0) ban_tokens(last, banned_next_tokens(output[b], config.no_repeat_ngram));
       const int32_t next = most_likely_output(last, V);
       prefix[b].push_back(next);
       if (next == eos_id || static_cast<int64_t>(output[b].size()) + 1 >= limit[b]) {
@@ -118,7 +120,12 @@ std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const Tok
     const int64_t V = logits.size(1), rows = logits.size(0);
     std::vector<int32_t> best(static_cast<size_t>(rows));                    // each row's argmax, rows on all
     int32_t* pbest = best.data();                                            // threads when a batch is large
-    const real* plogits = logits.data();
+    real* plogits = logits.data();
+    if (config.no_repeat_ngram > 0) {                                        // the repetition guard, row by row
+      for (int64_t r = 0; r < rows; ++r) {
+        ban_tokens(plogits + r * V, banned_next_tokens(output[sentence[r]], config.no_repeat_ngram));
+      }
+    }
     pbest[0] = most_likely_output(plogits, V);          // here, not in the threads: may throw (nothing to output)
     parallel_for(rows, worth_threads(rows * V), [=](int64_t r) {             // (tensor/parallel.h)
       if (r > 0) pbest[r] = most_likely_output(plogits + r * V, V);

@@ -12,6 +12,8 @@
 // The argmax runs over the tokens a decoder may output: every id but pad and bos. Neither is ever a target in
 // training (the loss ignores pad, bos is only an input), yet an untrained or weak model can rank them first, and
 // either in the middle of an output would be nonsense (pad would even hide the token from later positions).
+// With decode.no_repeat_ngram = N > 0 the argmax also skips every token that would repeat an n-gram of N tokens
+// of the output so far (no_repeat_ngram.h), in both versions.
 // unk may be output: it is a training target wherever the vocabulary lacks a word, so "an unknown word here" is
 // an honest answer, and banning it would force a wrong word in its place (fairseq allows it by default too).
 #pragma once

@@ -80,7 +80,7 @@ std::vector<Hypothesis> beam_search_decode(Seq2Seq& model, const TokenIds& src, 
   const std::vector<int64_t> limits = output_length_limits(src, config, model.config());
   Tensor memory = model.encode(src, ctx);                                    // [B, S, d], once per sentence
   ModelScorer scorer(model, model.start_decoding(memory, src, *std::max_element(limits.begin(), limits.end())));
-  return beam_search(scorer, limits, config.beam, config.length_penalty, log);
+  return beam_search(scorer, limits, config.beam, config.length_penalty, log, config.no_repeat_ngram);
 }
 
 std::vector<std::vector<int32_t>> translate_ids(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config) {

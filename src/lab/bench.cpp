@@ -146,7 +146,7 @@ BenchTraining::BenchTraining(const RunConfig& run_config, int64_t vocab, uint64_
 
 StepResult BenchTraining::step(const std::function<const Batch&()>& next_batch) {
   ++steps;
-  Learner learner{model, parameters, optimizer, dropout_generator, one_process, config.train, model_config.d_model};
+  Learner learner{model, parameters, optimizer, dropout_generator, one_process, config.train, model_config.d_model, {}};
   const auto next_part = [&](ForwardContext& ctx) {
     return translation_part(model, next_batch(), one_process, static_cast<real>(config.train.label_smoothing), ctx);
   };

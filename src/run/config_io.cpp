@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -158,6 +159,8 @@ std::vector<Section> sections() {
          "noam | inverse_sqrt | constant | cosine"},
         {"warmup_steps", [](RunConfig& c) { return &c.train.warmup_steps; }, Range::non_negative,
          "steps of linear warm-up (noam and inverse_sqrt need at least 1)"},
+        {"schedule_by", [](RunConfig& c) { return choice_of(&c.train.schedule_by); }, Range::any,
+         "steps | time: with time (needs max_minutes) the schedule is at max(step, max_steps · elapsed / max_minutes)"},
         {"label_smoothing", [](RunConfig& c) { return &c.train.label_smoothing; }, Range::below_one,
          "ε_ls: the target distribution puts 1 − ε_ls on the right token"},
         {"clip_norm", [](RunConfig& c) { return &c.train.clip_norm; }, Range::non_negative,
@@ -171,6 +174,9 @@ std::vector<Section> sections() {
          "steps between checkpoints"},
         {"keep_last", [](RunConfig& c) { return &c.train.keep_last; }, Range::non_negative,
          "checkpoints kept besides the best"},
+        {"average_last", [](RunConfig& c) { return &c.train.average_last; }, Range::non_negative,
+         "at the end, write checkpoints/average.safetensors, the mean of the last N step checkpoints (0 = don't)",
+         1000},
         {"log_every", [](RunConfig& c) { return &c.train.log_every; }, Range::positive,
          "steps between log lines when not on a terminal"},
         {"shard_optimizer", [](RunConfig& c) { return &c.train.shard_optimizer; }, Range::any,
@@ -186,6 +192,8 @@ std::vector<Section> sections() {
          "longest output = max_len_ratio · source length + max_len_extra", 10},
         {"max_len_extra", [](RunConfig& c) { return &c.decode.max_len_extra; }, Range::non_negative,
          "see max_len_ratio", 1000},
+        {"no_repeat_ngram", [](RunConfig& c) { return &c.decode.no_repeat_ngram; }, Range::non_negative,
+         "N: no n-gram of N tokens appears twice in an output (0 = off)", 1000},
         {"batch_tokens", [](RunConfig& c) { return &c.decode.batch_tokens; }, Range::positive,
          "source tokens per batch when many sentences are translated (sorted by length)", 1048576}}},
   };
@@ -225,6 +233,29 @@ const Table& table() {
 }
 
 // ---- Keys that depend on each other ------------------------------------------------------------------------
+
+// The train: keys that depend on each other; `where` names where a key was set, `fail` throws.
+void check_train_keys(const TrainConfig& t, const std::function<std::string(const std::string&)>& where,
+                      const std::function<void(const std::string&)>& fail) {
+  const ScheduleKind schedule = t.schedule;
+  if ((schedule == ScheduleKind::noam || schedule == ScheduleKind::inverse_sqrt) && t.warmup_steps < 1) {
+    fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + name_of(schedule) +
+         " schedule" + where("train.schedule") + ", which divides by it");
+  }
+  if (t.schedule_by == ScheduleClock::time && t.max_minutes <= 0) {
+    fail("train.schedule_by: time" + where("train.schedule_by") + " places the schedule in train.max_minutes, but "
+         "no time limit is set; set train.max_minutes (or schedule_by: steps)");
+  }
+  if (t.average_last > t.keep_last) {
+    fail("train.average_last = " + std::to_string(t.average_last) + where("train.average_last") +
+         " is more than the train.keep_last = " + std::to_string(t.keep_last) + where("train.keep_last") +
+         " step checkpoints a run keeps; raise keep_last to at least average_last");
+  }
+  if (t.optimizer == OptimizerKind::adam && t.weight_decay != 0) {
+    fail("train.weight_decay" + where("train.weight_decay") + " is used by adamw only, but train.optimizer is "
+         "adam" + where("train.optimizer") + "; set train.optimizer: adamw or remove weight_decay");
+  }
+}
 
 void check_consistency(const RunConfig& c, const SetAt& set_at, const std::string& source) {
   // " (line 12)" or " (--set model.heads=3)" for keys the user set; nothing for defaults.
@@ -302,15 +333,7 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
     fail("model.task: cloze" + where("model.task") + " needs tokenizer.kind: word and tokenizer.shared: true" +
          where("tokenizer.kind") + ": the answer must be one word of the document's vocabulary");
   }
-  const ScheduleKind schedule = c.train.schedule;
-  if ((schedule == ScheduleKind::noam || schedule == ScheduleKind::inverse_sqrt) && c.train.warmup_steps < 1) {
-    fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + name_of(schedule) +
-         " schedule" + where("train.schedule") + ", which divides by it");
-  }
-  if (c.train.optimizer == OptimizerKind::adam && c.train.weight_decay != 0) {
-    fail("train.weight_decay" + where("train.weight_decay") + " is used by adamw only, but train.optimizer is "
-         "adam" + where("train.optimizer") + "; set train.optimizer: adamw or remove weight_decay");
-  }
+  check_train_keys(c.train, where, fail);
 }
 
 // ---- Nesting: a config nests four levels (model.attention.encoder.kind); the parser recurses once a level ----

@@ -12,6 +12,7 @@
 #include "decode/translate.h"
 #include "util/error.h"
 #include "train/checkpoint.h"
+#include "run/checkpoint_average.h"
 #include "run/config_io.h"
 #include "util/files.h"
 #include "util/quote.h"
@@ -107,6 +108,14 @@ ModelConfig model_config_for(const RunConfig& config, const RunTokenizers& token
 std::string checkpoint_to_load(const RunConfig& config, const std::string& run_dir, const std::string& which) {
   CheckpointDirectory checkpoints(checkpoints_dir(run_dir), config.train.keep_last);
   if (which == "best" && checkpoints.has_best()) return checkpoints.best_path();
+  if (which == "average") {                       // what `attnlab average` writes (checkpoint_average.h)
+    const std::string average = average_checkpoint_path(run_dir);
+    if (!path_exists(average)) {
+      throw Error("'" + run_dir + "' has no averaged checkpoint (checkpoints/average.safetensors); write one with "
+                  "attnlab average --run " + run_dir);
+    }
+    return average;
+  }
   if (which == "best" || which == "latest") {
     std::optional<std::string> latest = checkpoints.latest();
     if (!latest) throw Error("'" + run_dir + "' has no checkpoint yet");

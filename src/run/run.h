@@ -4,7 +4,8 @@
 // evaluated and inspected later:
 //   config.yaml            the effective config (every key, defaults included)
 //   tokenizer.*            the tokenizer (or src_tokenizer.* and tgt_tokenizer.* when not shared)
-//   checkpoints/           step-00001000.safetensors … (the last K) and best.safetensors
+//   checkpoints/           step-00001000.safetensors … (the last K), best.safetensors and, once averaged,
+//                          average.safetensors (checkpoint_average.h)
 //   metrics.jsonl          one JSON object per log line and per validation
 //   train.log              the log
 #pragma once
@@ -46,7 +47,8 @@ LoadedRun load_run(const std::string& run_dir, const std::string& which = "best"
 // RUN/config.yaml, read and checked; throws attnlab::Error when run_dir is not a run folder (no config.yaml).
 // load_run and the cloze reader's load_cloze_run both start here.
 RunConfig load_run_config(const std::string& run_dir);
-// The checkpoint file `which` names: "best" (best.safetensors, else the latest step), "latest", or a path.
+// The checkpoint file `which` names: "best" (best.safetensors, else the latest step), "latest", "average" (the
+// mean of several, checkpoint_average.h), or a path.
 std::string checkpoint_to_load(const RunConfig& config, const std::string& run_dir, const std::string& which);
 
 std::string checkpoints_dir(const std::string& run_dir);

@@ -23,6 +23,7 @@
 #include "util/error.h"
 #include "tensor/storage.h"
 #include "train/checkpoint.h"
+#include "run/checkpoint_average.h"
 #include "run/config_io.h"
 #include "distributed/data_parallel.h"
 #include "distributed/data_parallel_training.h"
@@ -131,7 +132,7 @@ struct RunModel {
   const TrainConfig* train_config = nullptr;
 
   Learner learner() {
-    return {*model, parameters, optimizer, dropout_generator, ranks, *train_config, model->config().d_model};
+    return {*model, parameters, optimizer, dropout_generator, ranks, *train_config, model->config().d_model, {}};
   }
 };
 
@@ -184,13 +185,21 @@ struct Progress {
   double best_valid_loss;              // the lowest so far (infinity before the first validation)
   std::string last_checkpoint;         // the last step checkpoint written, or resumed from ("" for none)
   int64_t last_saved_step;             // the step it holds (-1 for none)
+  double seconds_before = 0;           // training seconds of the run's earlier starts (extra.train_milliseconds)
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();   // this (re)start
+
+  // The run's training seconds so far, over all its starts: what train.schedule_by: time follows.
+  double train_seconds() const { return seconds_before + seconds_since(started); }
 };
 
 // A fresh run starts at step 0 in epoch 0. A resumed one loads its latest checkpoint: the weights, the
 // optimizer's moments, the dropout generator's state, the position in the epoch and the best validation loss.
 Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory& checkpoints, const Batcher& batcher,
                          RunModel& learner, TrainingObserver& observer) {
-  if (!request.resume) return {0, BatchStream(batcher, 0, 0), std::numeric_limits<double>::infinity(), "", -1};
+  if (!request.resume) {
+    return {0, BatchStream(batcher, 0, 0), std::numeric_limits<double>::infinity(), "", -1, 0.0,
+            std::chrono::steady_clock::now()};
+  }
   std::optional<std::string> latest = checkpoints.latest();
   if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
   CheckpointState state = load_checkpoint(*latest, *learner.model, &learner.optimizer);
@@ -203,7 +212,11 @@ Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory&
       ", the batches in one epoch of this run's training data (" + std::to_string(batches) + ")");
   learner.dropout_generator.set_state(state.generator_state);   // load_checkpoint has checked it parses
   observer.on_message("resuming from " + *latest + " at step " + std::to_string(state.step));
-  return {state.step, BatchStream(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step};
+  // Checkpoints written before train_milliseconds was kept have none: their time counts as 0.
+  const int64_t milliseconds = state.extra.count("train_milliseconds") == 0 ? 0 :
+      checkpoint_extra_integer(*latest, state, "train_milliseconds", 0, INT64_MAX / 2, ", training time in ms");
+  return {state.step, BatchStream(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step,
+          1e-3 * static_cast<double>(milliseconds), std::chrono::steady_clock::now()};
 }
 
 // What a checkpoint holds besides the weights and the optimizer's moments (checkpoint.h).
@@ -215,6 +228,7 @@ CheckpointState checkpoint_state(const RunConfig& config, const RunModel& learne
   state.best_metric = progress.best_valid_loss;
   state.extra["epoch"] = std::to_string(progress.batches.epoch);
   state.extra["batch_in_epoch"] = std::to_string(progress.batches.batch_in_epoch);
+  state.extra["train_milliseconds"] = std::to_string(std::llround(1e3 * progress.train_seconds()));
   return state;
 }
 
@@ -233,14 +247,24 @@ void start_together(RunModel& learner, Progress& progress, TrainingObserver& obs
 
 // ---- 5. One training step: train/step.h, on the next train.accumulate batches -----------------------------
 
-StepResult train_step(RunModel& run_model, BatchStream& batches, const TrainConfig& tc, int64_t step,
-                      const std::string& last_checkpoint) {
+// The run's training seconds as every rank agrees them (whole milliseconds, the most any rank has spent): with
+// schedule_by: time the ranks must place the same learning rate, or their weights would drift apart.
+double agreed_train_seconds(const Progress& progress) {
+  const double milliseconds = std::min(1e3 * progress.train_seconds(), 2e9);
+  return 1e-3 * collective::max(static_cast<int>(milliseconds));
+}
+
+StepResult train_step(RunModel& run_model, Progress& progress, const TrainConfig& tc) {
+  BatchStream& batches = progress.batches;
   Learner learner = run_model.learner();
+  if (tc.schedule_by == ScheduleClock::time) {                  // the schedule follows the time too (schedule.h)
+    learner.train_seconds = [&progress] { return agreed_train_seconds(progress); };
+  }
   const auto next_batch = [&](ForwardContext& ctx) {          // forward and loss of the next batch (step.h)
     return translation_part(*run_model.model, batches.next(), run_model.ranks,
                             static_cast<real>(tc.label_smoothing), ctx);
   };
-  return training_step(learner, next_batch, step, last_checkpoint);
+  return training_step(learner, next_batch, progress.step, progress.last_checkpoint);
 }
 
 // ---- 6. The loop, and what it does after each step --------------------------------------------------------
@@ -252,6 +276,7 @@ struct Run {
   RunModel& learner;
   CheckpointDirectory& checkpoints;
   TrainingObserver& observer;
+  const std::string& run_dir;
 };
 
 // What the run reports as it goes, and the summary train() returns.
@@ -350,12 +375,14 @@ TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records)
   while (progress.step < tc.max_steps) {
     // 2: a stop request, 1: the time limit, 0: go on. All ranks must stop after the same step (or one would wait
     // forever in the next all-reduce), so the most pressing reason any rank has counts (one process: its own).
-    const bool out_of_time = tc.max_minutes > 0 && seconds_since(records.started) > tc.max_minutes * 60;
+    // With schedule_by: time the budget is the run's, over all its starts, as its schedule is; else this start's.
+    const double spent = tc.schedule_by == ScheduleClock::time ? progress.train_seconds() : seconds_since(records.started);
+    const bool out_of_time = tc.max_minutes > 0 && spent > tc.max_minutes * 60;
     const int stop = collective::max(stop_requested.load() != 0 ? 2 : out_of_time ? 1 : 0);
     if (stop == 2) return TrainOutcome::interrupted;
     if (stop == 1) return TrainOutcome::time_limit;
     ++progress.step;
-    const StepResult result = train_step(run.learner, progress.batches, tc, progress.step, progress.last_checkpoint);
+    const StepResult result = train_step(run.learner, progress, tc);
     records.summary.losses.push_back(result.loss);
     records.tokens_seen += result.tokens;
     report_step(run, progress, result, records);
@@ -365,7 +392,7 @@ TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records)
 }
 
 // Whatever ended the loop, the work so far is saved: a step checkpoint unless the last step already has one,
-// and, when the run never validated, one validation and best.safetensors.
+// and, when the run never validated, one validation and best.safetensors; with train.average_last, the average.
 void save_before_leaving(Run& run, Progress& progress, Records& records) {
   RunModel& learner = run.learner;
   const std::optional<Optimizer> gathered = learner.ranks.gather_optimizer(learner.optimizer);   // ZeRO: every rank
@@ -381,6 +408,13 @@ void save_before_leaving(Run& run, Progress& progress, Records& records) {
     run.checkpoints.save_best(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
     run.observer.on_validation(progress.step, records.summary.validation, true);
     write_validation_line(records, progress.step, records.summary.validation);   // in metrics.jsonl too
+  }
+  const int64_t kept = static_cast<int64_t>(run.checkpoints.step_files().size());
+  if (writes && run.config.train.average_last > 0 && kept > 0) {   // train.average_last (checkpoint_average.h)
+    const std::vector<std::string> last = last_checkpoints(run.run_dir, std::min(run.config.train.average_last, kept));
+    average_checkpoints(last, average_checkpoint_path(run.run_dir));
+    run.observer.on_message("averaged the last " + std::to_string(last.size()) + " checkpoints into " +
+                            average_checkpoint_path(run.run_dir));
   }
   records.summary.step = progress.step;
   records.summary.checkpoint = progress.last_checkpoint;
@@ -422,7 +456,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   start_together(learner, progress, observer);
   learner.ranks.choose_summing(config.train, learner.parameters, learner.optimizer, observer);
 
-  Run run{config, data, learner, checkpoints, observer};
+  Run run{config, data, learner, checkpoints, observer, request.run_dir};
   Records records(request.run_dir);
   records.summary.outcome = train_until_stopped(run, progress, records);   // train_step() after train_step()
   recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs

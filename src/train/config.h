@@ -17,9 +17,13 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 enum class OptimizerKind { adam, adamw };
 // train.schedule: the learning rate against the step (schedule.h has each one's formula).
 enum class ScheduleKind { noam, inverse_sqrt, constant, cosine };
+// train.schedule_by: what moves the schedule along (schedule.h) — the steps taken, or the steps and the time
+// spent of train.max_minutes, whichever is further along.
+enum class ScheduleClock { steps, time };
 // The config's words for each (util/choice.h), in schedule.cpp and optimizer.cpp.
 const std::vector<std::string>& choice_names(OptimizerKind);  // "adam", "adamw"
 const std::vector<std::string>& choice_names(ScheduleKind);   // "noam", "inverse_sqrt", "constant", "cosine"
+const std::vector<std::string>& choice_names(ScheduleClock);  // "steps", "time"
 
 struct TrainConfig {
   uint64_t seed = 1;
@@ -33,6 +37,7 @@ struct TrainConfig {
   double weight_decay = 0.0;      // adamw only
   ScheduleKind schedule = ScheduleKind::noam;
   int64_t warmup_steps = 4000;
+  ScheduleClock schedule_by = ScheduleClock::steps;   // time: the schedule follows train.max_minutes too
   double label_smoothing = 0.1;
   double clip_norm = 1.0;         // clip the global gradient norm to this (0 = off)
   int64_t accumulate = 1;         // batches per optimizer step
@@ -40,6 +45,7 @@ struct TrainConfig {
   int64_t valid_samples = 200;    // validation sentences translated greedily for exact match / BLEU
   int64_t checkpoint_every = 500; // steps between checkpoints
   int64_t keep_last = 3;          // checkpoints kept besides the best
+  int64_t average_last = 0;       // at the end, average the last N step checkpoints (0 = don't)
   int64_t log_every = 50;         // steps between log lines when not on a terminal
   bool shard_optimizer = false;   // ZeRO stage 1 under mpirun: each rank keeps 1/N of Adam's moments
   double allreduce_bucket_mb = 0; // under mpirun: gradients summed in buckets of this many MB while backward

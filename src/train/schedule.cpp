@@ -1,9 +1,11 @@
-// schedule.cpp — the four learning-rate schedules of schedule.h, each one formula.
+// schedule.cpp — the four learning-rate schedules of schedule.h, each one formula, and the position that feeds
+// them when the schedule follows the time budget.
 #include "train/schedule.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <sstream>
 #include <string>
 
 #include "util/error.h"
@@ -15,9 +17,23 @@ const std::vector<std::string>& choice_names(ScheduleKind) {
   return names;
 }
 
-double learning_rate(const TrainConfig& config, int64_t step, int64_t d_model) {
-  if (step < 1) {
-    throw Error("learning_rate: step " + std::to_string(step) + " asked for; steps count from 1");
+const std::vector<std::string>& choice_names(ScheduleClock) {
+  static const std::vector<std::string> names{"steps", "time"};
+  return names;
+}
+
+double schedule_position(const TrainConfig& config, int64_t step, double seconds) {
+  const double s = static_cast<double>(step);
+  if (config.schedule_by == ScheduleClock::steps || config.max_minutes <= 0) return s;
+  const double budget = 60 * config.max_minutes;                           // E
+  return std::max(s, static_cast<double>(config.max_steps) * seconds / budget);   // max(s, T · e / E)
+}
+
+double learning_rate(const TrainConfig& config, double step, int64_t d_model) {
+  if (!(step >= 1)) {
+    std::ostringstream asked;                                              // "0", "0.5": as short as it is
+    asked << step;
+    throw Error("learning_rate: step " + asked.str() + " asked for; steps count from 1");
   }
   if (config.warmup_steps < 0) {
     throw Error("train.warmup_steps must be ≥ 0, got " + std::to_string(config.warmup_steps));
@@ -25,7 +41,7 @@ double learning_rate(const TrainConfig& config, int64_t step, int64_t d_model) {
   if (d_model < 1) throw Error("learning_rate: model.d_model must be ≥ 1, got " + std::to_string(d_model));
 
   const double lr = config.lr;
-  const double s = static_cast<double>(step);
+  const double s = step;
   const double w = static_cast<double>(config.warmup_steps);
   const double d = static_cast<double>(d_model);
   switch (config.schedule) {

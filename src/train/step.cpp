@@ -92,7 +92,8 @@ StepResult training_step(Learner& learner, const PartForward& next_part, int64_t
   }
   result.loss = learner.ranks.sum(result.loss);               // Σ over the ranks: the batch's loss
   stop_if_not_finite(result.grad_norm, "the gradient norm", step, last_checkpoint);
-  result.learning_rate = learning_rate(tc, step, learner.d_model);          // the schedule (schedule.h)
+  const double seconds = learner.train_seconds ? learner.train_seconds() : 0.0;
+  result.learning_rate = learning_rate(tc, schedule_position(tc, step, seconds), learner.d_model);   // schedule.h
   {
     profile::Scope timed("adam");
     learner.ranks.update(learner.parameters, learner.optimizer, result.learning_rate);   // Adam(W) (optimizer.h)

@@ -7,7 +7,8 @@
 //                                               plus hard attention's score-function term (translation_part below)
 //       (loss · share / accumulate).backward()  gradients add up across the parts
 //   Σ over the ranks, clip the global norm      ‖g‖ ≤ train.clip_norm (clip.h)
-//   lr = schedule(step);  Adam(W) update        (schedule.h, optimizer.h)
+//   lr = schedule(step);  Adam(W) update        (schedule.h, optimizer.h; with schedule_by: time the position
+//                                               on the schedule comes from the step and Learner::train_seconds)
 // `share` is this process's share of a batch's target tokens: 1 for one process; under mpirun each rank trains on
 // its rows of every batch (distributed/data_parallel.h says why the weighted sum is the whole batch's gradient).
 //
@@ -57,6 +58,8 @@ struct Learner {
   Ranks& ranks;                                   // one process: a plain Ranks
   const TrainConfig& config;                      // accumulate, clip_norm, the schedule
   int64_t d_model = 0;                            // for the noam schedule
+  std::function<double()> train_seconds;          // train.schedule_by: time — the run's training seconds so far
+                                                  // (schedule.h); empty: the schedule follows the steps alone
 };
 
 // The loss of one part of a step, as the caller's forward pass made it.

@@ -194,6 +194,27 @@ expect_error "eval without text" "needs either --split" "$attnlab" eval --run ru
 : > empty.src && : > empty.ref
 expect_error "eval of empty files" "no sentences to evaluate" "$attnlab" eval --run run --src empty.src --ref empty.ref
 
+# --- average: the mean of a run's step checkpoints (steps 6 and 12), read back by name by translate and eval ---
+expect_ok "average --last 2" "$attnlab" average --run run --last 2
+grep -q "wrote run/checkpoints/average.safetensors (the mean of 2 checkpoints)" out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: average did not say what it wrote"; cat out.txt; }
+expect_ok "translate with the averaged checkpoint" "$attnlab" translate --run run --checkpoint average < input.txt
+[ "$(wc -l < out.txt)" -eq 2 ] || { failures=$((failures + 1)); echo "FAIL: the averaged checkpoint translated"; }
+expect_ok "eval the averaged checkpoint" "$attnlab" eval --run run --split valid --checkpoint average --json
+expect_ok "average --best 1 --out" "$attnlab" average --run run --best 1 --out best1.safetensors
+expect_ok "translate with a checkpoint path" "$attnlab" translate --run run --checkpoint best1.safetensors --text "a b"
+expect_error "average more than the run keeps" "it has 2 step checkpoints" "$attnlab" average --run run --last 5
+expect_error "average --last with --best" "not both" "$attnlab" average --run run --last 1 --best 1
+expect_error "average of no run" "no checkpoints folder" "$attnlab" average --run nowhere
+expect_error "the average of a run that has none" "has no averaged checkpoint" \
+  "$attnlab" translate --run big --checkpoint average --text "a b"
+# --- the repetition guard: with N = 1 no token is written twice ---
+expect_ok "translate --no-repeat-ngram 1" "$attnlab" translate --run run --beam 3 --no-repeat-ngram 1 < input.txt
+awk '{ delete seen; for (i = 1; i <= NF; i++) if (seen[$i]++) bad = 1 } END { exit bad }' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: --no-repeat-ngram 1 repeated a token"; cat out.txt; }
+expect_ok "eval --no-repeat-ngram 2" "$attnlab" eval --run run --split valid --no-repeat-ngram 2 --json
+grep -q '"no_repeat_ngram":2' out.txt || { failures=$((failures + 1)); echo "FAIL: eval --json no_repeat_ngram"; }
+
 # Learned positions end at model.max_len = 8: eval refuses a longer source by its line; translate cuts it to its
 # first 8 tokens with a warning naming the line, and keeps one output line per input line.
 cat > learned.yaml <<YAML
