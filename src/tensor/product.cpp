@@ -260,6 +260,11 @@ const char* gemm_name(Gemm gemm) {
   return "?";
 }
 
+std::vector<Gemm> built_gemms() {
+  if (blas_available()) return {Gemm::eigen, Gemm::packed, Gemm::blas};
+  return {Gemm::eigen, Gemm::packed};
+}
+
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y, Gemm gemm) {
   gemm = resolve_gemm(gemm);
   // The threads are shared out here (the bands above), so Eigen's GEMM itself always runs on one: with its own

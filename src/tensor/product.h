@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "tensor/tensor.h"
 
@@ -23,6 +24,7 @@ enum class Gemm { eigen, packed, blas, automatic };
 // are. Throws attnlab::Error for blas in a build without OpenBLAS, naming `key` and how to get it.
 Gemm resolve_gemm(Gemm gemm, const std::string& key = "model.gemm");
 const char* gemm_name(Gemm gemm);                        // "eigen" | "packed" | "blas" | "auto"
+std::vector<Gemm> built_gemms();                         // eigen, packed, and blas when the build has it
 
 // C [n, m] += op(X) · op(Y), where op(X) is X, or Xᵀ when transpose_x (likewise Y); op(X) [n, k], op(Y) [k, m].
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,

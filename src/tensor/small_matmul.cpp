@@ -73,6 +73,8 @@ void column_panel(int64_t n, int64_t depth, const real* X, int64_t x_row, int64_
 
 int64_t small_matmul_packet() { return P; }
 
+int small_matmul_tile_rows() { return tile_rows; }
+
 int64_t padded_width(int64_t n) { return (n + P - 1) / P * P; }
 
 void small_matmul(int64_t n, int64_t width, int64_t depth, const real* X, int64_t x_row, int64_t x_col,
