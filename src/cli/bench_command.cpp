@@ -84,7 +84,7 @@ void print_gemm_backends(const BenchResult& r) {
               blas_description().c_str());
   std::printf("    %-8s %9s", "backend", "all");
   for (const GemmShape& shape : r.gemm_shapes) {
-    std::printf(" %16s", (shape.name + " ×" + std::to_string(shape.count)).c_str());
+    std::printf(" %14s", (shape.name + " x" + std::to_string(shape.count)).c_str());
   }
   std::printf("\n");
   for (const GemmSpeed& speed : r.gemm_backends) {

@@ -14,10 +14,10 @@ std::vector<GemmShape> model_gemm_shapes(const ModelConfig& m, int64_t B, int64_
   // kernels/linear_cross_entropy.cpp: about 4 M logits per chunk of rows
   const int64_t chunk = std::min(rows, std::max<int64_t>(16, (int64_t(1) << 22) / std::max<int64_t>(V, 1)));
   return {
-      {"d → d", rows, m.d_model, m.d_model, 4 * m.encoder_layers + 8 * m.decoder_layers},
-      {"d → d_ff", rows, m.d_model, m.d_ff, m.encoder_layers + m.decoder_layers},
-      {"d_ff → d", rows, m.d_ff, m.d_model, m.encoder_layers + m.decoder_layers},
-      {"d → V", chunk, m.d_model, V, (rows + chunk - 1) / chunk},
+      {"d->d", rows, m.d_model, m.d_model, 4 * m.encoder_layers + 8 * m.decoder_layers},
+      {"d->d_ff", rows, m.d_model, m.d_ff, m.encoder_layers + m.decoder_layers},
+      {"d_ff->d", rows, m.d_ff, m.d_model, m.encoder_layers + m.decoder_layers},
+      {"d->V", chunk, m.d_model, V, (rows + chunk - 1) / chunk},
   };
 }
 

@@ -23,7 +23,7 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 struct GemmShape {
-  std::string name;     // "d → d_ff"
+  std::string name;     // "d->d_ff": in -> out
   int64_t rows = 0;     // positions per product
   int64_t in = 0, out = 0;
   int64_t count = 0;    // how many such layers (or output chunks) one training step runs

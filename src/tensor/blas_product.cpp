@@ -36,7 +36,9 @@ bool blas_available() { return true; }
 
 std::string blas_description() {
   use_one_blas_thread();
-  return std::string(openblas_get_config()) + ", kernel " + openblas_get_corename();
+  const std::string config = openblas_get_config();                   // "OpenBLAS 0.3.21 NO_LAPACKE DYNAMIC_ARCH …"
+  const size_t version_end = config.find(' ', config.find(' ') + 1);  // after "OpenBLAS 0.3.21"
+  return config.substr(0, version_end) + ", " + openblas_get_corename() + " kernel";
 }
 
 void add_blas_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool transpose_x, ConstStridedMatrixMap Y,
