@@ -43,10 +43,14 @@ while [ $# -gt 0 ]; do
 done
 
 python=/usr/bin/python3
+# OpenBLAS (PyTorch's, and attnlab's model.gemm: blas) picks its kernel at run time for the CPU it finds, so on an
+# AVX-512 machine it would run AVX-512 code beside attnlab's AVX2 build. For a width other than native, both sides
+# are told the kernel of that width's CPUs (OPENBLAS_CORETYPE), so the run is the learner's machine on both sides.
 case "$arch" in
-  native) build=build/release; configure=(--preset release) ;;
-  x86-64-v3) build=build/release-v3; configure=(--preset release-v3) ;;
-  x86-64-v2|x86-64-v4) build=build/release-$arch; configure=(--preset release -B "build/release-$arch" -DATTNLAB_ARCH="$arch") ;;
+  native) build=build/release; configure=(--preset release); coretype="" ;;
+  x86-64-v3) build=build/release-v3; configure=(--preset release-v3); coretype=Haswell ;;
+  x86-64-v2) build=build/release-$arch; configure=(--preset release -B "$build" -DATTNLAB_ARCH="$arch"); coretype=Nehalem ;;
+  x86-64-v4) build=build/release-$arch; configure=(--preset release -B "$build" -DATTNLAB_ARCH="$arch"); coretype=SkylakeX ;;
   *) echo "bench.sh: --arch '$arch' is not one of native, x86-64-v4, x86-64-v3, x86-64-v2" >&2; exit 2 ;;
 esac
 attnlab=$build/attnlab
@@ -76,7 +80,8 @@ for config in $configs; do
     echo "bench.sh: $config, round $round of $rounds ($arch build)" >&2
     best=""
     for t in $threads; do
-      line=$("$attnlab" --log-level warn bench --config "$file" --steps "$steps" --threads "$t" \
+      line=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE ${coretype:+OPENBLAS_CORETYPE=$coretype} \
+             "$attnlab" --log-level warn bench --config "$file" --steps "$steps" --threads "$t" \
              --decode-sentences "$decode" --json)
       best=$(printf '%s\n%s\n' "$best" "$line" | "$python" -c '
 import json, sys
@@ -88,8 +93,10 @@ print(json.dumps(min(runs, key=lambda r: r["step_ms"])))')
       # Some machines set OPENBLAS_CORETYPE (and OPENBLAS_L2_SIZE) to make old OpenBLAS builds safe on new CPUs; it
       # forces an older kernel (on an AVX-512 EPYC: Haswell's AVX2 instead of Cooperlake's, half PyTorch's GEMM
       # speed). Debian 12's OpenBLAS picks the right one by itself and gives correct products without it, so the
-      # yardstick runs without both; bench_torch.py reports the kernel it ran ("blas_core").
-      line=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE "$python" tools/bench_torch.py --config "$file" \
+      # yardstick runs without both (but with the width's kernel, above); bench_torch.py reports the kernel it ran
+      # ("blas_core").
+      line=$(env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE ${coretype:+OPENBLAS_CORETYPE=$coretype} \
+             "$python" tools/bench_torch.py --config "$file" \
              --steps "$steps" --threads "${threads// /,}" --decode-sentences "$decode" --json)
       echo "{\"model\": \"$config\", \"round\": $round, \"result\": $line}" >> "$results"
     fi
