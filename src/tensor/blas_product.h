@@ -5,7 +5,7 @@
 // (packed_product.cpp) is the same idea written to be read; this is the yardstick it is measured against
 // (`attnlab bench`, docs/guide/performance.md), and a backend a model may choose.
 //
-// blas_product.cpp calls OpenBLAS when the build found it (libopenblas-dev, CMakeLists.txt: ATTNLAB_BLAS);
+// blas_product.cpp calls OpenBLAS when the build found it (libopenblas-serial-dev, CMakeLists.txt: ATTNLAB_BLAS says why the serial build);
 // blas_product_absent.cpp stands in otherwise and only says so: blas_available() is false and a model that asks
 // for model.gemm: blas is refused with that reason before any product runs.
 #pragma once

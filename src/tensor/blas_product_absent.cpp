@@ -9,7 +9,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 bool blas_available() { return false; }
 
 std::string blas_description() {
-  return "not built in (install libopenblas-dev, e.g. with tools/install-deps.sh, and build again)";
+  return "not built in (install libopenblas-serial-dev, e.g. with tools/install-deps.sh, and build again)";
 }
 
 void add_blas_product(StridedMatrixMap, ConstStridedMatrixMap, bool, ConstStridedMatrixMap, bool) {
