@@ -26,6 +26,7 @@
 
 #include "nn/context.h"
 #include "nn/module.h"
+#include "util/choice.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -37,9 +38,20 @@ enum class AttentionUse {
 };
 const char* use_name(AttentionUse use);  // "encoder", "decoder", "cross" — the config keys
 
+// The members of the family (the table above; make_attention in factory.cpp builds one from its kind).
+enum class AttentionKind { scaled_dot, additive, simplified, sagan, external, linear, local_m, local_p, hard };
+const std::vector<std::string>& choice_names(AttentionKind);  // "scaled_dot", … : the config's words (util/choice.h)
+
+// What hard attention looks at when it is not training (hard.cpp).
+enum class HardEval {
+  argmax,       // the likeliest key
+  expectation,  // the soft mix of every key, as scaled_dot would
+};
+const std::vector<std::string>& choice_names(HardEval);  // "argmax", "expectation"
+
 // One use's settings: model.attention.encoder / .decoder / .cross in the YAML config.
 struct AttentionConfig {
-  std::string kind = "scaled_dot";  // scaled_dot | additive | … (attention_kinds(), factory.cpp)
+  AttentionKind kind = AttentionKind::scaled_dot;
   bool scale = true;                // divide scores by √d_k (softmax kinds); false shows what the √d_k is for
   bool has_window = false;          // restrict query i to keys j ∈ [i − window_left, i + window_right]
   int64_t window_left = 0;
@@ -50,7 +62,7 @@ struct AttentionConfig {
   double hard_expectation = 0;      // the probability that a sentence uses the expectation instead of a sample
   double hard_entropy = 0.01;       // λ_e, the weight of the entropy bonus
   double hard_baseline_decay = 0.9; // b ← decay · b + (1 − decay) · the batch's mean reward
-  std::string hard_eval = "argmax"; // at evaluation: argmax (the likeliest key) | expectation (the soft mix)
+  HardEval hard_eval = HardEval::argmax;  // at evaluation
 };
 
 // Which keys each query may see. Built once per batch by the model (src/model/masks.cpp) and shared by layers.
@@ -170,9 +182,8 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
 // greedy decoding with the base model.
 real dot_product(const real* a, const real* b, int64_t n);
 
-// Builds the module a config asks for. Throws attnlab::Error for an unknown kind (suggesting the closest), a
-// window on a kind that has no softmax, external attention used as cross-attention, or sizes that do not fit
-// (d_model not divisible by heads, …).
+// Builds the module a config asks for. Throws attnlab::Error for a window on a kind that has no softmax over
+// keys, external attention used as cross-attention, or sizes that do not fit (d_model not divisible by heads, …).
 std::unique_ptr<Attention> make_attention(const AttentionConfig& config, AttentionUse use, int64_t d_model,
                                           int64_t heads, double dropout, Generator& init);
 
@@ -201,7 +212,7 @@ std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, Attent
 std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                int64_t heads, double dropout, Generator& init);
 
-// The kind names make_attention accepts, in the order of docs/course/05-attention.md's table.
-const std::vector<std::string>& attention_kinds();
+// Every kind make_attention builds, in the order of docs/course/05-attention.md's table.
+std::vector<AttentionKind> attention_kinds();
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -77,7 +77,7 @@ class HardAttention : public Attention {
     Tensor chosen;                                                          // [B, h, Tq, Tk], what mixes the values
     if (ctx.training) {
       chosen = sample(a, ctx);
-    } else if (config_.hard_eval == "expectation") {
+    } else if (config_.hard_eval == HardEval::expectation) {
       chosen = a;                                                           // Σ_j a_ij v_j, as soft attention
     } else {
       chosen = one_hot(a, argmax_keys(a));                                  // the likeliest key, a constant
@@ -133,7 +133,7 @@ class HardAttention : public Attention {
     }
     const int64_t d_k = Q.size(3);
     const real factor = config_.scale ? score_scale(d_k) : real(1);
-    const bool argmax = config_.hard_eval != "expectation";
+    const bool argmax = config_.hard_eval == HardEval::argmax;
     Tensor context = attend_cached(
         cache, config_,
         [&](int64_t row, const real* k) { return dot_product(Q.data() + row * d_k, k, d_k) * factor; },

@@ -44,7 +44,7 @@ namespace {
 
 nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
   nlohmann::json backend_speeds = nlohmann::json::object();      // {"eigen": GFLOP/s, "packed": …, "blas": …}
-  for (const GemmSpeed& speed : r.gemm_backends) backend_speeds[gemm_name(speed.gemm)] = speed.gflops_per_second;
+  for (const GemmSpeed& speed : r.gemm_backends) backend_speeds[name_of(speed.gemm)] = speed.gflops_per_second;
   return nlohmann::json{
       {"program", "attnlab"},
       {"precision", sizeof(real) == 4 ? "float32" : "float64"},
@@ -64,7 +64,7 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
       {"model_gflop_per_s", r.model_gflops_per_second},
       {"gemm_gflop_per_s", r.gemm_gflops_per_second},
       {"peak_share", r.peak_share},
-      {"model_gemm", gemm_name(r.model_gemm)},
+      {"model_gemm", name_of(r.model_gemm)},
       {"blas", blas_description()},
       {"gemm_backends_gflop_per_s", backend_speeds},
       {"greedy_sentences_per_s", r.greedy_sentences_per_second},
@@ -80,7 +80,7 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
 
 // Each backend's GFLOP/s at the model's shapes (lab/bench_gemm.h), per shape and over the step's products.
 void print_gemm_backends(const BenchResult& r) {
-  std::printf("  GEMM at the model's shapes, GFLOP/s (the model's: %s; blas: %s)\n", gemm_name(r.model_gemm),
+  std::printf("  GEMM at the model's shapes, GFLOP/s (the model's: %s; blas: %s)\n", name_of(r.model_gemm).c_str(),
               blas_description().c_str());
   std::printf("    %-8s %9s", "backend", "all");
   for (const GemmShape& shape : r.gemm_shapes) {
@@ -88,7 +88,7 @@ void print_gemm_backends(const BenchResult& r) {
   }
   std::printf("\n");
   for (const GemmSpeed& speed : r.gemm_backends) {
-    std::printf("    %-8s %9.1f", gemm_name(speed.gemm), speed.gflops_per_second);
+    std::printf("    %-8s %9.1f", name_of(speed.gemm).c_str(), speed.gflops_per_second);
     for (double gflops : speed.shape_gflops) std::printf(" %14.1f", gflops);
     std::printf("\n");
   }

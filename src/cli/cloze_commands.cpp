@@ -13,7 +13,7 @@
 
 #include "autograd/ops.h"
 #include "cli/commands.h"
-#include "data/cloze_question.h"
+#include "data/synthetic/cloze_question.h"
 #include "inspect/cloze_maps.h"
 #include "cloze/cloze_training.h"
 #include "util/error.h"
@@ -33,7 +33,7 @@ int cloze_eval_command(const EvalCommandOptions& options) {
   if (split.examples.empty()) throw Error(split.description + ": no questions to evaluate");
   const ClozeScore score = evaluate_cloze(*run.reader, split);
   if (options.json) {
-    nlohmann::json out{{"task", "cloze"},         {"reader", run.config.model.reader},
+    nlohmann::json out{{"task", "cloze"},         {"reader", name_of(run.config.model.reader)},
                        {"split", options.split},  {"questions", score.questions},
                        {"accuracy", score.accuracy}, {"loss", score.loss},
                        {"frequency_baseline", score.frequency_baseline},
@@ -42,7 +42,7 @@ int cloze_eval_command(const EvalCommandOptions& options) {
     return 0;
   }
   std::printf("%s, %s reader, checkpoint %s (step %lld)\n", split.description.c_str(),
-              run.config.model.reader.c_str(), run.checkpoint_path.c_str(), static_cast<long long>(run.step));
+              name_of(run.config.model.reader).c_str(), run.checkpoint_path.c_str(), static_cast<long long>(run.step));
   std::printf("  questions            %lld\n", static_cast<long long>(score.questions));
   std::printf("  accuracy             %.1f%%\n", 100 * score.accuracy);
   std::printf("  loss                 %.4f   (-mean log P(answer))\n", score.loss);
@@ -58,7 +58,7 @@ int cloze_attention_command(const AttentionCommandOptions& options) {
   NoGradGuard no_grad;
   ForwardContext ctx;
   AoaMaps maps;
-  const bool aoa = run.config.model.reader == "aoa";
+  const bool aoa = run.config.model.reader == ReaderKind::aoa;
   const Tensor s = run.reader->document_attention(batch, ctx, aoa ? &maps : nullptr);   // [1, n]
   const Tensor P = pointer_sum(s, batch.document, run.reader->config().src_vocab);   // [1, V]
   // The document's words by P, best first, each once.

@@ -84,7 +84,8 @@ int eval_command(const EvalCommandOptions& options) {
                 (options.src.empty() ? "src" : "ref") + " too (source and reference files go together)");
   }
   LoadedRun run = load_run(options.run, options.checkpoint);
-  if (!options.path.empty()) run.model->use_compute_path(parse_compute_path(options.path, "--path"));
+  // --path (its word checked by CLI11) overrides the run's model.path.
+  if (!options.path.empty()) run.model->use_compute_path(choice_named<ComputePath>(options.path).value());
   EvalText text = use_split ? split_text(run.config, options.split, options.run)
                             : read_pair(options.src, options.ref,
                                         options.run + "/eval-" + std::filesystem::path(options.src).filename().string() +
@@ -160,7 +161,7 @@ Subcommand add_eval_command(CLI::App& app) {
       ->add_option("--path", options->path,
                    "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "
                    "model.path (default: the run's)")
-      ->check(CLI::IsMember({"paper", "fused"}));
+      ->check(CLI::IsMember(choice_names(ComputePath{})));
   subcommand->add_option("--checkpoint", options->checkpoint,
                          "best (default), latest, or the path of a checkpoint file");
   subcommand->add_flag("--json", options->json, "Print one JSON object instead of a table");

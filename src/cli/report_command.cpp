@@ -37,9 +37,9 @@ int report_command(const ReportCommandOptions& options) {
   const ModelConfig& m = run.config.model;
   inputs.config_summary = "d_model " + std::to_string(m.d_model) + ", " + std::to_string(m.heads) + " heads, " +
                           std::to_string(m.encoder_layers) + " encoder + " + std::to_string(m.decoder_layers) +
-                          " decoder layers, d_ff " + std::to_string(m.d_ff) + ", " + m.norm + "-norm; attention: " +
-                          "encoder " + m.encoder_attention.kind + ", decoder " + m.decoder_attention.kind +
-                          ", cross " + m.cross_attention.kind + ". Translations and attention from " +
+                          " decoder layers, d_ff " + std::to_string(m.d_ff) + ", " + name_of(m.norm) + "-norm; attention: " +
+                          "encoder " + name_of(m.encoder_attention.kind) + ", decoder " +
+                          name_of(m.decoder_attention.kind) + ", cross " + name_of(m.cross_attention.kind) + ". Translations and attention from " +
                           run.checkpoint_path + " (step " + std::to_string(run.step) + ").";
 
   // Samples: the first sentences of the test split, else of the validation split.

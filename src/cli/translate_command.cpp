@@ -34,7 +34,8 @@ struct TranslateCommandOptions {
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
-  if (!options.path.empty()) run.model->use_compute_path(parse_compute_path(options.path, "--path"));
+  // --path (its word checked by CLI11) overrides the run's model.path.
+  if (!options.path.empty()) run.model->use_compute_path(choice_named<ComputePath>(options.path).value());
   DecodeConfig decode = run.config.decode;              // the run's decode: section, unless overridden
   if (options.beam > 0) decode.beam = options.beam;
   if (options.alpha >= 0) decode.length_penalty = options.alpha;
@@ -81,7 +82,7 @@ Subcommand add_translate_command(CLI::App& app) {
       ->add_option("--path", options->path,
                    "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "
                    "model.path (default: the run's)")
-      ->check(CLI::IsMember({"paper", "fused"}));
+      ->check(CLI::IsMember(choice_names(ComputePath{})));
   subcommand->add_option("--checkpoint", options->checkpoint,
                          "best (default), latest, or the path of a checkpoint file");
   subcommand->add_option("--beam", options->beam, "Beam size: 1 = greedy decoding (default: the run's decode.beam)")

@@ -57,19 +57,16 @@ ClozeBatch make_cloze_batch(const std::vector<ClozeExample>& examples) {
 }
 
 ClozeReader::ClozeReader(const ModelConfig& c, Generator& init) : config_(c) {
-  if (c.reader != "aoa" && c.reader != "as_reader") {
-    throw Error("model.reader must be aoa or as_reader, not '" + c.reader + "'");
-  }
   if (c.src_vocab < 5) throw Error("a cloze reader needs a vocabulary (model.src_vocab from the tokenizer)");
   check_model_config(c);
   embed_ = &register_module("embed_tokens", std::make_unique<Embedding>(c.src_vocab, c.d_model, init));
-  positions_ = &register_module("embed_positions", std::make_unique<PositionalEncoding>(parse_positional(c.positional),
-                                                                                        c.d_model, c.max_len, init));
+  positions_ = &register_module("embed_positions", std::make_unique<PositionalEncoding>(c.positional, c.d_model,
+                                                                                        c.max_len, init));
   for (int64_t i = 0; i < c.encoder_layers; ++i) {
     const std::string name = "encoder.layers." + std::to_string(i);
     layers_.push_back(&register_module(name, std::make_unique<EncoderLayer>(c, name, init)));
   }
-  if (c.norm == "pre") final_norm_ = &register_module("encoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
+  if (c.norm == NormPlacement::pre) final_norm_ = &register_module("encoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
   use_compute_path(c.path);                    // model.path
   use_gemm(c.gemm);                            // model.gemm
 }
@@ -87,7 +84,7 @@ Tensor ClozeReader::document_attention(const ClozeBatch& batch, ForwardContext& 
   const ReaderPadding padding{B, n, m, real_positions(batch.document), real_positions(batch.query)};
   Tensor D = encode(batch.document, ctx);                                       // [B, n, d]
   Tensor Q = encode(batch.query, ctx);                                          // [B, m, d]
-  if (config_.reader == "aoa") return attention_over_attention(D, Q, padding, maps);   // [B, n]
+  if (config_.reader == ReaderKind::aoa) return attention_over_attention(D, Q, padding, maps);   // [B, n]
   // The attention-sum reader's query vector: the query encoder's output at the placeholder, q [B, d].
   std::vector<Tensor> rows;
   for (int64_t b = 0; b < B; ++b) {

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/ops.h"
-#include "data/cloze_question.h"
+#include "data/synthetic/cloze_question.h"
 #include "data/corpus.h"
 #include "train/checkpoint.h"
 #include "run/start_attempt.h"
@@ -120,13 +120,13 @@ ClozeScore evaluate_cloze(ClozeReader& reader, const ClozeSplit& split, int64_t 
 
 bool is_cloze_request(const TrainRequest& request) {
   const std::string path = config_path_of(request);
-  if (path.empty() || !fs::exists(path)) return false;
-  return load_config(path, request.overrides).model.task == "cloze";
+  if (path.empty() || !path_exists(path)) return false;
+  return load_config(path, request.overrides).model.task == Task::cloze;
 }
 
 bool is_cloze_run(const std::string& run_dir) {
   const std::string path = run_dir + "/config.yaml";
-  return fs::exists(path) && load_config(path).model.task == "cloze";
+  return path_exists(path) && load_config(path).model.task == Task::cloze;
 }
 
 namespace {
@@ -146,7 +146,7 @@ void refuse_what_cloze_cannot_do(const TrainRequest& request) {
     throw Error("cloze readers train in one process (their training loop does not split batches across ranks); "
                 "run attnlab train without mpirun");
   }
-  if (fs::exists(request.run_dir + "/config.yaml")) {
+  if (path_exists(request.run_dir + "/config.yaml")) {
     throw Error("'" + request.run_dir + "' already holds a run; choose another --run folder");
   }
 }
@@ -267,7 +267,7 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
   ClozeReader reader(model_config, init);
   const std::vector<NamedParameter> parameters = reader.named_parameters();
   Optimizer optimizer(parameters, tc);
-  observer.on_message("cloze reader (" + model_config.reader + "): " + std::to_string(reader.parameter_count()) +
+  observer.on_message("cloze reader (" + name_of(model_config.reader) + "): " + std::to_string(reader.parameter_count()) +
                       " parameters; vocabulary " + std::to_string(model_config.src_vocab) + "; " +
                       std::to_string(train_split.examples.size()) + " training questions, " +
                       std::to_string(questions.per_batch()) + " per batch");
@@ -314,8 +314,8 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
 LoadedClozeRun load_cloze_run(const std::string& run_dir, const std::string& which) {
   LoadedClozeRun run;
   run.config = load_run_config(run_dir);
-  if (run.config.model.task != "cloze") {
-    throw Error("'" + run_dir + "' is a " + run.config.model.task + " run, not a cloze reader (model.task)");
+  if (run.config.model.task != Task::cloze) {
+    throw Error("'" + run_dir + "' is a " + name_of(run.config.model.task) + " run, not a cloze reader (model.task)");
   }
   run.tokenizers = load_run_tokenizers(run.config, run_dir);
   Generator init(run.config.train.seed);

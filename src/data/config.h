@@ -4,8 +4,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "tensor/real.h"
+#include "util/choice.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -18,8 +20,17 @@ struct DataConfig {
   bool lowercase = false;
 };
 
+// How text is cut into tokens (tokenizer.kind; tokenizer_kinds.h has one file each).
+enum class TokenizerKind {
+  word,       // words and punctuation marks
+  character,  // Unicode characters ("char" in a config)
+  bpe,        // sentencepiece's byte-pair-encoding subwords
+  unigram,    // sentencepiece's unigram-language-model subwords
+};
+const std::vector<std::string>& choice_names(TokenizerKind);  // "word", "char", "bpe", "unigram" (util/choice.h)
+
 struct TokenizerConfig {
-  std::string kind = "word";      // word | char | bpe | unigram
+  TokenizerKind kind = TokenizerKind::word;
   int64_t vocab_size = 8000;      // bpe / unigram: sentencepiece's vocabulary size (word / char: a cap, 0 = all)
   bool shared = true;             // one vocabulary for source and target
   int64_t min_count = 1;          // word / char: drop tokens seen fewer times (they become unk)

@@ -32,7 +32,7 @@ std::vector<int64_t> real_lengths(const TokenIds& ids) {
 }
 
 int64_t position_limit(const ModelConfig& model) {
-  return parse_positional(model.positional) == PositionalKind::learned ? model.max_len
+  return model.positional == PositionalKind::learned ? model.max_len
                                                                        : std::numeric_limits<int64_t>::max();
 }
 

@@ -80,8 +80,19 @@ std::string json_for_script(const std::string& json) {
   std::string out;
   out.reserve(json.size());
   for (size_t i = 0; i < json.size(); ++i) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+    const char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (json.compare(i, 3, "\u2028") == 0 || json.compare(i, 3, "\u2029") == 0) {   // E2 80 A8, E2 80 A9
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";   // LINE SEPARATOR, PARAGRAPH SEPARATOR
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }
@@ -133,7 +144,7 @@ std::string attention_section_html(const AttentionPicture& picture) {
     for (size_t m = 0; m < picture.maps.size(); ++m) {
       const auto& map = picture.maps[m];
       if (map.type != type) continue;
-      out += "<tr><th>layer " + std::to_string(map.layer) + "<br>" + escape(map.kind) + "</th>";
+      out += "<tr><th>layer " + std::to_string(map.layer) + "<br>" + escape(name_of(map.kind)) + "</th>";
       for (int64_t h = 0; h < map.heads; ++h) {
         HeatmapStyle style;
         style.cell = map.keys > 24 ? 8 : 16;

@@ -60,7 +60,7 @@ NeuronStage window_stage(const AttentionMapRecord& map, const NeuronStage& score
 NeuronStage chosen_key_stage(const AttentionMapRecord& map, const Tensor& chosen) {
   NeuronStage keys{"chosen_key", {map.heads, map.queries}, {}, /*keys=*/true};
   for (int64_t row = 0; row < map.heads * map.queries; ++row) {
-    if (map.hard_eval == "expectation") {
+    if (map.hard_eval == HardEval::expectation) {
       keys.values.push_back(NAN);
       continue;
     }
@@ -88,16 +88,16 @@ void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Se
       if (t.name.rfind(map.name + ".", 0) == 0) traced[t.name.substr(map.name.size() + 1)] = t.value;
     }
   }
-  const bool local = map.kind == "local_m" || map.kind == "local_p";
-  const bool dot_kind = map.kind == "scaled_dot" || map.kind == "simplified" || map.kind == "sagan" || local ||
-                        map.kind == "hard";
+  const bool local = map.kind == AttentionKind::local_m || map.kind == AttentionKind::local_p;
+  const bool dot_kind = map.kind == AttentionKind::scaled_dot || map.kind == AttentionKind::simplified || map.kind == AttentionKind::sagan || local ||
+                        map.kind == AttentionKind::hard;
   // (traced name, name in the JSON) of the stages this kind shows; hard's "weights" are its distribution a.
   std::vector<std::pair<std::string, std::string>> wanted = {{"q", "q"}, {"k", "k"}, {"scores", "scores"}};
-  if (map.kind == "additive") wanted = {{"q", "q"}, {"k", "k"}, {"tanh", "tanh"}, {"scores", "scores"}};
-  if (map.kind == "linear") wanted = {{"q", "q"}, {"k", "k"}, {"phi_q", "phi_q"}, {"phi_k", "phi_k"}};
-  if (map.kind == "external") wanted = {{"q", "q"}, {"scores", "scores"}, {"token_softmax", "token_softmax"}};
-  if (map.kind == "local_p") wanted.insert(wanted.end(), {{"softmax", "softmax"}, {"gaussian", "gaussian"}});
-  if (map.kind == "hard") wanted.emplace_back("weights", "distribution");
+  if (map.kind == AttentionKind::additive) wanted = {{"q", "q"}, {"k", "k"}, {"tanh", "tanh"}, {"scores", "scores"}};
+  if (map.kind == AttentionKind::linear) wanted = {{"q", "q"}, {"k", "k"}, {"phi_q", "phi_q"}, {"phi_k", "phi_k"}};
+  if (map.kind == AttentionKind::external) wanted = {{"q", "q"}, {"scores", "scores"}, {"token_softmax", "token_softmax"}};
+  if (map.kind == AttentionKind::local_p) wanted.insert(wanted.end(), {{"softmax", "softmax"}, {"gaussian", "gaussian"}});
+  if (map.kind == AttentionKind::hard) wanted.emplace_back("weights", "distribution");
   for (const auto& [name, shown_as] : wanted) {
     const auto found = traced.find(name);
     if (found == traced.end()) continue;
@@ -116,7 +116,7 @@ void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Se
       }
     }
   }
-  if (map.kind == "hard" && traced.count("chosen")) map.stages.push_back(chosen_key_stage(map, traced.at("chosen")));
+  if (map.kind == AttentionKind::hard && traced.count("chosen")) map.stages.push_back(chosen_key_stage(map, traced.at("chosen")));
   const std::vector<std::pair<std::string, std::string>> parameters = {
       {"score_proj.weight", "w"}, {"gamma", "gamma"}, {"memory_k.weight", "memory_k"}};
   for (const NamedParameter& parameter : model.named_parameters()) {

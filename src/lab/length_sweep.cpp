@@ -27,25 +27,33 @@ double cpu_seconds() {
   return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
 }
 
-AttentionConfig config_for(const std::string& kind, const SweepOptions& options) {
+// A series' attention: the kind it names, or for "window" scaled_dot restricted to [window, window].
+AttentionConfig config_for(const std::string& series, const SweepOptions& options) {
   AttentionConfig config;
-  config.kind = kind == "window" ? "scaled_dot" : kind;
-  if (kind == "window") {
+  if (series == "window") {
+    config.kind = AttentionKind::scaled_dot;
     config.has_window = true;
     config.window_left = config.window_right = options.window;
+  } else {
+    config.kind = choice_named<AttentionKind>(series).value();   // run_length_sweep checked the name
   }
   return config;
 }
 
 // The numbers held by a kind's largest intermediate tensors at length n (forward values and their gradients),
 // roughly: what decides whether a size fits in memory.
-double estimated_bytes(const std::string& kind, int64_t n, const SweepOptions& options) {
+double estimated_bytes(const AttentionConfig& config, int64_t n, const SweepOptions& options) {
   const double N = static_cast<double>(n), d = static_cast<double>(options.d_model);
   const double h = static_cast<double>(options.heads);
   double numbers = 20 * N * d;                                           // projections, outputs, gradients
-  if (kind == "additive") numbers += 6 * N * N * d;                      // [h, n, n, d_k] sums, tanh, products
-  else if (kind == "scaled_dot" || kind == "simplified" || kind == "sagan") numbers += 8 * h * N * N;  // [h, n, n]
-  else if (kind == "window") numbers += 8 * h * N * static_cast<double>(2 * options.window + 1);        // the band
+  const AttentionKind kind = config.kind;
+  if (config.has_window) {
+    numbers += 8 * h * N * static_cast<double>(config.window_left + config.window_right + 1);   // the band
+  } else if (kind == AttentionKind::additive) {
+    numbers += 6 * N * N * d;                                            // [h, n, n, d_k] sums, tanh, products
+  } else if (kind == AttentionKind::scaled_dot || kind == AttentionKind::simplified || kind == AttentionKind::sagan) {
+    numbers += 8 * h * N * N;                                            // [h, n, n]
+  }
   return numbers * sizeof(real);
 }
 
@@ -83,7 +91,7 @@ std::string format_ms(double seconds) {
 }  // namespace
 
 std::vector<std::string> sweep_kinds() {
-  std::vector<std::string> kinds = attention_kinds();
+  std::vector<std::string> kinds = choice_names(AttentionKind{});
   kinds.push_back("window");
   return kinds;
 }
@@ -124,13 +132,14 @@ std::vector<SweepSeries> run_length_sweep(const SweepOptions& options) {
     SweepSeries series;
     series.kind = kind;
     Generator init(1), gen(2);
-    std::unique_ptr<Attention> module = make_attention(config_for(kind, options), AttentionUse::encoder_self,
-                                                       options.d_model, options.heads, /*dropout=*/0, init);
+    const AttentionConfig config = config_for(kind, options);
+    std::unique_ptr<Attention> module = make_attention(config, AttentionUse::encoder_self, options.d_model,
+                                                       options.heads, /*dropout=*/0, init);
     for (int64_t n = options.min_length; n <= options.max_length; n *= 2) {
-      if (estimated_bytes(kind, n, options) > options.max_bytes) {
+      if (estimated_bytes(config, n, options) > options.max_bytes) {
         char why[96];
         std::snprintf(why, sizeof why, "n ≥ %lld skipped: about %.1f GiB of intermediate tensors",
-                      static_cast<long long>(n), estimated_bytes(kind, n, options) / (1024.0 * 1024 * 1024));
+                      static_cast<long long>(n), estimated_bytes(config, n, options) / (1024.0 * 1024 * 1024));
         series.stopped = why;
         break;
       }

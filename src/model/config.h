@@ -7,16 +7,37 @@
 #include <string>
 
 #include "attention/attention.h"
+#include "nn/embedding.h"
+#include "nn/layers.h"
 #include "nn/module.h"
 #include "tensor/token_ids.h"
+#include "util/choice.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+// What the model does (model.task).
+enum class Task {
+  translation,  // the encoder–decoder Seq2Seq (model/transformer.h)
+  cloze,        // a reader answering cloze questions by pointing into the document (cloze/cloze_reader.h)
+};
+// Which reader answers a cloze question (model.reader; attention/reader.h).
+enum class ReaderKind {
+  aoa,        // attention over attention (Cui et al. 2017)
+  as_reader,  // attention sum (Kadlec et al. 2016)
+};
+// Where each sublayer's LayerNorm sits (model.norm).
+enum class NormPlacement {
+  post,  // x ← LayerNorm(x + Sublayer(x)), as in the paper
+  pre,   // x ← x + Sublayer(LayerNorm(x)), with one more LayerNorm after the last layer
+};
+// The config's words for each (util/choice.h), in config.cpp.
+const std::vector<std::string>& choice_names(Task);           // "translation", "cloze"
+const std::vector<std::string>& choice_names(ReaderKind);     // "aoa", "as_reader"
+const std::vector<std::string>& choice_names(NormPlacement);  // "post", "pre"
+
 struct ModelConfig {
-  // What the model does (model/cloze_reader.h): translate (the encoder–decoder Seq2Seq), or answer cloze
-  // questions by pointing into the document with one of the two readers of attention/reader.h.
-  std::string task = "translation";  // translation | cloze
-  std::string reader = "aoa";        // cloze only: aoa (attention over attention) | as_reader (attention sum)
+  Task task = Task::translation;
+  ReaderKind reader = ReaderKind::aoa;  // cloze only
   int64_t src_vocab = 0;            // source vocabulary size (ids 0 … src_vocab−1)
   int64_t tgt_vocab = 0;            // target vocabulary size
   bool share_embeddings = false;    // one table for source and target (needs src_vocab == tgt_vocab)
@@ -27,10 +48,10 @@ struct ModelConfig {
   int64_t encoder_layers = 2;
   int64_t decoder_layers = 2;
   double dropout = 0.1;             // on embeddings, attention weights, FFN hidden units and sublayer outputs
-  std::string activation = "relu";  // relu | gelu
-  std::string norm = "post";        // post (as in the paper) | pre
+  Activation activation = Activation::relu;
+  NormPlacement norm = NormPlacement::post;
   bool residual = true;             // x + Sublayer(x); false drops the "x +" in every sublayer (an ablation)
-  std::string positional = "sinusoidal";  // sinusoidal | learned | none
+  PositionalKind positional = PositionalKind::sinusoidal;
   int64_t max_len = 256;            // positions of the learned table
   // How the modules compute (nn/module.h): the paper's chain of plain ops, written in each module under its
   // equation, or the fused kernels of src/kernels/ that stand for those chains. Same numbers to rounding.

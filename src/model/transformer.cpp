@@ -43,7 +43,7 @@ Tensor sublayer(const Tensor& x, const Module& module, const LayerNorm& norm, Su
   return normed;
 }
 
-SublayerWiring wiring_of(const ModelConfig& c) { return {c.norm == "pre", c.residual}; }
+SublayerWiring wiring_of(const ModelConfig& c) { return {c.norm == NormPlacement::pre, c.residual}; }
 
 }  // namespace
 
@@ -53,7 +53,7 @@ EncoderLayer::EncoderLayer(const ModelConfig& c, const std::string& name, Genera
     : self_attn(register_module("self_attn", named_attention(c, c.encoder_attention, AttentionUse::encoder_self,
                                                              name + ".self_attn", init))),
       self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
-      ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
+      ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, c.activation,
                                                               c.dropout, init))),
       final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
       wiring_(wiring_of(c)),
@@ -76,7 +76,7 @@ DecoderLayer::DecoderLayer(const ModelConfig& c, const std::string& name, Genera
       encoder_attn(register_module("encoder_attn", named_attention(c, c.cross_attention, AttentionUse::cross,
                                                                    name + ".encoder_attn", init))),
       encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
-      ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, parse_activation(c.activation),
+      ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, c.activation,
                                                               c.dropout, init))),
       final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
       wiring_(wiring_of(c)),
@@ -118,11 +118,18 @@ namespace {
 
 double attention_parameters(const AttentionConfig& a, double d, double heads) {
   const double projection = d * d + d;                                          // one d → d Linear with its bias
-  if (a.kind == "additive") return 4 * projection + d;                          // + the score vector of each head
-  if (a.kind == "external") return 2 * projection + 2 * double(a.memory_slots) * (d / heads);   // M_k, M_v
-  if (a.kind == "simplified") return projection;                                // out_proj only
-  if (a.kind == "local_p") return 4 * projection + d * d + d;                  // + W_p (no bias) and each head's v_p
-  return 4 * projection;                             // scaled_dot, linear, local_m, hard; sagan fewer
+  switch (a.kind) {
+    case AttentionKind::additive: return 4 * projection + d;                    // + the score vector of each head
+    case AttentionKind::external: return 2 * projection + 2 * double(a.memory_slots) * (d / heads);   // M_k, M_v
+    case AttentionKind::simplified: return projection;                          // out_proj only
+    case AttentionKind::local_p: return 4 * projection + d * d + d;             // + W_p (no bias) and each head's v_p
+    case AttentionKind::sagan:                                                  // fewer: Q, K project to d/8
+    case AttentionKind::scaled_dot:
+    case AttentionKind::linear:
+    case AttentionKind::local_m:
+    case AttentionKind::hard: return 4 * projection;
+  }
+  return 4 * projection;
 }
 
 }  // namespace
@@ -135,8 +142,8 @@ double estimated_parameters(const ModelConfig& c) {
                                attention_parameters(c.cross_attention, d, heads) + ffn + 3 * norm;
   double total = double(c.encoder_layers) * encoder_layer + double(c.decoder_layers) * decoder_layer;
   total += double(c.src_vocab) * d + (c.share_embeddings ? 0 : double(c.tgt_vocab) * d);
-  if (c.positional == "learned") total += 2 * double(c.max_len) * d;
-  if (c.norm == "pre") total += 2 * norm;
+  if (c.positional == PositionalKind::learned) total += 2 * double(c.max_len) * d;
+  if (c.norm == NormPlacement::pre) total += 2 * norm;
   if (!c.tie_output) total += double(c.tgt_vocab) * d;
   return total;
 }
@@ -176,9 +183,6 @@ void check_model_config(const ModelConfig& c) {
   if (!(c.dropout >= 0 && c.dropout < 1)) {
     throw Error("model.dropout must be in [0, 1), got " + std::to_string(c.dropout));
   }
-  if (c.norm != "post" && c.norm != "pre") throw Error("model.norm: '" + c.norm + "' is not one of post, pre");
-  parse_activation(c.activation);
-  parse_positional(c.positional);
   if (c.share_embeddings && c.src_vocab != c.tgt_vocab) {
     throw Error("model.share_embeddings needs one vocabulary for both sides, but the source has " +
                 std::to_string(c.src_vocab) + " tokens and the target " + std::to_string(c.tgt_vocab));
@@ -188,7 +192,6 @@ void check_model_config(const ModelConfig& c) {
 
 Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
   check_model_config(c);
-  const PositionalKind positional = parse_positional(c.positional);
 
   if (c.share_embeddings) {
     src_embed_ = tgt_embed_ = &register_module("shared", std::make_unique<Embedding>(c.src_vocab, c.d_model, init));
@@ -196,23 +199,23 @@ Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
     src_embed_ = &register_module("encoder.embed_tokens", std::make_unique<Embedding>(c.src_vocab, c.d_model, init));
   }
   src_positions_ = &register_module("encoder.embed_positions",
-                                    std::make_unique<PositionalEncoding>(positional, c.d_model, c.max_len, init));
+                                    std::make_unique<PositionalEncoding>(c.positional, c.d_model, c.max_len, init));
   for (int64_t i = 0; i < c.encoder_layers; ++i) {
     std::string name = "encoder.layers." + std::to_string(i);
     encoder_layers_.push_back(&register_module(name, std::make_unique<EncoderLayer>(c, name, init)));
   }
-  if (c.norm == "pre") encoder_norm_ = &register_module("encoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
+  if (c.norm == NormPlacement::pre) encoder_norm_ = &register_module("encoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
 
   if (!c.share_embeddings) {
     tgt_embed_ = &register_module("decoder.embed_tokens", std::make_unique<Embedding>(c.tgt_vocab, c.d_model, init));
   }
   tgt_positions_ = &register_module("decoder.embed_positions",
-                                    std::make_unique<PositionalEncoding>(positional, c.d_model, c.max_len, init));
+                                    std::make_unique<PositionalEncoding>(c.positional, c.d_model, c.max_len, init));
   for (int64_t i = 0; i < c.decoder_layers; ++i) {
     std::string name = "decoder.layers." + std::to_string(i);
     decoder_layers_.push_back(&register_module(name, std::make_unique<DecoderLayer>(c, name, init)));
   }
-  if (c.norm == "pre") decoder_norm_ = &register_module("decoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
+  if (c.norm == NormPlacement::pre) decoder_norm_ = &register_module("decoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
 
   if (c.tie_output) {
     output_weight_ = tgt_embed_->weight;     // the same tensor: one parameter, gradients from both uses add up
@@ -235,8 +238,16 @@ Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& position
 }
 
 Tensor Seq2Seq::encode(const TokenIds& src, ForwardContext& ctx) {
+  Tensor e = src_embed_->forward(src);                                        // [B, S, d] = E[src] · √d
+  ctx.trace(*src_embed_, e);
+  return encode_embedded(e, src, ctx);
+}
+
+Tensor Seq2Seq::encode_embedded(const Tensor& e, const TokenIds& src, ForwardContext& ctx) {
   AttentionMask self_mask = make_padding_mask(src, src.shape[1], /*causal=*/false);
-  Tensor x = embed(*src_embed_, *src_positions_, src, ctx);                   // [B, S, d]
+  Tensor x = src_positions_->forward(e);                                      // [B, S, d] + P[0:S]
+  ctx.trace(*src_positions_, x);
+  x = apply_dropout(x, config_.dropout, ctx);
   for (EncoderLayer* layer : encoder_layers_) x = layer->forward(x, self_mask, ctx);
   if (encoder_norm_) {
     x = encoder_norm_->forward(x);                                            // pre-LN's final norm
@@ -285,7 +296,7 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
 
 bool Seq2Seq::learns_by_reward() const {
   for (const AttentionConfig* a : {&config_.encoder_attention, &config_.decoder_attention, &config_.cross_attention}) {
-    if (a->kind == "hard") return true;
+    if (a->kind == AttentionKind::hard) return true;
   }
   return false;
 }

@@ -20,11 +20,9 @@ Tensor Embedding::forward(const TokenIds& ids) const {
   return scale(embedding(weight, ids), scale_factor);                      // [B, T, d_model]
 }
 
-PositionalKind parse_positional(const std::string& name) {
-  if (name == "sinusoidal") return PositionalKind::sinusoidal;
-  if (name == "learned") return PositionalKind::learned;
-  if (name == "none") return PositionalKind::none;
-  throw Error("model.positional: '" + name + "' is not one of sinusoidal, learned, none");
+const std::vector<std::string>& choice_names(PositionalKind) {
+  static const std::vector<std::string> names{"sinusoidal", "learned", "none"};
+  return names;
 }
 
 PositionalEncoding::PositionalEncoding(PositionalKind k, int64_t d_model, int64_t max_len, Generator& init)

@@ -24,8 +24,9 @@ class Embedding : public Module {
   Tensor weight;  // [V, d_model]
 };
 
+// How a token learns its position (model.positional): a fixed sinusoid, a learned row, or not at all.
 enum class PositionalKind { sinusoidal, learned, none };
-PositionalKind parse_positional(const std::string& name);   // "sinusoidal" | "learned" | "none", else Error
+const std::vector<std::string>& choice_names(PositionalKind);   // "sinusoidal", "learned", "none" (util/choice.h)
 
 class PositionalEncoding : public Module {
  public:

@@ -27,8 +27,9 @@ class LayerNorm : public Module {
   double eps;
 };
 
+// The nonlinearity between the feed-forward network's two linear layers (model.activation).
 enum class Activation { relu, gelu };
-Activation parse_activation(const std::string& name);   // "relu" | "gelu", else Error
+const std::vector<std::string>& choice_names(Activation);   // "relu", "gelu" (util/choice.h)
 
 class FeedForward : public Module {
  public:

@@ -5,13 +5,10 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-ComputePath parse_compute_path(const std::string& name, const std::string& key) {
-  if (name == "paper") return ComputePath::paper;
-  if (name == "fused") return ComputePath::fused;
-  throw Error(key + ": '" + name.substr(0, 40) + "' is not one of paper, fused");
+const std::vector<std::string>& choice_names(ComputePath) {
+  static const std::vector<std::string> names{"paper", "fused"};
+  return names;
 }
-
-const char* compute_path_name(ComputePath path) { return path == ComputePath::paper ? "paper" : "fused"; }
 
 void Module::use_compute_path(ComputePath path) {
   compute_path_ = path;

@@ -14,6 +14,7 @@
 
 #include "tensor/product.h"
 #include "tensor/tensor.h"
+#include "util/choice.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -25,9 +26,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 //          test_two_paths.cpp checks the two agree)
 // A model's path is its own and nothing else's: two models in one process may compute by different paths.
 enum class ComputePath { paper, fused };
-// "paper" | "fused"; throws attnlab::Error naming `key` (model.path, --path) and the two choices.
-ComputePath parse_compute_path(const std::string& name, const std::string& key = "model.path");
-const char* compute_path_name(ComputePath path);
+const std::vector<std::string>& choice_names(ComputePath);  // "paper", "fused": the config's words (util/choice.h)
 
 struct NamedParameter {
   std::string name;  // "encoder.layers.0.self_attn.q_proj.weight"

@@ -11,15 +11,15 @@
 //   3. check_consistency() looks at keys that depend on each other (data.train_src needs data.train_tgt, …).
 #include "run/config_io.h"
 
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <cstddef>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "run/config_table.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -46,23 +46,23 @@ const AttentionConfig& attention_of(const RunConfig& c, const std::string& use) 
 Section attention_section(const std::string& use) {
   auto at = [use](RunConfig& c) -> AttentionConfig& { return attention_of(c, use); };
   return {"model.attention." + use,
-          {{"kind", [at](RunConfig& c) { return &at(c).kind; }, Range::any, attention_kinds(),
+          {{"kind", [at](RunConfig& c) { return choice_of(&at(c).kind); }, Range::any,
             "the attention mechanism (the table below)"},
-           {"scale", [at](RunConfig& c) { return &at(c).scale; }, Range::any, {},
+           {"scale", [at](RunConfig& c) { return &at(c).scale; }, Range::any,
             "divide scores by √d_k (softmax kinds); false shows what the √d_k is for"},
            {"window", [at](RunConfig& c) { return Window{&at(c).has_window, &at(c).window_left, &at(c).window_right}; },
-            Range::any, {}, "none, or [left, right]: query i sees only keys i − left … i + right (softmax kinds)"},
-           {"memory_slots", [at](RunConfig& c) { return &at(c).memory_slots; }, Range::positive, {},
+            Range::any, "none, or [left, right]: query i sees only keys i − left … i + right (softmax kinds)"},
+           {"memory_slots", [at](RunConfig& c) { return &at(c).memory_slots; }, Range::positive,
             "S, the number of learned memory rows of external attention", 65536},
-           {"local_width", [at](RunConfig& c) { return &at(c).local_width; }, Range::positive, {},
+           {"local_width", [at](RunConfig& c) { return &at(c).local_width; }, Range::positive,
             "D, the half-width of local_m / local_p's window [p_i − D, p_i + D] (σ = D / 2)", 65536},
-           {"hard_expectation", [at](RunConfig& c) { return &at(c).hard_expectation; }, Range::below_one, {},
+           {"hard_expectation", [at](RunConfig& c) { return &at(c).hard_expectation; }, Range::below_one,
             "hard: the probability that a training sentence uses the expectation instead of a sample"},
-           {"hard_entropy", [at](RunConfig& c) { return &at(c).hard_entropy; }, Range::non_negative, {},
+           {"hard_entropy", [at](RunConfig& c) { return &at(c).hard_entropy; }, Range::non_negative,
             "hard: λ_e, the weight of the entropy bonus"},
-           {"hard_baseline_decay", [at](RunConfig& c) { return &at(c).hard_baseline_decay; }, Range::below_one, {},
+           {"hard_baseline_decay", [at](RunConfig& c) { return &at(c).hard_baseline_decay; }, Range::below_one,
             "hard: the reward baseline's moving average, b ← decay · b + (1 − decay) · mean reward"},
-           {"hard_eval", [at](RunConfig& c) { return &at(c).hard_eval; }, Range::any, {"argmax", "expectation"},
+           {"hard_eval", [at](RunConfig& c) { return choice_of(&at(c).hard_eval); }, Range::any,
             "hard, at evaluation: argmax (the likeliest key) | expectation (the soft mix)"}}};
 }
 
@@ -70,128 +70,126 @@ Section attention_section(const std::string& use) {
 std::vector<Section> sections() {
   return {
       {"data",
-       {{"train_src", [](RunConfig& c) { return &c.data.train_src; }, Range::any, {},
+       {{"train_src", [](RunConfig& c) { return &c.data.train_src; }, Range::any,
          "training source text, one sentence a line (needs train_tgt)"},
-        {"train_tgt", [](RunConfig& c) { return &c.data.train_tgt; }, Range::any, {},
+        {"train_tgt", [](RunConfig& c) { return &c.data.train_tgt; }, Range::any,
          "training target text: line i translates line i of train_src"},
-        {"train_tsv", [](RunConfig& c) { return &c.data.train_tsv; }, Range::any, {},
+        {"train_tsv", [](RunConfig& c) { return &c.data.train_tsv; }, Range::any,
          "instead of train_src/train_tgt: one file of `source<TAB>target` lines"},
-        {"valid_src", [](RunConfig& c) { return &c.data.valid_src; }, Range::any, {},
+        {"valid_src", [](RunConfig& c) { return &c.data.valid_src; }, Range::any,
          "validation source text (optional; needs valid_tgt)"},
-        {"valid_tgt", [](RunConfig& c) { return &c.data.valid_tgt; }, Range::any, {}, "validation target text"},
-        {"valid_tsv", [](RunConfig& c) { return &c.data.valid_tsv; }, Range::any, {},
+        {"valid_tgt", [](RunConfig& c) { return &c.data.valid_tgt; }, Range::any, "validation target text"},
+        {"valid_tsv", [](RunConfig& c) { return &c.data.valid_tsv; }, Range::any,
          "instead of valid_src/valid_tgt: one TSV file"},
-        {"test_src", [](RunConfig& c) { return &c.data.test_src; }, Range::any, {},
+        {"test_src", [](RunConfig& c) { return &c.data.test_src; }, Range::any,
          "test source text (optional; needs test_tgt)"},
-        {"test_tgt", [](RunConfig& c) { return &c.data.test_tgt; }, Range::any, {}, "test target text"},
-        {"test_tsv", [](RunConfig& c) { return &c.data.test_tsv; }, Range::any, {},
+        {"test_tgt", [](RunConfig& c) { return &c.data.test_tgt; }, Range::any, "test target text"},
+        {"test_tsv", [](RunConfig& c) { return &c.data.test_tsv; }, Range::any,
          "instead of test_src/test_tgt: one TSV file"},
-        {"max_len", [](RunConfig& c) { return &c.data.max_len; }, Range::positive, {},
+        {"max_len", [](RunConfig& c) { return &c.data.max_len; }, Range::positive,
          "pairs with more tokens than this on either side are skipped (and counted)"},
-        {"lowercase", [](RunConfig& c) { return &c.data.lowercase; }, Range::any, {},
+        {"lowercase", [](RunConfig& c) { return &c.data.lowercase; }, Range::any,
          "lower-case all text before tokenizing"}}},
       {"tokenizer",
-       {{"kind", [](RunConfig& c) { return &c.tokenizer.kind; }, Range::any, {"word", "char", "bpe", "unigram"},
+       {{"kind", [](RunConfig& c) { return choice_of(&c.tokenizer.kind); }, Range::any,
          "word | char | bpe | unigram (bpe and unigram are sentencepiece subwords)"},
-        {"vocab_size", [](RunConfig& c) { return &c.tokenizer.vocab_size; }, Range::non_negative, {},
+        {"vocab_size", [](RunConfig& c) { return &c.tokenizer.vocab_size; }, Range::non_negative,
          "bpe / unigram: the vocabulary size; word / char: a cap on it (0 = keep all)"},
-        {"shared", [](RunConfig& c) { return &c.tokenizer.shared; }, Range::any, {},
+        {"shared", [](RunConfig& c) { return &c.tokenizer.shared; }, Range::any,
          "one vocabulary for source and target"},
-        {"min_count", [](RunConfig& c) { return &c.tokenizer.min_count; }, Range::positive, {},
+        {"min_count", [](RunConfig& c) { return &c.tokenizer.min_count; }, Range::positive,
          "word / char: tokens seen fewer times become unk"}}},
       {"model",
-       {{"task", [](RunConfig& c) { return &c.model.task; }, Range::any, {"translation", "cloze"},
-         "translation (the encoder-decoder) | cloze (a reader answering cloze questions, data/cloze.h)"},
-        {"reader", [](RunConfig& c) { return &c.model.reader; }, Range::any, {"aoa", "as_reader"},
+       {{"task", [](RunConfig& c) { return choice_of(&c.model.task); }, Range::any,
+         "translation (the encoder-decoder) | cloze (a reader answering cloze questions, data/synthetic/cloze.h)"},
+        {"reader", [](RunConfig& c) { return choice_of(&c.model.reader); }, Range::any,
          "cloze only: aoa (attention over attention) | as_reader (attention sum), attention/reader.h"},
-        {"share_embeddings", [](RunConfig& c) { return &c.model.share_embeddings; }, Range::any, {},
+        {"share_embeddings", [](RunConfig& c) { return &c.model.share_embeddings; }, Range::any,
          "one embedding table for source and target (needs tokenizer.shared: true)"},
-        {"tie_output", [](RunConfig& c) { return &c.model.tie_output; }, Range::any, {},
+        {"tie_output", [](RunConfig& c) { return &c.model.tie_output; }, Range::any,
          "the output projection reuses the target embedding table"},
-        {"d_model", [](RunConfig& c) { return &c.model.d_model; }, Range::positive, {},
+        {"d_model", [](RunConfig& c) { return &c.model.d_model; }, Range::positive,
          "width of every token vector (a multiple of heads)", 65536},
-        {"heads", [](RunConfig& c) { return &c.model.heads; }, Range::positive, {},
+        {"heads", [](RunConfig& c) { return &c.model.heads; }, Range::positive,
          "attention heads; each has d_k = d_model / heads"},
-        {"d_ff", [](RunConfig& c) { return &c.model.d_ff; }, Range::positive, {},
+        {"d_ff", [](RunConfig& c) { return &c.model.d_ff; }, Range::positive,
          "hidden width of the position-wise feed-forward network", 1048576},
-        {"encoder_layers", [](RunConfig& c) { return &c.model.encoder_layers; }, Range::positive, {},
+        {"encoder_layers", [](RunConfig& c) { return &c.model.encoder_layers; }, Range::positive,
          "N, encoder layers", 1000},
-        {"decoder_layers", [](RunConfig& c) { return &c.model.decoder_layers; }, Range::positive, {},
+        {"decoder_layers", [](RunConfig& c) { return &c.model.decoder_layers; }, Range::positive,
          "N, decoder layers", 1000},
-        {"dropout", [](RunConfig& c) { return &c.model.dropout; }, Range::below_one, {},
+        {"dropout", [](RunConfig& c) { return &c.model.dropout; }, Range::below_one,
          "on embeddings, attention weights, FFN hidden units and sublayer outputs"},
-        {"activation", [](RunConfig& c) { return &c.model.activation; }, Range::any, {"relu", "gelu"},
+        {"activation", [](RunConfig& c) { return choice_of(&c.model.activation); }, Range::any,
          "relu | gelu, inside the feed-forward network"},
-        {"norm", [](RunConfig& c) { return &c.model.norm; }, Range::any, {"post", "pre"},
+        {"norm", [](RunConfig& c) { return choice_of(&c.model.norm); }, Range::any,
          "post (LayerNorm after the residual, as in the paper) | pre (before the sublayer)"},
-        {"residual", [](RunConfig& c) { return &c.model.residual; }, Range::any, {},
+        {"residual", [](RunConfig& c) { return &c.model.residual; }, Range::any,
          "x + Sublayer(x) in every layer; false drops the x + (an ablation)"},
-        {"positional", [](RunConfig& c) { return &c.model.positional; }, Range::any,
-         {"sinusoidal", "learned", "none"}, "sinusoidal | learned | none"},
-        {"max_len", [](RunConfig& c) { return &c.model.max_len; }, Range::positive, {},
+        {"positional", [](RunConfig& c) { return choice_of(&c.model.positional); }, Range::any,
+         "sinusoidal | learned | none"},
+        {"max_len", [](RunConfig& c) { return &c.model.max_len; }, Range::positive,
          "positions in the learned table (learned positions only)", 1048576},
-        {"path", [](RunConfig& c) { return choice_of(&c.model.path, {"paper", "fused"}); }, Range::any,
-         {"paper", "fused"}, "paper (the paper's chain of plain ops, what to read) | fused (the fast kernels, "
+        {"path", [](RunConfig& c) { return choice_of(&c.model.path); }, Range::any,
+         "paper (the paper's chain of plain ops, what to read) | fused (the fast kernels, "
          "src/kernels/; the same numbers to rounding)"},
-        {"gemm", [](RunConfig& c) { return choice_of(&c.model.gemm, {"eigen", "packed", "blas", "auto"}); },
-         Range::any, {"eigen", "packed", "blas", "auto"}, "the fused path's matrix products: auto (OpenBLAS when "
-         "built in, else packed) | packed (attnlab's own) | eigen | blas (OpenBLAS); same numbers to rounding"}}},
+        {"gemm", [](RunConfig& c) { return choice_of(&c.model.gemm); }, Range::any,
+         "the fused path's matrix products: auto (OpenBLAS when built in, else packed) | packed (attnlab's own) | "
+         "eigen | blas (OpenBLAS); the same numbers to rounding"}}},
       attention_section("encoder"),
       attention_section("decoder"),
       attention_section("cross"),
       {"train",
-       {{"seed", [](RunConfig& c) { return &c.train.seed; }, Range::any, {},
+       {{"seed", [](RunConfig& c) { return &c.train.seed; }, Range::any,
          "seeds initialisation, dropout and batch order: the same seed gives the same run"},
-        {"threads", [](RunConfig& c) { return &c.train.threads; }, Range::non_negative, {},
+        {"threads", [](RunConfig& c) { return &c.train.threads; }, Range::non_negative,
          "CPU threads (0 = all cores)", 1024},
-        {"batch_tokens", [](RunConfig& c) { return &c.train.batch_tokens; }, Range::positive, {},
+        {"batch_tokens", [](RunConfig& c) { return &c.train.batch_tokens; }, Range::positive,
          "source + target tokens per batch, padding included (approximately)"},
-        {"max_steps", [](RunConfig& c) { return &c.train.max_steps; }, Range::positive, {}, "optimizer steps"},
-        {"max_minutes", [](RunConfig& c) { return &c.train.max_minutes; }, Range::non_negative, {},
+        {"max_steps", [](RunConfig& c) { return &c.train.max_steps; }, Range::positive, "optimizer steps"},
+        {"max_minutes", [](RunConfig& c) { return &c.train.max_minutes; }, Range::non_negative,
          "stop after this much wall time (0 = no limit)"},
-        {"optimizer", [](RunConfig& c) { return &c.train.optimizer; }, Range::any, {"adam", "adamw"},
+        {"optimizer", [](RunConfig& c) { return choice_of(&c.train.optimizer); }, Range::any,
          "adam | adamw (decoupled weight decay)"},
-        {"lr", [](RunConfig& c) { return &c.train.lr; }, Range::positive, {},
+        {"lr", [](RunConfig& c) { return &c.train.lr; }, Range::positive,
          "peak learning rate; for noam, the multiplier of d_model^-0.5 · min(step^-0.5, step · warmup^-1.5)"},
-        {"beta1", [](RunConfig& c) { return &c.train.beta1; }, Range::below_one, {}, "Adam's β₁"},
-        {"beta2", [](RunConfig& c) { return &c.train.beta2; }, Range::below_one, {}, "Adam's β₂"},
-        {"eps", [](RunConfig& c) { return &c.train.eps; }, Range::positive, {}, "Adam's ε"},
-        {"weight_decay", [](RunConfig& c) { return &c.train.weight_decay; }, Range::non_negative, {},
-         "adamw only"},
-        {"schedule", [](RunConfig& c) { return &c.train.schedule; }, Range::any,
-         {"noam", "inverse_sqrt", "constant", "cosine"}, "noam | inverse_sqrt | constant | cosine"},
-        {"warmup_steps", [](RunConfig& c) { return &c.train.warmup_steps; }, Range::non_negative, {},
+        {"beta1", [](RunConfig& c) { return &c.train.beta1; }, Range::below_one, "Adam's β₁"},
+        {"beta2", [](RunConfig& c) { return &c.train.beta2; }, Range::below_one, "Adam's β₂"},
+        {"eps", [](RunConfig& c) { return &c.train.eps; }, Range::positive, "Adam's ε"},
+        {"weight_decay", [](RunConfig& c) { return &c.train.weight_decay; }, Range::non_negative, "adamw only"},
+        {"schedule", [](RunConfig& c) { return choice_of(&c.train.schedule); }, Range::any,
+         "noam | inverse_sqrt | constant | cosine"},
+        {"warmup_steps", [](RunConfig& c) { return &c.train.warmup_steps; }, Range::non_negative,
          "steps of linear warm-up (noam and inverse_sqrt need at least 1)"},
-        {"label_smoothing", [](RunConfig& c) { return &c.train.label_smoothing; }, Range::below_one, {},
+        {"label_smoothing", [](RunConfig& c) { return &c.train.label_smoothing; }, Range::below_one,
          "ε_ls: the target distribution puts 1 − ε_ls on the right token"},
-        {"clip_norm", [](RunConfig& c) { return &c.train.clip_norm; }, Range::non_negative, {},
+        {"clip_norm", [](RunConfig& c) { return &c.train.clip_norm; }, Range::non_negative,
          "clip the global gradient norm to this (0 = off)"},
-        {"accumulate", [](RunConfig& c) { return &c.train.accumulate; }, Range::positive, {},
-         "batches per optimizer step"},
-        {"valid_every", [](RunConfig& c) { return &c.train.valid_every; }, Range::positive, {},
+        {"accumulate", [](RunConfig& c) { return &c.train.accumulate; }, Range::positive, "batches per optimizer step"},
+        {"valid_every", [](RunConfig& c) { return &c.train.valid_every; }, Range::positive,
          "steps between validations"},
-        {"valid_samples", [](RunConfig& c) { return &c.train.valid_samples; }, Range::non_negative, {},
+        {"valid_samples", [](RunConfig& c) { return &c.train.valid_samples; }, Range::non_negative,
          "validation sentences translated greedily for exact match and BLEU"},
-        {"checkpoint_every", [](RunConfig& c) { return &c.train.checkpoint_every; }, Range::positive, {},
+        {"checkpoint_every", [](RunConfig& c) { return &c.train.checkpoint_every; }, Range::positive,
          "steps between checkpoints"},
-        {"keep_last", [](RunConfig& c) { return &c.train.keep_last; }, Range::non_negative, {},
+        {"keep_last", [](RunConfig& c) { return &c.train.keep_last; }, Range::non_negative,
          "checkpoints kept besides the best"},
-        {"log_every", [](RunConfig& c) { return &c.train.log_every; }, Range::positive, {},
+        {"log_every", [](RunConfig& c) { return &c.train.log_every; }, Range::positive,
          "steps between log lines when not on a terminal"},
-        {"shard_optimizer", [](RunConfig& c) { return &c.train.shard_optimizer; }, Range::any, {},
+        {"shard_optimizer", [](RunConfig& c) { return &c.train.shard_optimizer; }, Range::any,
          "under mpirun, each rank keeps Adam's moments for 1/N of the parameters (ZeRO stage 1)"},
-        {"allreduce_bucket_mb", [](RunConfig& c) { return &c.train.allreduce_bucket_mb; }, Range::non_negative, {},
+        {"allreduce_bucket_mb", [](RunConfig& c) { return &c.train.allreduce_bucket_mb; }, Range::non_negative,
          "under mpirun, gradients summed in buckets of this many MB while backward runs (0 = one all-reduce after)",
          4096}}},
       {"decode",
-       {{"beam", [](RunConfig& c) { return &c.decode.beam; }, Range::positive, {}, "beam size (1 = greedy)", 1000},
-        {"length_penalty", [](RunConfig& c) { return &c.decode.length_penalty; }, Range::non_negative, {},
+       {{"beam", [](RunConfig& c) { return &c.decode.beam; }, Range::positive, "beam size (1 = greedy)", 1000},
+        {"length_penalty", [](RunConfig& c) { return &c.decode.length_penalty; }, Range::non_negative,
          "GNMT's α: scores are divided by ((5 + length) / 6)^α"},
-        {"max_len_ratio", [](RunConfig& c) { return &c.decode.max_len_ratio; }, Range::positive, {},
+        {"max_len_ratio", [](RunConfig& c) { return &c.decode.max_len_ratio; }, Range::positive,
          "longest output = max_len_ratio · source length + max_len_extra", 10},
-        {"max_len_extra", [](RunConfig& c) { return &c.decode.max_len_extra; }, Range::non_negative, {},
+        {"max_len_extra", [](RunConfig& c) { return &c.decode.max_len_extra; }, Range::non_negative,
          "see max_len_ratio", 1000},
-        {"batch_tokens", [](RunConfig& c) { return &c.decode.batch_tokens; }, Range::positive, {},
+        {"batch_tokens", [](RunConfig& c) { return &c.decode.batch_tokens; }, Range::positive,
          "source tokens per batch when many sentences are translated (sorted by length)", 1048576}}},
   };
 }
@@ -265,9 +263,10 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
          "(one file of source<TAB>target lines)");
   }
 
-  if (c.tokenizer.kind != "word" && c.tokenizer.kind != "char" && c.tokenizer.vocab_size <= 4) {
+  const bool subwords = c.tokenizer.kind == TokenizerKind::bpe || c.tokenizer.kind == TokenizerKind::unigram;
+  if (subwords && c.tokenizer.vocab_size <= 4) {
     fail("tokenizer.vocab_size" + where("tokenizer.vocab_size") + " must be more than 4 (the special ids pad, bos, "
-         "eos, unk) for a " + c.tokenizer.kind + " tokenizer, got " + std::to_string(c.tokenizer.vocab_size));
+         "eos, unk) for a " + name_of(c.tokenizer.kind) + " tokenizer, got " + std::to_string(c.tokenizer.vocab_size));
   }
   if (c.model.d_model % c.model.heads != 0) {
     fail("model.d_model = " + std::to_string(c.model.d_model) + where("model.d_model") +
@@ -278,7 +277,8 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
     fail("model.share_embeddings" + where("model.share_embeddings") + " needs one vocabulary for both sides; set "
          "tokenizer.shared: true" + where("tokenizer.shared") + " or model.share_embeddings: false");
   }
-  if (c.model.positional == "learned" && c.data.max_len >= c.model.max_len) {   // needs max_len + 1 positions
+  // Learned positions need data.max_len + 1 of them.
+  if (c.model.positional == PositionalKind::learned && c.data.max_len >= c.model.max_len) {
     fail("model.max_len = " + std::to_string(c.model.max_len) + where("model.max_len") +
          " is too small for learned positions: sentences of data.max_len = " + std::to_string(c.data.max_len) +
          where("data.max_len") + " tokens plus bos or eos need " + std::to_string(c.data.max_len + 1) +
@@ -287,31 +287,79 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
   for (const std::string& use : attention_uses) {
     const AttentionConfig& a = attention_of(c, use);
     const std::string path = "model.attention." + use;
-    if (use == "cross" && a.kind == "external") {
+    if (use == "cross" && a.kind == AttentionKind::external) {
       fail(path + ".kind" + where(path + ".kind") + ": external attention cannot be cross-attention — its keys and "
            "values are learned memories, not the encoder's output, so the decoder would never see the source "
            "sentence. Use it for encoder or decoder self-attention");
     }
-    if (a.has_window && (a.kind == "external" || a.kind == "linear")) {
-      fail(path + ".window" + where(path + ".window") + ": a window restricts a softmax over keys, and '" + a.kind +
-           "' attention has none; use it with scaled_dot, additive, simplified, sagan or hard");
+    if (a.has_window && (a.kind == AttentionKind::external || a.kind == AttentionKind::linear)) {
+      fail(path + ".window" + where(path + ".window") + ": a window restricts a softmax over keys, and '" +
+           name_of(a.kind) + "' attention has none; use it with scaled_dot, additive, simplified, sagan or hard");
     }
-    if (a.has_window && (a.kind == "local_m" || a.kind == "local_p")) {
-      fail(path + ".window" + where(path + ".window") + ": " + a.kind + " has its own window [p_i − D, p_i + D] "
-           "around its centre p_i; set D with " + path + ".local_width instead");
+    if (a.has_window && (a.kind == AttentionKind::local_m || a.kind == AttentionKind::local_p)) {
+      fail(path + ".window" + where(path + ".window") + ": " + name_of(a.kind) +
+           " has its own window [p_i − D, p_i + D] around its centre p_i; set D with " + path + ".local_width instead");
     }
   }
-  if (c.model.task == "cloze" && (c.tokenizer.kind != "word" || !c.tokenizer.shared)) {
+  if (c.model.task == Task::cloze && (c.tokenizer.kind != TokenizerKind::word || !c.tokenizer.shared)) {
     fail("model.task: cloze" + where("model.task") + " needs tokenizer.kind: word and tokenizer.shared: true" +
          where("tokenizer.kind") + ": the answer must be one word of the document's vocabulary");
   }
-  if ((c.train.schedule == "noam" || c.train.schedule == "inverse_sqrt") && c.train.warmup_steps < 1) {
-    fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + c.train.schedule +
+  const ScheduleKind schedule = c.train.schedule;
+  if ((schedule == ScheduleKind::noam || schedule == ScheduleKind::inverse_sqrt) && c.train.warmup_steps < 1) {
+    fail("train.warmup_steps" + where("train.warmup_steps") + " must be at least 1 for the " + name_of(schedule) +
          " schedule" + where("train.schedule") + ", which divides by it");
   }
-  if (c.train.optimizer == "adam" && c.train.weight_decay != 0) {
+  if (c.train.optimizer == OptimizerKind::adam && c.train.weight_decay != 0) {
     fail("train.weight_decay" + where("train.weight_decay") + " is used by adamw only, but train.optimizer is "
          "adam" + where("train.optimizer") + "; set train.optimizer: adamw or remove weight_decay");
+  }
+}
+
+// ---- Nesting: a config nests four levels (model.attention.encoder.kind); the parser recurses once a level ----
+
+constexpr int max_nesting = 32;
+constexpr size_t max_config_bytes = size_t{1} << 20;   // 1 MiB: the longest shipped config is a few KiB
+
+[[noreturn]] void refuse_nesting(const std::string& source_name, int64_t line) {
+  throw Error(source_name + ": the YAML nests deeper than " + std::to_string(max_nesting) + " levels at line " +
+              std::to_string(line) + "; an attnlab config nests at most four (configs/README.md)");
+}
+
+// Refuses a text whose nesting is deeper than max_nesting before yaml-cpp, which recurses once a level, sees it:
+// block nesting is counted by indentation (a stack of the columns open) and the "- " items that open a line;
+// flow nesting by the [ and { open outside quotes and comments.
+void refuse_deep_nesting(const std::string& text, const std::string& source_name) {
+  std::vector<size_t> columns;   // the indentation of each open block level
+  int flow = 0;
+  int64_t line = 1;
+  for (size_t at = 0; at < text.size(); ++line) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    size_t column = text.find_first_not_of(' ', at) - at;
+    if (flow == 0 && at + column < end && text[at + column] != '#') {
+      while (!columns.empty() && columns.back() >= column) columns.pop_back();
+      columns.push_back(column);
+      for (size_t i = at + column; i + 1 < end && text[i] == '-' && text[i + 1] == ' '; i += 2) {
+        columns.push_back(++column);   // "- - x": each dash opens a sequence inside the one before
+      }
+      if (columns.size() > max_nesting) refuse_nesting(source_name, line);
+    }
+    char quote = 0;
+    for (size_t i = at; i < end; ++i) {
+      const char c = text[i];
+      if (quote) {
+        if (c == quote) quote = 0;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '#' && (i == at || text[i - 1] == ' ')) {
+        break;
+      } else if (c == '[' || c == '{') {
+        if (++flow > max_nesting) refuse_nesting(source_name, line);
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+      }
+    }
+    at = end + 1;
   }
 }
 
@@ -330,16 +378,10 @@ RunConfig parse_config(const std::string& yaml_text, const std::string& source_n
 }
 
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw Error("config file '" + path + "' not found");
-  if (std::filesystem::is_directory(path, error)) {
-    throw Error("config file '" + path + "' is a folder; give the path of a .yaml file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("config file '" + path + "' cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path, overrides);
+  if (!path_exists(path)) throw Error("config file '" + path + "' not found");
+  const std::string text = read_text_file(path, max_config_bytes);   // a regular file under the ceiling, or why not
+  refuse_deep_nesting(text, path);
+  return parse_config(text, path, overrides);
 }
 
 std::string to_yaml(const RunConfig& config) {

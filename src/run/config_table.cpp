@@ -128,7 +128,8 @@ std::string expectation(const Field& field, const Key& key) {
   if (std::holds_alternative<Window>(field)) {
     return "none or [left, right] with two whole numbers ≥ 0 (e.g. [2, 0]: two keys back, none ahead)";
   }
-  return key.choices.empty() ? "a file path" : "one of " + join(key.choices);
+  if (auto choice = std::get_if<Choice>(&field)) return "one of " + join(*choice->names);
+  return "a file path";
 }
 
 bool in_range(double value, Range range, double most = 0) {
@@ -142,7 +143,7 @@ bool in_range(double value, Range range, double most = 0) {
   return false;
 }
 
-// Parses `node` as the field's type, checks the key's range or choices, and stores it. False when it does not fit.
+// Parses `node` as the field's type, checks the key's range or words, and stores it. False when it does not fit.
 bool store(const YAML::Node& node, const Field& field, const Key& key) {
   if (const Window* window = std::get_if<Window>(&field)) {     // none, or [left, right]
     if (node.IsNull() || (node.IsScalar() && node.Scalar() == "none")) {
@@ -159,7 +160,7 @@ bool store(const YAML::Node& node, const Field& field, const Key& key) {
     *window->right = *right;
     return true;
   }
-  if (auto text = std::get_if<std::string*>(&field); text && key.choices.empty()) {   // a path: empty = not given
+  if (auto text = std::get_if<std::string*>(&field)) {                  // a path: empty = not given
     if (node.IsNull()) **text = "";
     if (node.IsScalar()) **text = node.Scalar();
     return node.IsNull() || node.IsScalar();
@@ -186,13 +187,11 @@ bool store(const YAML::Node& node, const Field& field, const Key& key) {
     } else {
       return false;
     }
-  } else if (auto p = std::get_if<Choice>(&field)) {            // an enum: the index of its name
-    const auto found = std::find(p->names.begin(), p->names.end(), scalar);
-    if (found == p->names.end()) return false;
-    p->set(static_cast<int>(found - p->names.begin()));
-  } else {                                                       // a string with a fixed set of values
-    if (std::find(key.choices.begin(), key.choices.end(), scalar) == key.choices.end()) return false;
-    *std::get<std::string*>(field) = scalar;
+  } else {                                                       // a Choice: the enum value its word names
+    const Choice& choice = std::get<Choice>(field);
+    const auto found = std::find(choice.names->begin(), choice.names->end(), scalar);
+    if (found == choice.names->end()) return false;
+    choice.set(static_cast<int>(found - choice.names->begin()));
   }
   return true;
 }
@@ -301,8 +300,8 @@ class Reader {
     const Field field = key.field(config_);
     if (!store(value, field, key)) {
       std::string message = full + ": expected " + expectation(field, key) + ", got " + shown(value);
-      if (!key.choices.empty() && value.IsScalar()) {
-        message += " — did you mean '" + closest_match(value.Scalar(), key.choices) + "'?";
+      if (auto choice = std::get_if<Choice>(&field); choice && value.IsScalar()) {
+        message += " — did you mean '" + closest_match(value.Scalar(), *choice->names) + "'?";
       }
       fail(message + line(at));
     }
@@ -388,7 +387,7 @@ std::string value_text(const Field& field) {
   if (auto p = std::get_if<double*>(&field)) return number_text(**p);
   if (auto p = std::get_if<bool*>(&field)) return **p ? "true" : "false";
   if (auto p = std::get_if<std::string*>(&field)) return **p;
-  if (auto p = std::get_if<Choice>(&field)) return p->names.at(static_cast<size_t>(p->get()));
+  if (auto p = std::get_if<Choice>(&field)) return p->names->at(static_cast<size_t>(p->get()));
   const Window& w = std::get<Window>(field);
   return *w.on ? "[" + std::to_string(*w.left) + ", " + std::to_string(*w.right) + "]" : "none";
 }

@@ -31,19 +31,20 @@ struct Window {
   int64_t* right;
 };
 
-// A fixed choice read into an enum: `names` are the enum's values in their order (choice_of makes one).
+// A fixed choice read into an enum (util/choice.h): `names` are the config's words for its values, in order.
 struct Choice {
   std::function<int()> get;
   std::function<void(int)> set;
-  std::vector<std::string> names;
+  const std::vector<std::string>* names;
 };
 template <typename Enum>
-Choice choice_of(Enum* field, std::vector<std::string> names) {
+Choice choice_of(Enum* field) {
   return {[field] { return static_cast<int>(*field); }, [field](int value) { *field = static_cast<Enum>(value); },
-          std::move(names)};
+          &choice_names(*field)};
 }
 
-// Where a key's value lives in a RunConfig; the pointer's type says how the YAML value is read.
+// Where a key's value lives in a RunConfig; the pointer's type says how the YAML value is read (a string is a
+// file path; a word from a fixed list is a Choice).
 using Field = std::variant<int64_t*, uint64_t*, double*, bool*, std::string*, Window, Choice>;
 
 enum class Range {
@@ -57,7 +58,6 @@ struct Key {
   std::string name;                         // "max_steps"
   std::function<Field(RunConfig&)> field;   // &config.train.max_steps
   Range range = Range::any;
-  std::vector<std::string> choices;         // when not empty, a string key (or a Choice) must be one of these
   std::string doc;                          // one line, for configs/README.md and the comments of to_yaml()
   double most = 0;                          // when > 0, the largest value a number may take: a size that would
                                             // otherwise reach an allocation or overflow unbounded

@@ -50,13 +50,13 @@ RunConfig config_for(const TrainRequest& request) {
   namespace fs = std::filesystem;
   const std::string saved = request.run_dir + "/config.yaml";
   if (request.resume) {
-    if (!fs::exists(saved)) {
+    if (!path_exists(saved)) {
       throw Error("'" + request.run_dir + "' is not a run folder (it has no config.yaml); start a run with "
                   "attnlab train --config FILE --run " + request.run_dir);
     }
     return load_config(saved, request.overrides);
   }
-  if (fs::exists(saved)) {
+  if (path_exists(saved)) {
     throw Error("'" + request.run_dir + "' already holds a run; continue it with attnlab train --resume " +
                 request.run_dir + ", or choose another --run folder");
   }
@@ -67,7 +67,7 @@ RunConfig config_for(const TrainRequest& request) {
 // The config, the run folder (created if missing; config.yaml comes only once the run has started), the threads.
 RunConfig set_up_run(const TrainRequest& request) {
   RunConfig config = config_for(request);
-  if (config.model.task == "cloze") {              // a reader, not a translation model: another loop trains it
+  if (config.model.task == Task::cloze) {              // a reader, not a translation model: another loop trains it
     throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) + "' is a cloze "
                 "reader's config (model.task: cloze): train_cloze (cloze/cloze_training.h) trains it, as `attnlab "
                 "train` does");

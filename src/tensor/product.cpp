@@ -250,14 +250,9 @@ Gemm resolve_gemm(Gemm gemm, const std::string& key) {
   return gemm;
 }
 
-const char* gemm_name(Gemm gemm) {
-  switch (gemm) {
-    case Gemm::eigen: return "eigen";
-    case Gemm::packed: return "packed";
-    case Gemm::blas: return "blas";
-    case Gemm::automatic: return "auto";
-  }
-  return "?";
+const std::vector<std::string>& choice_names(Gemm) {
+  static const std::vector<std::string> names{"eigen", "packed", "blas", "auto"};
+  return names;
 }
 
 std::vector<Gemm> built_gemms() {

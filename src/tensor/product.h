@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "tensor/tensor.h"
+#include "util/choice.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -23,7 +24,7 @@ enum class Gemm { eigen, packed, blas, automatic };
 // The backend a choice stands for: automatic → blas when the build has OpenBLAS, else packed; the others as they
 // are. Throws attnlab::Error for blas in a build without OpenBLAS, naming `key` and how to get it.
 Gemm resolve_gemm(Gemm gemm, const std::string& key = "model.gemm");
-const char* gemm_name(Gemm gemm);                        // "eigen" | "packed" | "blas" | "auto"
+const std::vector<std::string>& choice_names(Gemm);      // "eigen", "packed", "blas", "auto": model.gemm's words
 std::vector<Gemm> built_gemms();                         // eigen, packed, and blas when the build has it
 
 // C [n, m] += op(X) · op(Y), where op(X) is X, or Xᵀ when transpose_x (likewise Y); op(X) [n, k], op(Y) [k, m].

@@ -9,8 +9,17 @@
 #include <vector>
 
 #include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
+#include "util/choice.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
+
+// train.optimizer (optimizer.h): Adam, or AdamW with its decoupled weight decay.
+enum class OptimizerKind { adam, adamw };
+// train.schedule: the learning rate against the step (schedule.h has each one's formula).
+enum class ScheduleKind { noam, inverse_sqrt, constant, cosine };
+// The config's words for each (util/choice.h), in schedule.cpp and optimizer.cpp.
+const std::vector<std::string>& choice_names(OptimizerKind);  // "adam", "adamw"
+const std::vector<std::string>& choice_names(ScheduleKind);   // "noam", "inverse_sqrt", "constant", "cosine"
 
 struct TrainConfig {
   uint64_t seed = 1;
@@ -18,11 +27,11 @@ struct TrainConfig {
   int64_t batch_tokens = 4096;    // source + target tokens per batch (padding included), approximately
   int64_t max_steps = 10000;      // optimizer steps
   double max_minutes = 0;         // stop after this much wall time (0 = no limit)
-  std::string optimizer = "adam"; // adam | adamw
+  OptimizerKind optimizer = OptimizerKind::adam;
   double lr = 1.0;                // peak learning rate, or the noam multiplier
   double beta1 = 0.9, beta2 = 0.98, eps = 1e-9;
   double weight_decay = 0.0;      // adamw only
-  std::string schedule = "noam";  // noam | inverse_sqrt | constant | cosine
+  ScheduleKind schedule = ScheduleKind::noam;
   int64_t warmup_steps = 4000;
   double label_smoothing = 0.1;
   double clip_norm = 1.0;         // clip the global gradient norm to this (0 = off)

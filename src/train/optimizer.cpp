@@ -57,15 +57,14 @@ std::string exp_avg_sq_name(const std::string& parameter_name) {
   return exp_avg_sq_prefix + parameter_name;
 }
 
+const std::vector<std::string>& choice_names(OptimizerKind) {
+  static const std::vector<std::string> names{"adam", "adamw"};
+  return names;
+}
+
 OptimizerOptions optimizer_options(const TrainConfig& config) {
   OptimizerOptions options;
-  if (config.optimizer == "adam") {
-    options.kind = OptimizerKind::adam;
-  } else if (config.optimizer == "adamw") {
-    options.kind = OptimizerKind::adamw;
-  } else {
-    throw Error("train.optimizer: unknown optimizer \"" + config.optimizer + "\"; attnlab has adam and adamw");
-  }
+  options.kind = config.optimizer;
   options.beta1 = config.beta1;
   options.beta2 = config.beta2;
   options.eps = config.eps;
@@ -75,19 +74,19 @@ OptimizerOptions optimizer_options(const TrainConfig& config) {
 
 Optimizer::Optimizer(std::vector<NamedParameter> parameters, const OptimizerOptions& options)
     : parameters_(std::move(parameters)), options_(options) {
-  const char* kind = options.kind == OptimizerKind::adam ? "adam" : "adamw";
+  const std::string& kind = name_of(options.kind);
   if (!(options.beta1 >= 0 && options.beta1 < 1)) {
-    throw Error(std::string(kind) + ": beta1 (train.beta1) must be in [0, 1), got " + number(options.beta1));
+    throw Error(kind + ": beta1 (train.beta1) must be in [0, 1), got " + number(options.beta1));
   }
   if (!(options.beta2 >= 0 && options.beta2 < 1)) {
-    throw Error(std::string(kind) + ": beta2 (train.beta2) must be in [0, 1), got " + number(options.beta2));
+    throw Error(kind + ": beta2 (train.beta2) must be in [0, 1), got " + number(options.beta2));
   }
   if (!(options.eps > 0)) {
     // ε = 0 would divide 0 by 0 for any number whose gradient has always been 0 (a padding embedding row).
-    throw Error(std::string(kind) + ": eps (train.eps) must be > 0, got " + number(options.eps));
+    throw Error(kind + ": eps (train.eps) must be > 0, got " + number(options.eps));
   }
   if (!(options.weight_decay >= 0)) {
-    throw Error(std::string(kind) + ": weight_decay (train.weight_decay) must be ≥ 0, got " +
+    throw Error(kind + ": weight_decay (train.weight_decay) must be ≥ 0, got " +
                 number(options.weight_decay));
   }
   if (options.kind == OptimizerKind::adam && options.weight_decay > 0) {
@@ -98,7 +97,7 @@ Optimizer::Optimizer(std::vector<NamedParameter> parameters, const OptimizerOpti
   std::set<std::string> names;
   for (const NamedParameter& parameter : parameters_) {
     if (!names.insert(parameter.name).second) {
-      throw Error(std::string(kind) + ": two parameters are both named \"" + parameter.name + "\"");
+      throw Error(kind + ": two parameters are both named \"" + parameter.name + "\"");
     }
     exp_avg_.push_back(Tensor::zeros(parameter.tensor.shape()));     // m₀ = 0
     exp_avg_sq_.push_back(Tensor::zeros(parameter.tensor.shape()));  // v₀ = 0

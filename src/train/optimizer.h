@@ -42,8 +42,6 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-enum class OptimizerKind { adam, adamw };
-
 struct OptimizerOptions {
   OptimizerKind kind = OptimizerKind::adam;
   double beta1 = 0.9;

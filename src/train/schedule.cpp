@@ -10,6 +10,11 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+const std::vector<std::string>& choice_names(ScheduleKind) {
+  static const std::vector<std::string> names{"noam", "inverse_sqrt", "constant", "cosine"};
+  return names;
+}
+
 double learning_rate(const TrainConfig& config, int64_t step, int64_t d_model) {
   if (step < 1) {
     throw Error("learning_rate: step " + std::to_string(step) + " asked for; steps count from 1");
@@ -23,36 +28,33 @@ double learning_rate(const TrainConfig& config, int64_t step, int64_t d_model) {
   const double s = static_cast<double>(step);
   const double w = static_cast<double>(config.warmup_steps);
   const double d = static_cast<double>(d_model);
-  const std::string& kind = config.schedule;
-
-  if (kind == "noam") {
-    // lr · d^−½ · min(s^−½, s · w^−³ᐟ²); the two meet at s = w.
-    if (config.warmup_steps == 0) return lr / std::sqrt(d) / std::sqrt(s);
-    return lr / std::sqrt(d) * std::min(1 / std::sqrt(s), s * std::pow(w, -1.5));
-  }
-  if (kind == "inverse_sqrt") {
-    // lr · min(s / w, √(w / s)); the two meet at s = w, where the rate is lr.
-    if (config.warmup_steps == 0) {
-      throw Error(
-          "train.warmup_steps is 0, but schedule inverse_sqrt peaks at step warmup_steps and needs it "
-          "≥ 1 (for no warm-up at all use schedule: constant)");
+  switch (config.schedule) {
+    case ScheduleKind::noam:
+      // lr · d^−½ · min(s^−½, s · w^−³ᐟ²); the two meet at s = w.
+      if (config.warmup_steps == 0) return lr / std::sqrt(d) / std::sqrt(s);
+      return lr / std::sqrt(d) * std::min(1 / std::sqrt(s), s * std::pow(w, -1.5));
+    case ScheduleKind::inverse_sqrt:
+      // lr · min(s / w, √(w / s)); the two meet at s = w, where the rate is lr.
+      if (config.warmup_steps == 0) {
+        throw Error(
+            "train.warmup_steps is 0, but schedule inverse_sqrt peaks at step warmup_steps and needs it "
+            "≥ 1 (for no warm-up at all use schedule: constant)");
+      }
+      return lr * std::min(s / w, std::sqrt(w / s));
+    case ScheduleKind::constant:
+      // lr · min(1, s / w)
+      if (config.warmup_steps == 0) return lr;
+      return lr * std::min(1.0, s / w);
+    case ScheduleKind::cosine: {
+      // s ≤ w: lr · s / w;   w < s < T: lr · ½(1 + cos(π · (s − w)/(T − w)));   s ≥ T: 0
+      const double T = static_cast<double>(config.max_steps);
+      if (s <= w) return lr * s / w;
+      if (s >= T) return 0.0;
+      const double progress = (s - w) / (T - w);  // 0 → 1 over the decay
+      return lr * 0.5 * (1 + std::cos(std::numbers::pi * progress));
     }
-    return lr * std::min(s / w, std::sqrt(w / s));
   }
-  if (kind == "constant") {
-    // lr · min(1, s / w)
-    if (config.warmup_steps == 0) return lr;
-    return lr * std::min(1.0, s / w);
-  }
-  if (kind == "cosine") {
-    // s ≤ w: lr · s / w;   w < s < T: lr · ½(1 + cos(π · (s − w)/(T − w)));   s ≥ T: 0
-    const double T = static_cast<double>(config.max_steps);
-    if (s <= w) return lr * s / w;
-    if (s >= T) return 0.0;
-    const double progress = (s - w) / (T - w);  // 0 → 1 over the decay
-    return lr * 0.5 * (1 + std::cos(std::numbers::pi * progress));
-  }
-  throw Error("train.schedule: unknown schedule \"" + kind + "\"; attnlab has noam, inverse_sqrt, constant, cosine");
+  throw Error("train.schedule: no schedule numbered " + std::to_string(static_cast<int>(config.schedule)));
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

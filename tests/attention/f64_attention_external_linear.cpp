@@ -23,13 +23,13 @@ namespace {
 constexpr real hidden = -std::numeric_limits<real>::infinity();
 constexpr int64_t d_model = 8, heads = 2, d_k = 4, slots = 5;
 
-std::unique_ptr<Attention> build(const std::string& kind, AttentionUse use, uint64_t seed = 11) {
+std::unique_ptr<Attention> build(AttentionKind kind, AttentionUse use, uint64_t seed = 11) {
   AttentionConfig config;
   config.kind = kind;
   config.memory_slots = slots;
   Generator init(seed);
   auto module = make_attention(config, use, d_model, heads, /*dropout=*/0, init);
-  module->name = kind;
+  module->name = name_of(kind);
   return module;
 }
 
@@ -238,7 +238,7 @@ TEST_CASE("prefix_softmax stays finite for scores around 1000") {
 // ---- External attention ----
 
 TEST_CASE("external attention's parameters: q_proj, memory_k.weight [S, d_k], memory_v.weight [S, d_k], out_proj") {
-  auto attention = build("external", AttentionUse::encoder_self);
+  auto attention = build(AttentionKind::external, AttentionUse::encoder_self);
   std::map<std::string, Shape> shapes;
   for (const NamedParameter& p : attention->named_parameters()) shapes[p.name] = p.tensor.shape();
   CHECK(shapes.size() == 6);
@@ -252,7 +252,7 @@ TEST_CASE("external attention computes the paper's formula: softmax over the tok
   Generator gen(5);
   for (bool causal : {false, true}) {
     INFO("causal: ", causal);
-    auto attention = build("external", causal ? AttentionUse::decoder_self : AttentionUse::encoder_self);
+    auto attention = build(AttentionKind::external, causal ? AttentionUse::decoder_self : AttentionUse::encoder_self);
     Tensor x = Tensor::randn({2, 4, d_model}, gen);                        // [B, T, d_model]
     AttentionMask mask = lengths_mask({4, 3}, 4, 4, causal);
     Tensor y = run(*attention, x, x, mask);                                // [B, T, d_model]
@@ -264,7 +264,7 @@ TEST_CASE("external attention's recorded map [B, h, T, S]: each real token's row
   Generator gen(6);
   for (bool causal : {false, true}) {
     INFO("causal: ", causal);
-    auto attention = build("external", causal ? AttentionUse::decoder_self : AttentionUse::encoder_self);
+    auto attention = build(AttentionKind::external, causal ? AttentionUse::decoder_self : AttentionUse::encoder_self);
     Tensor x = Tensor::randn({2, 5, d_model}, gen);
     AttentionMask mask = lengths_mask({5, 3}, 5, 5, causal);
     StoringRecorder recorder;
@@ -284,7 +284,7 @@ TEST_CASE("external attention's recorded map [B, h, T, S]: each real token's row
 }
 
 // A batch of two sentences (lengths 3 and 5, the first padded with garbage to 5) against each sentence alone.
-void check_padding_changes_nothing(const std::string& kind, AttentionUse use) {
+void check_padding_changes_nothing(AttentionKind kind, AttentionUse use) {
   Generator gen(7);
   auto attention = build(kind, use);
   const bool causal = use == AttentionUse::decoder_self;
@@ -303,12 +303,12 @@ void check_padding_changes_nothing(const std::string& kind, AttentionUse use) {
 }
 
 TEST_CASE("external attention: padded tokens do not change the real tokens' outputs (encoder and decoder)") {
-  check_padding_changes_nothing("external", AttentionUse::encoder_self);
-  check_padding_changes_nothing("external", AttentionUse::decoder_self);
+  check_padding_changes_nothing(AttentionKind::external, AttentionUse::encoder_self);
+  check_padding_changes_nothing(AttentionKind::external, AttentionUse::decoder_self);
 }
 
 // Changing every token after position i (in both sentences of a padded batch) leaves positions ≤ i unchanged.
-void check_future_is_invisible(const std::string& kind) {
+void check_future_is_invisible(AttentionKind kind) {
   Generator gen(8);
   auto attention = build(kind, AttentionUse::decoder_self);
   const int64_t T = 6;
@@ -328,12 +328,12 @@ void check_future_is_invisible(const std::string& kind) {
 }
 
 TEST_CASE("causal external attention: changing tokens after i leaves outputs at ≤ i unchanged, bit for bit") {
-  check_future_is_invisible("external");
+  check_future_is_invisible(AttentionKind::external);
 }
 
 TEST_CASE("external attention at the last position: the causal prefix result equals the non-causal one") {
   Generator gen(9);
-  auto attention = build("external", AttentionUse::encoder_self);
+  auto attention = build(AttentionKind::external, AttentionUse::encoder_self);
   Tensor x = Tensor::randn({2, 5, d_model}, gen);
   Tensor causal = run(*attention, x, x, lengths_mask({5, 5}, 5, 5, true));
   Tensor full = run(*attention, x, x, lengths_mask({5, 5}, 5, 5, false));
@@ -346,19 +346,19 @@ TEST_CASE("external attention at the last position: the causal prefix result equ
 TEST_CASE("linear attention's output equals the explicit formula computed with loops (self, causal, cross)") {
   Generator gen(10);
   {
-    auto attention = build("linear", AttentionUse::encoder_self);
+    auto attention = build(AttentionKind::linear, AttentionUse::encoder_self);
     Tensor x = Tensor::randn({2, 3, d_model}, gen);
     AttentionMask mask = lengths_mask({3, 2}, 3, 3, false);
     CHECK(max_difference(linear_by_loops(*attention, x, x, mask), run(*attention, x, x, mask)) < 1e-12);
   }
   {
-    auto attention = build("linear", AttentionUse::decoder_self);
+    auto attention = build(AttentionKind::linear, AttentionUse::decoder_self);
     Tensor x = Tensor::randn({2, 3, d_model}, gen);
     AttentionMask mask = lengths_mask({3, 2}, 3, 3, true);
     CHECK(max_difference(linear_by_loops(*attention, x, x, mask), run(*attention, x, x, mask)) < 1e-12);
   }
   {
-    auto attention = build("linear", AttentionUse::cross);
+    auto attention = build(AttentionKind::linear, AttentionUse::cross);
     Tensor x = Tensor::randn({2, 2, d_model}, gen);                        // queries [B, Tq = 2, d_model]
     Tensor memory = Tensor::randn({2, 3, d_model}, gen);                   // keys    [B, Tk = 3, d_model]
     AttentionMask mask = lengths_mask({3, 1}, 2, 3, false);
@@ -375,7 +375,7 @@ TEST_CASE("linear attention's implied map: rows sum to 1, and are 0 on padded an
   for (Setup setup : {Setup{AttentionUse::encoder_self, 4, 4}, Setup{AttentionUse::decoder_self, 4, 4},
                       Setup{AttentionUse::cross, 3, 5}}) {
     INFO("use: ", use_name(setup.use));
-    auto attention = build("linear", setup.use);
+    auto attention = build(AttentionKind::linear, setup.use);
     const bool self = setup.use != AttentionUse::cross;
     const bool causal = setup.use == AttentionUse::decoder_self;
     AttentionMask mask = lengths_mask({setup.Tk, setup.Tk - 2}, setup.Tq, setup.Tk, causal);
@@ -405,12 +405,12 @@ TEST_CASE("linear attention's implied map: rows sum to 1, and are 0 on padded an
 }
 
 TEST_CASE("linear attention: padded tokens do not change the real tokens' outputs (encoder, decoder, cross)") {
-  check_padding_changes_nothing("linear", AttentionUse::encoder_self);
-  check_padding_changes_nothing("linear", AttentionUse::decoder_self);
+  check_padding_changes_nothing(AttentionKind::linear, AttentionUse::encoder_self);
+  check_padding_changes_nothing(AttentionKind::linear, AttentionUse::decoder_self);
 
   // Cross: the encoder's output (keys) padded with garbage from 3 to 5 positions.
   Generator gen(12);
-  auto attention = build("linear", AttentionUse::cross);
+  auto attention = build(AttentionKind::linear, AttentionUse::cross);
   Tensor queries = Tensor::randn({1, 4, d_model}, gen);                    // [1, Tq, d_model]
   Tensor keys = Tensor::randn({1, 3, d_model}, gen);                       // [1, 3, d_model]
   Tensor padded_keys = Tensor::randn({1, 5, d_model}, gen, 5);             // [1, 5, d_model]
@@ -421,12 +421,12 @@ TEST_CASE("linear attention: padded tokens do not change the real tokens' output
 }
 
 TEST_CASE("causal linear attention: changing tokens after i leaves outputs at ≤ i unchanged, bit for bit") {
-  check_future_is_invisible("linear");
+  check_future_is_invisible(AttentionKind::linear);
 }
 
 TEST_CASE("linear attention at the last position: the causal prefix result equals the non-causal one") {
   Generator gen(13);
-  auto attention = build("linear", AttentionUse::encoder_self);
+  auto attention = build(AttentionKind::linear, AttentionUse::encoder_self);
   Tensor x = Tensor::randn({2, 5, d_model}, gen);
   Tensor causal = run(*attention, x, x, lengths_mask({5, 5}, 5, 5, true));
   Tensor full = run(*attention, x, x, lengths_mask({5, 5}, 5, 5, false));
@@ -438,8 +438,8 @@ TEST_CASE("linear attention at the last position: the causal prefix result equal
 
 TEST_CASE("the recorder is called once per forward when set; with no recorder nothing is recorded or changed") {
   Generator gen(14);
-  for (const char* kind : {"external", "linear"}) {
-    INFO("kind: ", kind);
+  for (AttentionKind kind : {AttentionKind::external, AttentionKind::linear}) {
+    INFO("kind: ", name_of(kind));
     auto attention = build(kind, AttentionUse::decoder_self);
     Tensor x = Tensor::randn({2, 4, d_model}, gen);
     AttentionMask mask = lengths_mask({4, 2}, 4, 4, true);
@@ -454,8 +454,8 @@ TEST_CASE("the recorder is called once per forward when set; with no recorder no
 
 TEST_CASE("a mask that does not fit the inputs is an error naming the module") {
   Generator gen(15);
-  auto external = build("external", AttentionUse::encoder_self);
-  auto linear = build("linear", AttentionUse::decoder_self);
+  auto external = build(AttentionKind::external, AttentionUse::encoder_self);
+  auto linear = build(AttentionKind::linear, AttentionUse::decoder_self);
   Tensor x = Tensor::randn({2, 4, d_model}, gen);
   CHECK_THROWS_WITH(run(*external, x, x, lengths_mask({4, 4}, 3, 3, false)), doctest::Contains("external"));
   Tensor memory = Tensor::randn({2, 5, d_model}, gen);

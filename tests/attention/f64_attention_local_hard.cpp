@@ -53,7 +53,7 @@ std::unique_ptr<Attention> make(const AttentionConfig& config, AttentionUse use,
   return module;
 }
 
-AttentionConfig kind_config(const std::string& kind, int64_t width = 2) {
+AttentionConfig kind_config(AttentionKind kind, int64_t width = 2) {
   AttentionConfig config;
   config.kind = kind;
   config.local_width = width;
@@ -99,8 +99,8 @@ TEST_CASE("local_m as self-attention is scaled_dot with a window [D, D] (encoder
   for (bool causal : {false, true}) {
     CAPTURE(causal);
     const AttentionUse use = causal ? AttentionUse::decoder_self : AttentionUse::encoder_self;
-    auto local = make(kind_config("local_m", 2), use);
-    AttentionConfig window = kind_config("scaled_dot");
+    auto local = make(kind_config(AttentionKind::local_m, 2), use);
+    AttentionConfig window = kind_config(AttentionKind::scaled_dot);
     window.has_window = true;
     window.window_left = 2;
     window.window_right = causal ? 0 : 2;
@@ -117,8 +117,8 @@ TEST_CASE("local_m as self-attention is scaled_dot with a window [D, D] (encoder
         for (int64_t c = 0; c < 8; ++c) CHECK(local_out.at({row, i, c}) == doctest::Approx(window_out.at({row, i, c})).epsilon(1e-12));
   }
   // And a window of D = 2 really is narrower than the whole sentence: the output differs from scaled_dot's.
-  auto local = make(kind_config("local_m", 2), AttentionUse::encoder_self);
-  auto global = make(kind_config("scaled_dot"), AttentionUse::encoder_self);
+  auto local = make(kind_config(AttentionKind::local_m, 2), AttentionUse::encoder_self);
+  auto global = make(kind_config(AttentionKind::scaled_dot), AttentionUse::encoder_self);
   Generator gen(3);
   const Tensor x = Tensor::randn({1, 7, 8}, gen);
   const AttentionMask mask = make_length_mask({7}, 7, 7, false);
@@ -127,7 +127,7 @@ TEST_CASE("local_m as self-attention is scaled_dot with a window [D, D] (encoder
 }
 
 TEST_CASE("local_m cross-attention centres on p_i = min(i, S − 1) and gives keys outside [p_i − D, p_i + D] weight 0") {
-  auto local = make(kind_config("local_m", 1), AttentionUse::cross);
+  auto local = make(kind_config(AttentionKind::local_m, 1), AttentionUse::cross);
   Generator gen(4);
   const Tensor x = Tensor::randn({2, 6, 8}, gen), memory = Tensor::randn({2, 4, 8}, gen);
   const std::vector<int64_t> lengths{4, 3};
@@ -151,7 +151,7 @@ TEST_CASE("local_m cross-attention centres on p_i = min(i, S − 1) and gives ke
 
 TEST_CASE("local_p: p_i = S · σ(v_pᵀ tanh(W_p x_i)) per head, and a_ij = softmax over the window × e^(−(j − p_i)²/2σ²)") {
   const int64_t D = 2, d_model = 8, heads = 2, d_k = 4;
-  auto local = make(kind_config("local_p", D), AttentionUse::cross, d_model, heads);
+  auto local = make(kind_config(AttentionKind::local_p, D), AttentionUse::cross, d_model, heads);
   const Tensor W_p = parameter_named(*local, "position_proj.weight");      // [d_model, d_model]
   Tensor v_p = parameter_named(*local, "position_score.weight");           // [heads, d_k]
   REQUIRE(W_p.shape() == Shape{d_model, d_model});
@@ -202,7 +202,7 @@ TEST_CASE("local_p: p_i = S · σ(v_pᵀ tanh(W_p x_i)) per head, and a_ij = sof
 }
 
 TEST_CASE("local_p as decoder self-attention looks no later than i: S_i = i") {
-  auto local = make(kind_config("local_p", 1), AttentionUse::decoder_self);
+  auto local = make(kind_config(AttentionKind::local_p, 1), AttentionUse::decoder_self);
   Generator gen(8);
   const Tensor x = Tensor::randn({1, 5, 8}, gen);
   Keeper keeper;
@@ -217,19 +217,16 @@ TEST_CASE("local_p as decoder self-attention looks no later than i: S_i = i") {
 }
 
 TEST_CASE("local attention refuses a `window` (it has local_width) and a local_width below 1") {
-  AttentionConfig config = kind_config("local_p", 2);
+  AttentionConfig config = kind_config(AttentionKind::local_p, 2);
   config.has_window = true;
   CHECK_THROWS_WITH_AS(make(config, AttentionUse::cross), doctest::Contains("local_width"), Error);
-  CHECK_THROWS_WITH_AS(make(kind_config("local_m", 0), AttentionUse::cross), doctest::Contains("local_width"), Error);
-  AttentionConfig hard = kind_config("hard");
-  hard.hard_eval = "mode";
-  CHECK_THROWS_WITH_AS(make(hard, AttentionUse::cross), doctest::Contains("hard_eval"), Error);
+  CHECK_THROWS_WITH_AS(make(kind_config(AttentionKind::local_m, 0), AttentionUse::cross), doctest::Contains("local_width"), Error);
 }
 
 // ------------------------------------------------------------------ hard attention
 
 TEST_CASE("hard attention's maps have one key per row: sampled while training, the soft weights' argmax at evaluation") {
-  auto hard = make(kind_config("hard"), AttentionUse::decoder_self);
+  auto hard = make(kind_config(AttentionKind::hard), AttentionUse::decoder_self);
   Generator gen(9), sampling(10);
   const Tensor x = Tensor::randn({2, 5, 8}, gen);
   const AttentionMask mask = make_length_mask({5, 3}, 5, 5, true);
@@ -260,10 +257,10 @@ TEST_CASE("hard attention's maps have one key per row: sampled while training, t
 }
 
 TEST_CASE("hard attention with hard_eval: expectation is scaled_dot at evaluation") {
-  AttentionConfig config = kind_config("hard");
-  config.hard_eval = "expectation";
+  AttentionConfig config = kind_config(AttentionKind::hard);
+  config.hard_eval = HardEval::expectation;
   auto hard = make(config, AttentionUse::cross);
-  auto soft = make(kind_config("scaled_dot"), AttentionUse::cross);          // the same seed: the same weights
+  auto soft = make(kind_config(AttentionKind::scaled_dot), AttentionUse::cross);          // the same seed: the same weights
   Generator gen(12);
   const Tensor x = Tensor::randn({2, 3, 8}, gen), memory = Tensor::randn({2, 4, 8}, gen);
   const AttentionMask mask = make_length_mask({4, 2}, 3, 4, false);
@@ -277,7 +274,7 @@ namespace {
 // loss ℓ = ½ Σ (out − y)². Every joint sample s = (s_0, s_1) ∈ {0, 1, 2}² can be listed: 9 of them.
 struct TinyHard {
   TinyHard() : gen(2026) {
-    AttentionConfig config = kind_config("hard");
+    AttentionConfig config = kind_config(AttentionKind::hard);
     config.hard_entropy = 0;                                                // the estimator alone
     module = make(config, AttentionUse::cross, /*d_model=*/2, /*heads=*/1, /*seed=*/31);
     x = scale(Tensor::randn({1, 2, 2}, gen), 2);                             // queries [1, 2, 2]
@@ -413,8 +410,8 @@ TEST_CASE("the score term's sign: a sample rewarded above the baseline becomes l
 }
 
 TEST_CASE("the model hands rewards to its attention only for hard attention, and only while training") {
-  for (const std::string kind : {"hard", "scaled_dot"}) {
-    CAPTURE(kind);
+  for (AttentionKind kind : {AttentionKind::hard, AttentionKind::scaled_dot}) {
+    CAPTURE(name_of(kind));
     ModelConfig c;
     c.src_vocab = 11, c.tgt_vocab = 13, c.d_model = 8, c.heads = 2, c.d_ff = 16, c.dropout = 0;
     c.encoder_layers = c.decoder_layers = 1;
@@ -429,8 +426,8 @@ TEST_CASE("the model hands rewards to its attention only for hard attention, and
     ForwardContext training{/*training=*/true, &sampling, nullptr};
     Tensor loss = model.loss(src, tgt_in, targets, 0, training);
     Tensor reinforce = model.score_function_loss();
-    CHECK(reinforce.defined() == (kind == "hard"));
-    if (kind != "hard") continue;
+    CHECK(reinforce.defined() == (kind == AttentionKind::hard));
+    if (kind != AttentionKind::hard) continue;
     CHECK_FALSE(model.score_function_loss().defined());                      // handed over once
     // The first batch sets the baseline to its own mean reward, so the term is (R_b − mean R) log π_b / N: it
     // reaches W_Q of the cross-attention, which the loss alone does not.

@@ -414,7 +414,7 @@ TEST_CASE("products shared among the threads (bands of rows, of columns or of th
   Generator gen(11);
   const int threads_before = omp_get_max_threads();
   for (Gemm gemm : built_gemms()) {
-    INFO("GEMM ", gemm_name(gemm));
+    INFO("GEMM ", name_of(gemm));
     check_shared_products(gen, gemm);
   }
   omp_set_num_threads(threads_before);

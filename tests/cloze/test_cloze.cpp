@@ -9,7 +9,7 @@
 
 #include "attention/reader.h"
 #include "autograd/ops.h"
-#include "data/cloze_question.h"
+#include "data/synthetic/cloze_question.h"
 #include "cloze/cloze_reader.h"
 #include "cloze/cloze_training.h"
 #include "train/optimizer.h"
@@ -23,9 +23,9 @@ using namespace attnlab;
 namespace {
 
 // A tiny reader: vocabulary 12, d_model 16, one encoder layer, no dropout.
-ModelConfig tiny_reader_config(const std::string& reader) {
+ModelConfig tiny_reader_config(ReaderKind reader) {
   ModelConfig config = testing::small_model_config(12, 16, 2, 32, 1);
-  config.task = "cloze";
+  config.task = Task::cloze;
   config.reader = reader;
   return config;
 }
@@ -64,8 +64,8 @@ TEST_CASE("attention over attention: changing the vectors at padded positions le
 }
 
 TEST_CASE("both readers: a question padded in a batch gets the same P as the same question alone") {
-  for (const std::string reader_kind : {"aoa", "as_reader"}) {
-    INFO(reader_kind);
+  for (ReaderKind reader_kind : {ReaderKind::aoa, ReaderKind::as_reader}) {
+    INFO(name_of(reader_kind));
     Generator init(5);
     ClozeReader reader(tiny_reader_config(reader_kind), init);
     ForwardContext ctx;
@@ -85,7 +85,7 @@ TEST_CASE("both readers: a question padded in a batch gets the same P as the sam
 
 TEST_CASE("a tiny attention-over-attention reader learns a few questions: its loss goes down") {
   Generator init(7);
-  ClozeReader reader(tiny_reader_config("aoa"), init);
+  ClozeReader reader(tiny_reader_config(ReaderKind::aoa), init);
   const ClozeBatch batch = make_cloze_batch(two_questions());
   OptimizerOptions adam;
   Optimizer optimizer(reader.named_parameters(), adam);

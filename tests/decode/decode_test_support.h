@@ -37,25 +37,29 @@ inline ModelConfig small_config(const AttentionConfig& decoder, const AttentionC
 // cross-attention (all but external; and scaled_dot with a window), and pre-LN with learned positions.
 inline std::vector<DecodeCase> decode_cases() {
   std::vector<DecodeCase> cases;
-  auto kind = [](const std::string& name) {
+  auto kind = [](AttentionKind k) {
     AttentionConfig a;
-    a.kind = name;
+    a.kind = k;
     a.memory_slots = 6;
     return a;
   };
-  AttentionConfig window = kind("scaled_dot");
+  AttentionConfig window = kind(AttentionKind::scaled_dot);
   window.has_window = true;
   window.window_left = 2;
   window.window_right = 1;
-  for (const std::string& k : attention_kinds()) cases.push_back({"decoder " + k, small_config(kind(k), kind("scaled_dot"))});
-  cases.push_back({"decoder scaled_dot window [2, 1]", small_config(window, kind("scaled_dot"))});
-  for (const std::string& k : attention_kinds()) {
-    if (k != "external") cases.push_back({"cross " + k, small_config(kind("scaled_dot"), kind(k))});
+  for (AttentionKind k : attention_kinds()) {
+    cases.push_back({"decoder " + name_of(k), small_config(kind(k), kind(AttentionKind::scaled_dot))});
   }
-  cases.push_back({"cross scaled_dot window [2, 1]", small_config(kind("scaled_dot"), window)});
-  DecodeCase pre{"pre-LN, learned positions, decoder linear", small_config(kind("linear"), kind("additive"))};
-  pre.config.norm = "pre";
-  pre.config.positional = "learned";
+  cases.push_back({"decoder scaled_dot window [2, 1]", small_config(window, kind(AttentionKind::scaled_dot))});
+  for (AttentionKind k : attention_kinds()) {
+    if (k == AttentionKind::external) continue;    // self-attention only
+    cases.push_back({"cross " + name_of(k), small_config(kind(AttentionKind::scaled_dot), kind(k))});
+  }
+  cases.push_back({"cross scaled_dot window [2, 1]", small_config(kind(AttentionKind::scaled_dot), window)});
+  DecodeCase pre{"pre-LN, learned positions, decoder linear",
+                 small_config(kind(AttentionKind::linear), kind(AttentionKind::additive))};
+  pre.config.norm = NormPlacement::pre;
+  pre.config.positional = PositionalKind::learned;
   pre.config.max_len = 64;
   cases.push_back(pre);
   return cases;

@@ -73,7 +73,7 @@ constexpr int32_t a = 3, b = 4;
 // LayerNorm (post-LN) outputs its bias β = 1 (its gain γ is 0), and row v of the output projection is
 // (logit_v / d_model) · 1, so logit_v = W_v · β. Tokens not in `logits` get logit 0.
 std::unique_ptr<Seq2Seq> model_with_logits(const ModelConfig& c, const std::map<int32_t, real>& logits) {
-  REQUIRE(c.norm == "post");
+  REQUIRE(c.norm == NormPlacement::post);
   auto model = random_model(c);
   const std::string last_norm = "decoder.layers." + std::to_string(c.decoder_layers - 1) + ".final_layer_norm.";
   bool found_norm = false;
@@ -261,7 +261,7 @@ TEST_CASE("unk is an output like any other: a model that ranks it first after pa
 
 TEST_CASE("with learned positions no output is longer than model.max_len, the end of the decoder's table") {
   ModelConfig c = decode_cases().front().config;
-  c.positional = "learned";
+  c.positional = PositionalKind::learned;
   c.max_len = 6;
   // unk is the likeliest output, and eos less likely than any other token, so that even beam search's three
   // hypotheses all run on to the length limit (more than 2 · beam candidates beat every eos).
@@ -281,7 +281,7 @@ TEST_CASE("with learned positions no output is longer than model.max_len, the en
 
 TEST_CASE("a source longer than the learned positional table is an error naming model.max_len") {
   ModelConfig c = decode_cases().front().config;
-  c.positional = "learned";
+  c.positional = PositionalKind::learned;
   c.max_len = 6;
   auto model = random_model(c);
   const std::vector<std::vector<int32_t>> sentences{{4, 5}, {4, 5, 6, 7, 8, 9, 10}};   // 7 tokens > 6
@@ -298,8 +298,9 @@ TEST_CASE("a windowed decoder's self-attention cache holds only the window's key
   // Window [2, 1]: a causal query at position i sees keys i − 2 … i, so 3 keys per row and head are all a step
   // needs; 60 steps must not keep 60. Every softmax kind that takes a window, each step's logits checked
   // against decoder_logits() of the whole prefix (so the keys the cache drops are ones no query needed).
-  for (const std::string kind : {"scaled_dot", "additive", "simplified", "sagan"}) {
-    SUBCASE(kind.c_str()) {
+  for (AttentionKind kind :
+       {AttentionKind::scaled_dot, AttentionKind::additive, AttentionKind::simplified, AttentionKind::sagan}) {
+    SUBCASE(name_of(kind).c_str()) {
       AttentionConfig window;
       window.kind = kind;
       window.has_window = true;

@@ -1,7 +1,7 @@
-// fuzz_tokenizers.cpp — every tokenizer kind's encode (src/data/tokenizer.h) on arbitrary text.
+// fuzz_tokenizers.cpp — every tokenizer kind's encode (src/data/tokenizers/tokenizer.h) on arbitrary text.
 //
 // Feeds: the input, as it is (bytes that need not be UTF-8) and cleaned the way translate cleans a line
-//   (normalize_spaces), to the encode() of each kind tokenizer_kinds.h lists — word, char, bpe and unigram —
+//   (normalize_spaces), to the encode() of each kind data/config.h's TokenizerKind lists — word, char, bpe and unigram —
 //   each trained once, at start-up, on 300 pairs of the toy English–French grammar.
 // Asserts: encode accepts or refuses with a short attnlab::Error (fuzz_support.h), never a crash; every id is
 //   in the vocabulary and is unk or a real token (text never becomes pad, bos or eos: "<s>" typed is a word, not
@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "data/corpus.h"
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "fuzz_support.h"
 #include "tensor/token_ids.h"
 #include "util/utf8.h"
@@ -32,10 +32,11 @@ std::vector<Kind>& kinds() {
     std::vector<std::string> text = toy.src;
     text.insert(text.end(), toy.tgt.begin(), toy.tgt.end());
     std::vector<Kind> all;
-    for (const std::string name : {"word", "char", "bpe", "unigram"}) {
+    for (TokenizerKind kind : all_choices<TokenizerKind>()) {
+      const std::string& name = name_of(kind);
       TokenizerConfig config;
-      config.kind = name;
-      config.vocab_size = (name == "bpe" || name == "unigram") ? 200 : 0;
+      config.kind = kind;
+      config.vocab_size = (kind == TokenizerKind::bpe || kind == TokenizerKind::unigram) ? 200 : 0;
       const std::string prefix = (fuzz::scratch_directory() / name).string();
       all.push_back({name, train_tokenizer(config, text, prefix)});
     }

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "inspect/attention_maps.h"
 #include "inspect/attention_page.h"
 #include "inspect/explorer_page.h"
@@ -26,9 +26,10 @@ namespace {
 // Every attention kind, as (self-attention kind, cross-attention kind): external attention cannot be
 // cross-attention (its keys are memories, not the encoder's output), so its cross-attention is scaled_dot; sagan
 // has one head whatever `heads` says.
-const std::vector<std::pair<std::string, std::string>> all_kinds = {
-    {"scaled_dot", "scaled_dot"}, {"additive", "additive"}, {"simplified", "simplified"},
-    {"sagan", "sagan"},           {"linear", "linear"},     {"external", "scaled_dot"}};
+const std::vector<std::pair<AttentionKind, AttentionKind>> all_kinds = {
+    {AttentionKind::scaled_dot, AttentionKind::scaled_dot}, {AttentionKind::additive, AttentionKind::additive},
+    {AttentionKind::simplified, AttentionKind::simplified}, {AttentionKind::sagan, AttentionKind::sagan},
+    {AttentionKind::linear, AttentionKind::linear},         {AttentionKind::external, AttentionKind::scaled_dot}};
 
 // A small XML well-formedness check: every tag closes in order, attributes are quoted, '&' starts an entity and
 // no '<' stands alone in text. Returns "" when well formed, else what is wrong and where.
@@ -73,7 +74,7 @@ size_t count(const std::string& text, const std::string& piece) {
 
 // A run held in memory: word tokenizer over a few sentences, an untrained small model of the given kinds.
 // `window`: the encoder's self-attention sees only keys i − 1 … i + 1.
-LoadedRun tiny_run(const std::string& self_kind, const std::string& cross_kind, const std::string& tokenizer_kind = "word",
+LoadedRun tiny_run(AttentionKind self_kind, AttentionKind cross_kind, TokenizerKind tokenizer_kind = TokenizerKind::word,
                    bool window = false) {
   LoadedRun run;
   run.config.tokenizer.kind = tokenizer_kind;
@@ -158,7 +159,7 @@ TEST_CASE("line charts are well-formed, draw one line per series, and say so whe
 
 TEST_CASE("every recorded map of every attention kind has one row per query that sums to 1") {
   for (const auto& [self_kind, cross_kind] : all_kinds) {
-    CAPTURE(self_kind);
+    CAPTURE(name_of(self_kind));
     LoadedRun run = tiny_run(self_kind, cross_kind);
     AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     CHECK(picture.source_tokens.size() == 7);
@@ -171,7 +172,7 @@ TEST_CASE("every recorded map of every attention kind has one row per query that
       CAPTURE(map.name);
       CHECK(map.type == types[m]);
       CHECK(map.layer == static_cast<int64_t>(m % 2));
-      CHECK(map.heads == (map.kind == "sagan" ? 1 : 2));
+      CHECK(map.heads == (map.kind == AttentionKind::sagan ? 1 : 2));
       CHECK(map.queries == static_cast<int64_t>(query_labels(picture, map).size()));
       CHECK(map.keys == (map.keys_are_slots() ? 5 : static_cast<int64_t>(key_labels(picture, map).size())));
       for (int64_t h = 0; h < map.heads; ++h) {
@@ -191,12 +192,12 @@ TEST_CASE("every recorded map of every attention kind has one row per query that
 }
 
 TEST_CASE("attention.json holds the tokens and every head's weights, whose rows sum to 1, for every kind") {
-  const std::map<std::string, std::string> normalisation = {
+  const std::map<std::string, std::string> normalisation = {           // by the "kind" the JSON names
       {"scaled_dot", "softmax over keys"}, {"additive", "softmax over keys"}, {"simplified", "softmax over keys"},
       {"sagan", "softmax over keys"},      {"linear", "phi(q).phi(k) divided by its sum over keys"},
       {"external", "L1 over memory slots, after a softmax over tokens"}};
   for (const auto& [self_kind, cross_kind] : all_kinds) {
-    CAPTURE(self_kind);
+    CAPTURE(name_of(self_kind));
     LoadedRun run = tiny_run(self_kind, cross_kind);
     AttentionPicture picture = record_attention(run, "the old offices & <tags>");   // greedy translation
     const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
@@ -232,7 +233,7 @@ TEST_CASE("attention.json holds the tokens and every head's weights, whose rows 
 }
 
 TEST_CASE("external attention's maps are over memory slots, labelled as such in the JSON") {
-  LoadedRun run = tiny_run("external", "scaled_dot");
+  LoadedRun run = tiny_run(AttentionKind::external, AttentionKind::scaled_dot);
   AttentionPicture picture = record_attention(run, "a happy girl", "une fille");
   const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
   CHECK(json["maps"][0]["keys"] == "slots");
@@ -242,13 +243,13 @@ TEST_CASE("external attention's maps are over memory slots, labelled as such in 
 }
 
 TEST_CASE("a character model's space tokens get a visible label") {
-  LoadedRun run = tiny_run("scaled_dot", "scaled_dot", "char");
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::scaled_dot, TokenizerKind::character);
   AttentionPicture picture = record_attention(run, "a girl", "une");
   CHECK(picture.source_tokens == std::vector<std::string>{"a", "␣", "g", "i", "r", "l"});
 }
 
 TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and head, and a page wired to all") {
-  LoadedRun run = tiny_run("scaled_dot", "scaled_dot");
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::scaled_dot);
   AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
   const auto directory = testing::fresh_directory("inspect", "folder");
   const std::vector<std::string> written = write_attention_folder(picture, (directory / "out").string());
@@ -272,13 +273,20 @@ TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and he
   CHECK(page.find("https://") == std::string::npos);
   CHECK(page.find(" src=") == std::string::npos);
   // The embedded data cannot end its <script> early, whatever the tokens hold.
-  CHECK(json_for_script("{\"a\":\"</script>\"}") == "{\"a\":\"<\\/script>\"}");
+  CHECK(json_for_script("{\"a\":\"</script>\"}") == "{\"a\":\"\\u003c/script\\u003e\"}");
+  // Nothing a sentence holds can end the element, open a comment or break a line of older JavaScript, and the
+  // text is still the same JSON.
+  const std::string hostile = nlohmann::json{{"text", "<!--<script> a & b </script> \u2028 \u2029 \u00e9"}}.dump();
+  const std::string embedded = json_for_script(hostile);
+  for (const char* banned : {"<", ">", "&", "\u2028", "\u2029"}) CHECK(embedded.find(banned) == std::string::npos);
+  CHECK(nlohmann::json::parse(embedded) == nlohmann::json::parse(hostile));
+  CHECK(embedded.find("\u00e9") != std::string::npos);   // other characters stay as they are
 }
 
 TEST_CASE("the terminal heatmap shades each weight band and labels rows and columns") {
   AttentionPicture picture;
   picture.source_tokens = {"a", "très", "b"};
-  AttentionMapRecord map{"encoder.layers.0.self_attn", "encoder_self", 0, "scaled_dot", 1, 3, 3,
+  AttentionMapRecord map{"encoder.layers.0.self_attn", "encoder_self", 0, AttentionKind::scaled_dot, 1, 3, 3,
                          {1, 0, 0, 0.2, 0.4, 0.4, 0.05, 0.6, 0.35}};
   picture.maps = {map};
   const std::string text = terminal_heatmap(picture, map, 0);
@@ -375,8 +383,9 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 
 TEST_CASE("every kind's recorded stages make its recorded weights again, by the kind's own equation") {
   for (const auto& [self_kind, cross_kind] : all_kinds) {
-    CAPTURE(self_kind);
-    LoadedRun run = tiny_run(self_kind, cross_kind, "word", /*window=*/self_kind == "scaled_dot" || self_kind == "additive");
+    CAPTURE(name_of(self_kind));
+    const bool window = self_kind == AttentionKind::scaled_dot || self_kind == AttentionKind::additive;
+    LoadedRun run = tiny_run(self_kind, cross_kind, TokenizerKind::word, window);
     AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     for (const AttentionMapRecord& map : picture.maps) {
       CAPTURE(map.name);
@@ -386,7 +395,7 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
         for (size_t i = 0; i < Tq; ++i) {
           const std::vector<double> q_i = slice(q, (h * Tq + i) * d, d);
           std::vector<double> remade(Tk);
-          if (map.kind == "external") {                                     // a = ã / Σ_s ã, z = q · M_k[s]
+          if (map.kind == AttentionKind::external) {                                     // a = ã / Σ_s ã, z = q · M_k[s]
             const NeuronStage& tilde = stage(map, "token_softmax");
             double total = 0;
             for (size_t s = 0; s < Tk; ++s) total += tilde.values[(h * Tq + i) * Tk + s];
@@ -395,7 +404,7 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
               CHECK(dot(q_i, slice(stage(map, "memory_k"), s * d, d)) ==
                     doctest::Approx(stage(map, "scores").values[(h * Tq + i) * Tk + s]).epsilon(1e-4));
             }
-          } else if (map.kind == "linear") {                                // φ(q)·φ(k) / Σ over keys seen
+          } else if (map.kind == AttentionKind::linear) {                                // φ(q)·φ(k) / Σ over keys seen
             double total = 0;
             for (size_t j = 0; j < Tk; ++j) {
               const bool seen = !(map.type == "decoder_self" && j > i);
@@ -407,7 +416,7 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
             std::vector<double> scores(Tk);
             const NeuronStage& masked = stage(map, "scores");
             for (size_t j = 0; j < Tk; ++j) {
-              const double made = map.kind == "additive"
+              const double made = map.kind == AttentionKind::additive
                                       ? dot(slice(stage(map, "w"), h * d, d), slice(stage(map, "tanh"), ((h * Tq + i) * Tk + j) * d, d))
                                       : dot(q_i, slice(stage(map, "k"), (h * Tk + j) * d, d)) * map.score_scale;
               const double recorded = masked.values[(h * Tq + i) * Tk + j];
@@ -426,9 +435,11 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
 TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaussian and chosen key, which make "
           "their weights again") {
   // Every use of each kind: (self-attention kind, cross-attention kind).
-  for (const auto& [self_kind, cross_kind] : std::vector<std::pair<std::string, std::string>>{
-           {"local_p", "hard"}, {"hard", "local_m"}, {"local_m", "local_p"}}) {
-    CAPTURE(self_kind);
+  for (const auto& [self_kind, cross_kind] : std::vector<std::pair<AttentionKind, AttentionKind>>{
+           {AttentionKind::local_p, AttentionKind::hard},
+           {AttentionKind::hard, AttentionKind::local_m},
+           {AttentionKind::local_m, AttentionKind::local_p}}) {
+    CAPTURE(name_of(self_kind));
     LoadedRun run = tiny_run(self_kind, cross_kind);
     AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
@@ -448,7 +459,7 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
             if (std::isfinite(s[j])) CHECK(made * map.score_scale == doctest::Approx(s[j]).epsilon(1e-4));
           }
           const std::vector<double> soft = softmax_row(s);
-          if (map.kind == "hard") {                                         // a = softmax; the weight: 1 at its argmax
+          if (map.kind == AttentionKind::hard) {                                         // a = softmax; the weight: 1 at its argmax
             const NeuronStage& a = stage(map, "distribution");
             const double chosen = stage(map, "chosen_key").values[row];
             size_t best = 0;
@@ -468,7 +479,7 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
           const double p = stage(map, "centre").values[row], D = double(map.local_width);
           CHECK(D == 2);
           CHECK((p >= 0 && p <= last));
-          if (map.kind == "local_m") CHECK(p == std::min(double(i), last));
+          if (map.kind == AttentionKind::local_m) CHECK(p == std::min(double(i), last));
           // A key is seen exactly when it lies in [p − D, p + D] and not after S_i; the window names the first
           // and last of them.
           double first = NAN, final = NAN;
@@ -483,7 +494,7 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
           CHECK(entry["neuron"]["window"][h][i] == nlohmann::json{first, final});
           for (size_t j = 0; j < Tk; ++j) {
             double weight = soft[j];
-            if (map.kind == "local_p") {                                    // softmax × e^(−(j − p)² / 2σ²), σ = D/2
+            if (map.kind == AttentionKind::local_p) {                                    // softmax × e^(−(j − p)² / 2σ²), σ = D/2
               const double gauss = std::exp(-(double(j) - p) * (double(j) - p) / (2 * (D / 2) * (D / 2)));
               CHECK(stage(map, "gaussian").values[row * Tk + j] == doctest::Approx(gauss).epsilon(1e-4));
               CHECK(stage(map, "softmax").values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
@@ -493,9 +504,9 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
           }
         }
       }
-      if (map.kind != "hard") {
+      if (map.kind != AttentionKind::hard) {
         CHECK(entry["local"]["width"] == 2);
-        CHECK(entry["local"]["sigma"] == (map.kind == "local_p" ? nlohmann::json(1.0) : nlohmann::json(nullptr)));
+        CHECK(entry["local"]["sigma"] == (map.kind == AttentionKind::local_p ? nlohmann::json(1.0) : nlohmann::json(nullptr)));
         CHECK(entry["hard_eval"].is_null());
       } else {
         CHECK(entry["local"].is_null());
@@ -505,15 +516,15 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
 }
 
 TEST_CASE("hard attention evaluated by its expectation chose no single key: its chosen_key is null, its weights a") {
-  LoadedRun run = tiny_run("scaled_dot", "hard");
-  run.config.model.cross_attention.hard_eval = "expectation";
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::hard);
+  run.config.model.cross_attention.hard_eval = HardEval::expectation;
   Generator init(7);
   run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
   AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
   const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
   for (size_t m = 0; m < picture.maps.size(); ++m) {
     const AttentionMapRecord& map = picture.maps[m];
-    if (map.kind != "hard") continue;
+    if (map.kind != AttentionKind::hard) continue;
     CAPTURE(map.name);
     CHECK(json["maps"][m]["hard_eval"] == "expectation");
     const NeuronStage& a = stage(map, "distribution");
@@ -525,7 +536,7 @@ TEST_CASE("hard attention evaluated by its expectation chose no single key: its 
 }
 
 TEST_CASE("the decoding steps hold the five likeliest next tokens, best first, and the chosen token's probability") {
-  LoadedRun run = tiny_run("scaled_dot", "scaled_dot");
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::scaled_dot);
   AttentionPicture picture = record_attention(run, "a happy girl does not go .");
   REQUIRE(picture.decoding.size() == picture.target_output_tokens.size());
   for (size_t t = 0; t < picture.decoding.size(); ++t) {
@@ -548,7 +559,7 @@ TEST_CASE("the decoding steps hold the five likeliest next tokens, best first, a
 }
 
 TEST_CASE("with beam search every step keeps at most k hypotheses and the translation is the best finished one") {
-  LoadedRun run = tiny_run("scaled_dot", "scaled_dot");
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::scaled_dot);
   AttentionPicture picture = record_attention(run, "a happy girl does not go .", "", 3);
   CHECK(picture.beam == 3);
   REQUIRE(!picture.beam_steps.empty());

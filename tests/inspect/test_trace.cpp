@@ -17,11 +17,12 @@ using namespace attnlab;
 
 namespace {
 
-const std::vector<std::string> kinds{"scaled_dot", "additive", "simplified", "sagan", "external", "linear"};
+const std::vector<AttentionKind> kinds{AttentionKind::scaled_dot, AttentionKind::additive, AttentionKind::simplified,
+                                       AttentionKind::sagan,      AttentionKind::external, AttentionKind::linear};
 constexpr int64_t vocab = 12, d_model = 8, heads = 2, d_ff = 16;
 
 // Encoder and decoder self-attention of `kind`; cross-attention too, except external (which cannot be cross).
-ModelConfig config_for(const std::string& kind, const std::string& norm) {
+ModelConfig config_for(AttentionKind kind, NormPlacement norm) {
   ModelConfig c;
   c.src_vocab = c.tgt_vocab = vocab;
   c.d_model = d_model;
@@ -31,17 +32,17 @@ ModelConfig config_for(const std::string& kind, const std::string& norm) {
   c.decoder_layers = 1;
   c.norm = norm;
   c.encoder_attention.kind = c.decoder_attention.kind = kind;
-  c.cross_attention.kind = kind == "external" ? "scaled_dot" : kind;
+  c.cross_attention.kind = kind == AttentionKind::external ? AttentionKind::scaled_dot : kind;
   c.encoder_attention.memory_slots = c.decoder_attention.memory_slots = 5;
   return c;
 }
 
 // The stages each attention kind traces, in the order of its forward() in src/attention/<kind>.cpp.
-std::vector<std::string> attention_stages(const std::string& kind) {
-  if (kind == "additive") return {"q", "k", "v", "tanh", "scores", "weights", "context", "out_proj"};
-  if (kind == "sagan") return {"q", "k", "v", "scores", "weights", "context", "out"};
-  if (kind == "external") return {"q", "scores", "token_softmax", "weights", "context", "out_proj"};
-  if (kind == "linear") return {"q", "k", "v", "phi_q", "phi_k", "context", "out_proj"};
+std::vector<std::string> attention_stages(AttentionKind kind) {
+  if (kind == AttentionKind::additive) return {"q", "k", "v", "tanh", "scores", "weights", "context", "out_proj"};
+  if (kind == AttentionKind::sagan) return {"q", "k", "v", "scores", "weights", "context", "out"};
+  if (kind == AttentionKind::external) return {"q", "scores", "token_softmax", "weights", "context", "out_proj"};
+  if (kind == AttentionKind::linear) return {"q", "k", "v", "phi_q", "phi_k", "context", "out_proj"};
   return {"q", "k", "v", "scores", "weights", "context", "out_proj"};  // scaled_dot, simplified
 }
 
@@ -56,7 +57,7 @@ void add_sublayer(std::vector<std::string>& names, const std::string& layer, con
 
 // Reading order of Seq2Seq::encode and Seq2Seq::decode in src/model/transformer.cpp.
 std::vector<std::string> expected_encoder(const ModelConfig& c) {
-  const bool pre = c.norm == "pre";
+  const bool pre = c.norm == NormPlacement::pre;
   std::vector<std::string> names{"encoder.embed_tokens", "encoder.embed_positions"};
   for (int64_t i = 0; i < c.encoder_layers; ++i) {
     const std::string layer = "encoder.layers." + std::to_string(i);
@@ -68,7 +69,7 @@ std::vector<std::string> expected_encoder(const ModelConfig& c) {
 }
 
 std::vector<std::string> expected_decoder(const ModelConfig& c) {
-  const bool pre = c.norm == "pre";
+  const bool pre = c.norm == NormPlacement::pre;
   std::vector<std::string> names{"decoder.embed_tokens", "decoder.embed_positions"};
   for (int64_t i = 0; i < c.decoder_layers; ++i) {
     const std::string layer = "decoder.layers." + std::to_string(i);
@@ -103,16 +104,16 @@ const std::vector<int32_t> source{4, 5, 6, 7, 8}, target{9, 10, 11, 4};   // S =
 
 std::unique_ptr<Tokenizer> word_tokenizer() {
   TokenizerConfig config;
-  config.kind = "word";
+  config.kind = TokenizerKind::word;
   return train_tokenizer(config, {"a b c d e f g h"}, "");            // 4 special ids + 8 words = 12
 }
 
 }  // namespace
 
 TEST_CASE("the trace lists every stage in reading order, for post-LN and pre-LN and every attention kind") {
-  for (const std::string norm : {"post", "pre"}) {
-    for (const std::string& kind : kinds) {
-      INFO("norm ", norm, ", attention ", kind);
+  for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
+    for (AttentionKind kind : kinds) {
+      INFO("norm ", name_of(norm), ", attention ", name_of(kind));
       const ModelConfig c = config_for(kind, norm);
       Generator init(3);
       Seq2Seq model(c, init);
@@ -124,7 +125,7 @@ TEST_CASE("the trace lists every stage in reading order, for post-LN and pre-LN 
 }
 
 TEST_CASE("each stage has the shape its line prints, and the shapes of the paper") {
-  const ModelConfig c = config_for("scaled_dot", "post");
+  const ModelConfig c = config_for(AttentionKind::scaled_dot, NormPlacement::post);
   Generator init(3);
   Seq2Seq model(c, init);
   const SentenceTrace trace = trace_sentence(model, source, target);
@@ -145,9 +146,9 @@ TEST_CASE("each stage has the shape its line prints, and the shapes of the paper
 }
 
 TEST_CASE("the logits line is the paper's path's forward output, and tracing changes no number of it") {
-  for (const std::string norm : {"post", "pre"}) {
-    for (const std::string& kind : kinds) {
-      INFO("norm ", norm, ", attention ", kind);
+  for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
+    for (AttentionKind kind : kinds) {
+      INFO("norm ", name_of(norm), ", attention ", name_of(kind));
       Generator init(5);
       Seq2Seq model(config_for(kind, norm), init);
       const SentenceTrace trace = trace_sentence(model, source, target);
@@ -176,7 +177,7 @@ TEST_CASE("the logits line is the paper's path's forward output, and tracing cha
 
 TEST_CASE("traced decoder self-attention scores are −∞ on later positions, where the weights are 0") {
   Generator init(3);
-  Seq2Seq model(config_for("scaled_dot", "pre"), init);
+  Seq2Seq model(config_for(AttentionKind::scaled_dot, NormPlacement::pre), init);
   const SentenceTrace trace = trace_sentence(model, source, target);
   const Tensor& scores = stage_named(trace, "decoder.layers.0.self_attn.scores").value;    // [1, h, T, T]
   const Tensor& weights = stage_named(trace, "decoder.layers.0.self_attn.weights").value;  // [1, h, T, T]
@@ -210,7 +211,7 @@ TEST_CASE("the full trace: ids with their tokens, every stage, then the most lik
   auto tokenizer = word_tokenizer();
   REQUIRE(tokenizer->vocab_size() == vocab);
   Generator init(3);
-  Seq2Seq model(config_for("scaled_dot", "post"), init);
+  Seq2Seq model(config_for(AttentionKind::scaled_dot, NormPlacement::post), init);
   const SentenceTrace trace = trace_sentence(model, source, target);
   const std::vector<std::string> lines = format_trace(trace, *tokenizer, *tokenizer, 4, 3);
 
@@ -236,6 +237,6 @@ TEST_CASE("the full trace: ids with their tokens, every stage, then the most lik
 
 TEST_CASE("tracing an empty source sentence is refused with a message") {
   Generator init(3);
-  Seq2Seq model(config_for("scaled_dot", "post"), init);
+  Seq2Seq model(config_for(AttentionKind::scaled_dot, NormPlacement::post), init);
   CHECK_THROWS_WITH_AS(trace_sentence(model, {}, target), doctest::Contains("no tokens"), Error);
 }

@@ -104,7 +104,7 @@ TEST_CASE("scaled_dot with a window takes the band path and records the same ful
   Generator init(3), gen(4);
   const AttentionConfig config = [] {
     AttentionConfig c = window(1, 2);
-    c.kind = "scaled_dot";
+    c.kind = AttentionKind::scaled_dot;
     return c;
   }();
   std::unique_ptr<Attention> module = make_attention(config, AttentionUse::encoder_self, 8, 2, 0, init);

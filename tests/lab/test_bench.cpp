@@ -178,9 +178,10 @@ TEST_CASE("the op profile accounts for the step: every op of the model, forward 
     total_one += r.ms_one;
     total_many += r.ms_many;
   }
-  // The model's ops, forward and backward, and what the optimizer does outside the graph.
-  for (const char* row : {"embedding forward", "embedding backward", "layer_norm forward", "layer_norm backward",
-                          "adam other", "clip_grad_norm other", "zero_grad other"}) {
+  // The model's ops (on the fused path: fused_layer_norm is the kernel), forward and backward, and what the
+  // optimizer does outside the graph.
+  for (const char* row : {"embedding forward", "embedding backward", "fused_layer_norm forward",
+                          "fused_layer_norm backward", "adam other", "clip_grad_norm other", "zero_grad other"}) {
     CAPTURE(row);
     CHECK(rows.count(row) == 1);
   }
@@ -222,9 +223,9 @@ TEST_CASE("configs/bench holds the issue's two models: base (8000, 256, 4 heads,
   CHECK(base.model.d_ff == 1024);
   CHECK(base.model.encoder_layers == 3);
   CHECK(base.model.decoder_layers == 3);
-  CHECK(base.model.norm == "post");
+  CHECK(base.model.norm == NormPlacement::post);
   CHECK(base.train.label_smoothing == doctest::Approx(0.1));
-  CHECK(base.train.optimizer == "adam");
+  CHECK(base.train.optimizer == OptimizerKind::adam);
   CHECK(base.train.beta2 == doctest::Approx(0.98));
   CHECK(base.train.eps == doctest::Approx(1e-9));
   RunConfig small = load_config(std::string(ATTNLAB_SOURCE_DIR) + "/configs/bench/small.yaml");

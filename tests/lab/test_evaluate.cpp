@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "data/batching.h"
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "decode/bleu.h"
 #include "lab/evaluate.h"
 #include "decode/translate.h"
@@ -59,7 +59,7 @@ TEST_CASE("attention entropy ignores padding and lies between 0 and ln(#keys)") 
 
 TEST_CASE("validation BLEU scores the detokenised greedy translations against each pair's own reference text") {
   TokenizerConfig word;
-  word.kind = "word";
+  word.kind = TokenizerKind::word;
   const std::vector<std::string> text{"a b c d e f", "g h i j k l", "b d f h j l", "c e g i k a"};
   std::unique_ptr<Tokenizer> tokenizer = train_tokenizer(word, text, "");
   Generator init(5);

@@ -36,6 +36,7 @@ namespace {
 constexpr double absolute_tolerance = 1e-9;
 constexpr double relative_tolerance = 1e-9;
 
+// The golden file of a norm placement ("post", "pre").
 std::string golden_path(const std::string& norm) {
   return std::string(ATTNLAB_SOURCE_DIR) + "/tests/model/golden/transformer_" + norm + ".safetensors";
 }
@@ -86,6 +87,13 @@ const Tensor& data_tensor(const Golden& golden, const std::string& name) {
 ModelConfig config_from(const Golden& golden) {
   auto integer = [&](const char* key) { return std::stoll(metadata_value(golden, key)); };
   auto boolean = [&](const char* key) { return metadata_value(golden, key) == "true"; };
+  // A fixed choice, written with the config's word for it.
+  auto choice = [&]<typename Enum>(const char* key, Enum) {
+    const std::string& word = metadata_value(golden, key);
+    const std::optional<Enum> value = choice_named<Enum>(word);
+    if (!value) throw Error(std::string("golden file: ") + key + " '" + word + "' is not a word the config knows");
+    return *value;
+  };
   ModelConfig c;
   c.src_vocab = integer("src_vocab");
   c.tgt_vocab = integer("tgt_vocab");
@@ -95,12 +103,12 @@ ModelConfig config_from(const Golden& golden) {
   c.encoder_layers = integer("encoder_layers");
   c.decoder_layers = integer("decoder_layers");
   c.dropout = std::stod(metadata_value(golden, "dropout"));
-  c.activation = metadata_value(golden, "activation");
-  c.norm = metadata_value(golden, "norm");
-  c.positional = metadata_value(golden, "positional");
+  c.activation = choice("activation", Activation{});
+  c.norm = choice("norm", NormPlacement{});
+  c.positional = choice("positional", PositionalKind{});
   c.share_embeddings = boolean("share_embeddings");
   c.tie_output = boolean("tie_output");
-  c.encoder_attention.kind = c.decoder_attention.kind = c.cross_attention.kind = metadata_value(golden, "attention");
+  c.encoder_attention.kind = c.decoder_attention.kind = c.cross_attention.kind = choice("attention", AttentionKind{});
   return c;
 }
 
@@ -257,12 +265,12 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return text;
 }
 
-void check_against_pytorch(const std::string& norm) {
+void check_against_pytorch(NormPlacement norm) {
   REQUIRE(sizeof(real) == 8);
-  const std::string path = golden_path(norm);
+  const std::string path = golden_path(name_of(norm));
   INFO("golden file ", path, " (regenerate: /usr/bin/python3 tools/make_golden.py)");
   Golden golden = load_golden(path);                                  // missing file: an error, the test fails
-  REQUIRE(metadata_value(golden, "norm") == norm);
+  REQUIRE(metadata_value(golden, "norm") == name_of(norm));
   GoldenRun run = run_golden(golden);
 
   if (!run.missing.empty()) FAIL_CHECK("PyTorch has parameters attnlab does not:" << join_lines(run.missing));
@@ -293,11 +301,11 @@ void check_against_pytorch(const std::string& norm) {
 }  // namespace
 
 TEST_CASE("the post-LN Transformer reproduces PyTorch's logits, loss and every gradient") {
-  check_against_pytorch("post");
+  check_against_pytorch(NormPlacement::post);
 }
 
 TEST_CASE("the pre-LN Transformer reproduces PyTorch's logits, loss and every gradient") {
-  check_against_pytorch("pre");
+  check_against_pytorch(NormPlacement::pre);
 }
 
 // A test that could not fail is not a test: these two show that one part in a million is enough to fail it.

@@ -15,7 +15,7 @@ using namespace attnlab;
 
 namespace {
 
-ModelConfig small_config(const std::string& norm, bool residual) {
+ModelConfig small_config(NormPlacement norm, bool residual) {
   ModelConfig c;
   c.src_vocab = 9;
   c.tgt_vocab = 9;
@@ -37,8 +37,8 @@ const TokenIds tgt_out{{2, 3}, {5, 4, 2, 8, 2, 0}};     // tgt shifted left
 }  // namespace
 
 TEST_CASE("without residual connections the model has the same parameters and output shape, but other logits") {
-  for (const char* norm : {"post", "pre"}) {
-    CAPTURE(norm);
+  for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
+    CAPTURE(name_of(norm));
     Generator init_with(3), init_without(3);
     Seq2Seq with(small_config(norm, true), init_with);
     Seq2Seq without(small_config(norm, false), init_without);
@@ -65,11 +65,11 @@ TEST_CASE("without residual connections the model has the same parameters and ou
 }
 
 TEST_CASE("without residual connections every parameter's gradient still matches central differences") {
-  for (const char* norm : {"post", "pre"}) {
-    CAPTURE(norm);
+  for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
+    CAPTURE(name_of(norm));
     Generator init(5);
     auto model = std::make_shared<Seq2Seq>(small_config(norm, false), init);
-    GradcheckCase check{"model.seq2seq", std::string(norm) + "-LN, no residual",
+    GradcheckCase check{"model.seq2seq", name_of(norm) + "-LN, no residual",
                         [model](Generator&) {
                           model->zero_grad();
                           std::vector<Tensor> parameters;

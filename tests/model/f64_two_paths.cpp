@@ -34,8 +34,8 @@ TEST_CASE("both paths give the same logits, loss and parameter gradients for eve
 TEST_CASE("the comparison can fail: two different models are told apart far beyond the tolerance") {
   // The check above would pass vacuously if model.path did nothing and the numbers compared did not depend on
   // the model. Another kind's model, built from the same seed, must differ in logits, loss and gradients.
-  const PathResult a = run_path({"scaled_dot", false, "post"}, ComputePath::fused);
-  const PathResult b = run_path({"additive", false, "post"}, ComputePath::paper);
+  const PathResult a = run_path({AttentionKind::scaled_dot, false, NormPlacement::post}, ComputePath::fused);
+  const PathResult b = run_path({AttentionKind::additive, false, NormPlacement::post}, ComputePath::paper);
   CHECK(relative_difference(a.logits, b.logits) > 1e-3);
   CHECK(std::abs(a.loss - b.loss) > 1e-6);
 }
@@ -46,7 +46,7 @@ TEST_CASE("two models in one process compute by their own paths: each gives what
   // every product runs on a GEMM, where the two paths' GEMMs differ in their last bits. Each model alone first,
   // then both built side by side and run one after the other: the same bits.
   const auto model_config = [](ComputePath path) {
-    ModelConfig m = path_config({"scaled_dot", false, "post"}, path);
+    ModelConfig m = path_config({AttentionKind::scaled_dot, false, NormPlacement::post}, path);
     m.src_vocab = m.tgt_vocab = 40;
     m.d_model = 32;
     m.d_ff = 64;

@@ -60,7 +60,7 @@ TEST_CASE("a tiny Transformer trained with plain SGD overfits a 4-sentence copy 
   c.encoder_layers = 1;
   c.decoder_layers = 1;
   c.dropout = 0.1;
-  c.norm = "post";
+  c.norm = NormPlacement::post;
   Generator init(7);
   Seq2Seq model(c, init);
 
@@ -88,19 +88,19 @@ TEST_CASE("a tiny Transformer trained with plain SGD overfits a 4-sentence copy 
 
 TEST_CASE("the parameter count estimated from the config alone is exact for every attention kind but sagan, and "
           "never below the real count") {
-  for (const std::string& kind : attention_kinds()) {
-    for (const std::string norm : {"post", "pre"}) {
+  for (AttentionKind kind : attention_kinds()) {
+    for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
       ModelConfig c;
       c.src_vocab = 37, c.tgt_vocab = 41, c.d_model = 16, c.heads = 2, c.d_ff = 24, c.norm = norm;
       c.encoder_attention.kind = c.decoder_attention.kind = kind;
       c.encoder_attention.memory_slots = c.decoder_attention.memory_slots = 5;
-      if (kind == "sagan") c.positional = "learned", c.max_len = 12, c.tie_output = true;
+      if (kind == AttentionKind::sagan) c.positional = PositionalKind::learned, c.max_len = 12, c.tie_output = true;
       Generator init(1);
       const Seq2Seq model(c, init);
-      CAPTURE(kind);
-      CAPTURE(norm);
+      CAPTURE(name_of(kind));
+      CAPTURE(name_of(norm));
       const double real_count = static_cast<double>(model.parameter_count());
-      if (kind == "sagan") CHECK(estimated_parameters(c) >= real_count);
+      if (kind == AttentionKind::sagan) CHECK(estimated_parameters(c) >= real_count);
       else CHECK(estimated_parameters(c) == real_count);
     }
   }

@@ -14,11 +14,11 @@ namespace attnlab::testing {
 
 // One model's case: which kind in each of the three uses, a window or not, and where the norm sits.
 struct PathCase {
-  std::string kind;          // one of attention_kinds(); cross-attention takes scaled_dot for external
+  AttentionKind kind;        // cross-attention takes scaled_dot for external
   bool window = false;       // window [1, 2] on every use (the softmax kinds only)
-  std::string norm = "post";
+  NormPlacement norm = NormPlacement::post;
 
-  std::string name() const { return kind + (window ? " + window" : "") + ", " + norm + "-LN"; }
+  std::string name() const { return name_of(kind) + (window ? " + window" : "") + ", " + name_of(norm) + "-LN"; }
 };
 
 inline ModelConfig path_config(const PathCase& c, ComputePath path) {
@@ -40,7 +40,7 @@ inline ModelConfig path_config(const PathCase& c, ComputePath path) {
     a->window_left = 1;
     a->window_right = 2;
   }
-  if (c.kind == "external") m.cross_attention.kind = "scaled_dot";  // external cannot be cross-attention
+  if (c.kind == AttentionKind::external) m.cross_attention.kind = AttentionKind::scaled_dot;  // external cannot be cross-attention
   return m;
 }
 
@@ -108,10 +108,11 @@ inline double relative_difference(const std::vector<real>& a, const std::vector<
 
 inline std::vector<PathCase> every_path_case() {
   std::vector<PathCase> cases;
-  for (const std::string& kind : attention_kinds()) {
-    for (const char* norm : {"post", "pre"}) {
+  for (AttentionKind kind : attention_kinds()) {
+    for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
       cases.push_back({kind, false, norm});
-      if (kind != "external" && kind != "linear" && !kind.starts_with("local")) {
+      const bool local = kind == AttentionKind::local_m || kind == AttentionKind::local_p;
+      if (kind != AttentionKind::external && kind != AttentionKind::linear && !local) {
         cases.push_back({kind, true, norm});                    // windows: softmax kinds (local has its own)
       }
     }

@@ -142,8 +142,8 @@ TEST_CASE("keys left out of a config keep the defaults of RunConfig") {
   defaults.data.train_tgt = "a.tgt";
   check_same(c, defaults);
   CHECK(c.train.max_steps == 10000);
-  CHECK(c.tokenizer.kind == "word");
-  CHECK(c.model.cross_attention.kind == "scaled_dot");
+  CHECK(c.tokenizer.kind == TokenizerKind::word);
+  CHECK(c.model.cross_attention.kind == AttentionKind::scaled_dot);
   CHECK_FALSE(c.model.decoder_attention.has_window);
 }
 
@@ -169,12 +169,12 @@ TEST_CASE("every shipped config in configs/ parses, and the demo config is the s
   CHECK(toy.data.train_tgt == "data/toy-en-fr/train.fr");
   CHECK(toy.model.d_model == 128);
   CHECK(toy.model.heads == 4);
-  CHECK(toy.train.schedule == "noam");
+  CHECK(toy.train.schedule == ScheduleKind::noam);
   CHECK(toy.train.max_minutes == 10);
   RunConfig tatoeba = load_config(std::string(ATTNLAB_SOURCE_DIR) + "/configs/tatoeba-en-fr.yaml");
   CHECK(!tatoeba.data.train_tsv.empty());
   RunConfig multi30k = load_config(std::string(ATTNLAB_SOURCE_DIR) + "/configs/multi30k.yaml");
-  CHECK(multi30k.tokenizer.kind == "bpe");
+  CHECK(multi30k.tokenizer.kind == TokenizerKind::bpe);
   CHECK(multi30k.data.train_src.ends_with("train.de"));
   CHECK(multi30k.data.train_tgt.ends_with("train.en"));
 }
@@ -188,23 +188,23 @@ model:
     cross: additive
 )",
                                 "test.yaml");
-  CHECK(each.model.encoder_attention.kind == "linear");
-  CHECK(each.model.decoder_attention.kind == "scaled_dot");
+  CHECK(each.model.encoder_attention.kind == AttentionKind::linear);
+  CHECK(each.model.decoder_attention.kind == AttentionKind::scaled_dot);
   CHECK_FALSE(each.model.decoder_attention.scale);
   CHECK(each.model.decoder_attention.has_window);
   CHECK(each.model.decoder_attention.window_left == 2);
   CHECK(each.model.decoder_attention.window_right == 0);
-  CHECK(each.model.cross_attention.kind == "additive");
+  CHECK(each.model.cross_attention.kind == AttentionKind::additive);
 
   RunConfig all = parse_config(minimal + "model:\n  attention: linear\n", "test.yaml");
-  CHECK(all.model.encoder_attention.kind == "linear");
-  CHECK(all.model.decoder_attention.kind == "linear");
-  CHECK(all.model.cross_attention.kind == "linear");
+  CHECK(all.model.encoder_attention.kind == AttentionKind::linear);
+  CHECK(all.model.decoder_attention.kind == AttentionKind::linear);
+  CHECK(all.model.cross_attention.kind == AttentionKind::linear);
 
   RunConfig external =
       parse_config(minimal + "model:\n  attention: {encoder: external, decoder: external}\n", "test.yaml");
-  CHECK(external.model.encoder_attention.kind == "external");
-  CHECK(external.model.cross_attention.kind == "scaled_dot");
+  CHECK(external.model.encoder_attention.kind == AttentionKind::external);
+  CHECK(external.model.cross_attention.kind == AttentionKind::scaled_dot);
 }
 
 TEST_CASE("overrides set nested keys after the file, their value read as YAML") {
@@ -215,19 +215,19 @@ TEST_CASE("overrides set nested keys after the file, their value read as YAML") 
   CHECK(c.train.max_steps == 100);
   CHECK(c.train.lr == 0.5);
   CHECK(c.data.lowercase);
-  CHECK(c.tokenizer.kind == "char");
+  CHECK(c.tokenizer.kind == TokenizerKind::character);
   CHECK_FALSE(c.tokenizer.shared);
-  CHECK(c.model.encoder_attention.kind == "linear");
-  CHECK(c.model.decoder_attention.kind == "sagan");  // from the file's shorthand; only the window was overridden
+  CHECK(c.model.encoder_attention.kind == AttentionKind::linear);
+  CHECK(c.model.decoder_attention.kind == AttentionKind::sagan);  // from the file's shorthand; only the window was overridden
   CHECK(c.model.decoder_attention.has_window);
   CHECK(c.model.decoder_attention.window_left == 2);
-  CHECK(c.model.cross_attention.kind == "sagan");
+  CHECK(c.model.cross_attention.kind == AttentionKind::sagan);
 
   RunConfig shorthand = parse_config(minimal, "test.yaml", {"model.attention=additive"});
-  CHECK(shorthand.model.cross_attention.kind == "additive");
+  CHECK(shorthand.model.cross_attention.kind == AttentionKind::additive);
   RunConfig one_use = parse_config(minimal, "test.yaml", {"model.attention.cross=simplified"});
-  CHECK(one_use.model.cross_attention.kind == "simplified");
-  CHECK(one_use.model.encoder_attention.kind == "scaled_dot");
+  CHECK(one_use.model.cross_attention.kind == AttentionKind::simplified);
+  CHECK(one_use.model.encoder_attention.kind == AttentionKind::scaled_dot);
   RunConfig no_window = parse_config(minimal + "model: {attention: {decoder: {window: [3, 1]}}}\n", "test.yaml",
                                      {"model.attention.decoder.window=none"});
   CHECK_FALSE(no_window.model.decoder_attention.has_window);
@@ -426,6 +426,10 @@ TEST_CASE("a kind outside its fixed list is refused with the list and the closes
   CHECK(contains(error_of(minimal + "model:\n  attention:\n    encoder: scaled_dott\n"),
                  "model.attention.encoder.kind: expected one of scaled_dot, additive"));
   CHECK(contains(error_of(minimal + "model:\n  attention: lineer\n"), "did you mean 'linear'?"));
+  CHECK(contains(error_of(minimal + "model:\n  attention:\n    cross:\n      kind: hard\n      hard_eval: mode\n"),
+                 "model.attention.cross.hard_eval: expected one of argmax, expectation, got 'mode'"));
+  CHECK(contains(error_of(minimal + "model:\n  task: qa\n"), "model.task: expected one of translation, cloze"));
+  CHECK(contains(error_of(minimal + "model:\n  reader: aoa_reader\n"), "did you mean 'as_reader'?"));
 }
 
 TEST_CASE("external attention cannot be cross-attention, whichever way the config says it") {

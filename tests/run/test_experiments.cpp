@@ -75,7 +75,7 @@ TEST_CASE("every configs/experiments/*.yaml loads, opens with its expectation an
 
     RunConfig loaded = load_config(config.string());                     // as written, toy-en-fr paths and all
     CHECK(loaded.train.max_minutes == 3);                               // the shared budget
-    if (loaded.model.task == "cloze") {                                 // the readers: their own corpus, and their
+    if (loaded.model.task == Task::cloze) {                                 // the readers: their own corpus, and their
       CHECK(loaded.data.train_src == "data/cloze/train.question");      // training is tested in test_cloze.cpp
       continue;
     }

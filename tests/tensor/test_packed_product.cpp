@@ -179,7 +179,7 @@ TEST_CASE("add_product gives the same bits on any thread count when it cuts C in
         for (int threads : {1, 2, 3}) {
           omp_set_num_threads(threads);
           for (Gemm gemm : built_gemms()) {
-            INFO("threads ", threads, ", GEMM ", gemm_name(gemm));
+            INFO("threads ", threads, ", GEMM ", name_of(gemm));
             std::vector<real> c(static_cast<size_t>(s.n * s.m), real(1));
             add_product(MatrixMap(c.data(), s.n, s.m), X, tx, Y, ty, gemm);
             if (gemm == Gemm::packed) {

@@ -24,21 +24,22 @@ AttentionMask lengths_mask(const std::vector<int64_t>& lengths, int64_t query_le
   return make_length_mask(lengths, query_len, key_len, causal);
 }
 
-// kind "external" or "linear", used as `use`; queries [B, Tq, 8], keys [B, Tk, 8] (the same tensor for self).
-GradcheckCase module_case(const std::string& kind, AttentionUse use, std::string what, int64_t Tq, int64_t Tk,
+// kind external or linear, used as `use`; queries [B, Tq, 8], keys [B, Tk, 8] (the same tensor for self).
+GradcheckCase module_case(AttentionKind kind, AttentionUse use, std::string what, int64_t Tq, int64_t Tk,
                           const std::vector<int64_t>& key_lengths) {
   const bool self = use != AttentionUse::cross;
   const int64_t B = static_cast<int64_t>(key_lengths.size());
   const AttentionMask mask = lengths_mask(key_lengths, Tq, Tk, use == AttentionUse::decoder_self);
   auto module = std::make_shared<std::shared_ptr<Attention>>();         // filled by make_inputs
-  return {"attention." + kind, std::move(what),
-          [kind, use, self, B, Tq, Tk, module](Generator& gen) {
+  const std::string op = "attention." + name_of(kind);
+  return {op, std::move(what),
+          [kind, op, use, self, B, Tq, Tk, module](Generator& gen) {
             AttentionConfig config;
             config.kind = kind;
             config.memory_slots = 5;
             Generator init(7);                                           // fixed seed: the same module every run
             *module = make_attention(config, use, /*d_model=*/8, /*heads=*/2, /*dropout=*/0, init);
-            (*module)->name = "attention." + kind;
+            (*module)->name = op;
             std::vector<Tensor> inputs{Tensor::randn({B, Tq, 8}, gen)};  // x [B, Tq, d_model]
             if (!self) inputs.push_back(Tensor::randn({B, Tk, 8}, gen)); // memory [B, Tk, d_model]
             for (const NamedParameter& p : (*module)->named_parameters()) inputs.push_back(p.tensor);
@@ -56,13 +57,13 @@ std::vector<GradcheckCase> external_linear_attention_checks() {
   std::vector<GradcheckCase> cases;
 
   // External attention: self-attention only.
-  cases.push_back(module_case("external", AttentionUse::encoder_self, "encoder, padding (4, 2)", 4, 4, {4, 2}));
-  cases.push_back(module_case("external", AttentionUse::decoder_self, "decoder: causal + padding", 4, 4, {4, 3}));
+  cases.push_back(module_case(AttentionKind::external, AttentionUse::encoder_self, "encoder, padding (4, 2)", 4, 4, {4, 2}));
+  cases.push_back(module_case(AttentionKind::external, AttentionUse::decoder_self, "decoder: causal + padding", 4, 4, {4, 3}));
 
   // Linear attention: self and cross.
-  cases.push_back(module_case("linear", AttentionUse::encoder_self, "encoder, padding (4, 2)", 4, 4, {4, 2}));
-  cases.push_back(module_case("linear", AttentionUse::decoder_self, "decoder: causal + padding", 4, 4, {4, 3}));
-  cases.push_back(module_case("linear", AttentionUse::cross, "cross Tq 3, Tk 5, padding", 3, 5, {5, 3}));
+  cases.push_back(module_case(AttentionKind::linear, AttentionUse::encoder_self, "encoder, padding (4, 2)", 4, 4, {4, 2}));
+  cases.push_back(module_case(AttentionKind::linear, AttentionUse::decoder_self, "decoder: causal + padding", 4, 4, {4, 3}));
+  cases.push_back(module_case(AttentionKind::linear, AttentionUse::cross, "cross Tq 3, Tk 5, padding", 3, 5, {5, 3}));
   explain_op(cases, "attention.external",
              "a = L1-normalise over slots(softmax over tokens(Q M_kᵀ + mask)),  out = (a M_v heads concatenated) "
              "W_Oᵀ;  M_k, M_v [S, d_k] learned",

@@ -35,7 +35,7 @@ class CentreTracer : public Tracer {
   double distance_to_bounds = 0.5;
 };
 
-GradcheckCase local_case(const std::string& kind, AttentionUse use, std::string what, int64_t Tq, int64_t Tk,
+GradcheckCase local_case(AttentionKind kind, AttentionUse use, std::string what, int64_t Tq, int64_t Tk,
                          const std::vector<int64_t>& key_lengths) {
   const bool self = use != AttentionUse::cross;
   const int64_t B = static_cast<int64_t>(key_lengths.size());
@@ -43,11 +43,12 @@ GradcheckCase local_case(const std::string& kind, AttentionUse use, std::string 
   AttentionConfig config;
   config.kind = kind;
   config.local_width = 1;
+  const std::string op = "attention." + name_of(kind);
   Generator init(11);                                                   // fixed seed: the same module every run
   std::shared_ptr<Attention> module = make_attention(config, use, /*d_model=*/8, /*heads=*/2, /*dropout=*/0, init);
-  module->name = "attention." + kind;
-  return {"attention." + kind, std::move(what),
-          [module, self, mask, B, Tq, Tk, kind](Generator& gen) {
+  module->name = op;
+  return {op, std::move(what),
+          [module, self, mask, B, Tq, Tk, kind, op](Generator& gen) {
             module->zero_grad();
             for (int attempt = 0; attempt < 50; ++attempt) {
               std::vector<Tensor> inputs{Tensor::randn({B, Tq, 8}, gen)};       // x [B, Tq, d_model]
@@ -59,12 +60,12 @@ GradcheckCase local_case(const std::string& kind, AttentionUse use, std::string 
                 NoGradGuard no_graph;
                 module->forward(inputs[0], self ? inputs[0] : inputs[1], mask, ctx);
               }
-              if (kind == "local_m" || tracer.distance_to_bounds >= 0.01) {
+              if (kind == AttentionKind::local_m || tracer.distance_to_bounds >= 0.01) {
                 for (const NamedParameter& p : module->named_parameters()) inputs.push_back(p.tensor);
                 return inputs;
               }
             }
-            throw Error("gradcheck attention." + kind + ": no input in 50 draws keeps every centre off a bound");
+            throw Error("gradcheck " + op + ": no input in 50 draws keeps every centre off a bound");
           },
           [module, self, mask](const std::vector<Tensor>& in) {
             ForwardContext ctx;                                                 // inference: no dropout
@@ -76,7 +77,7 @@ GradcheckCase local_case(const std::string& kind, AttentionUse use, std::string 
 
 std::vector<GradcheckCase> local_attention_checks() {
   std::vector<GradcheckCase> cases;
-  for (const char* kind : {"local_m", "local_p"}) {
+  for (AttentionKind kind : {AttentionKind::local_m, AttentionKind::local_p}) {
     cases.push_back(local_case(kind, AttentionUse::encoder_self, "encoder, D 1, padding (5, 3)", 5, 5, {5, 3}));
     cases.push_back(local_case(kind, AttentionUse::decoder_self, "decoder: causal, D 1, padding (5, 4)", 5, 5, {5, 4}));
     cases.push_back(local_case(kind, AttentionUse::cross, "cross Tq 5, Tk 3, D 1, padding (3, 2)", 5, 3, {3, 2}));

@@ -59,11 +59,12 @@ GradcheckCase module_case(std::string op, std::string what, const AttentionConfi
 
 std::vector<GradcheckCase> softmax_attention_checks() {
   std::vector<GradcheckCase> cases;
-  for (const char* kind : {"scaled_dot", "additive", "simplified", "sagan"}) {
+  for (AttentionKind kind :
+       {AttentionKind::scaled_dot, AttentionKind::additive, AttentionKind::simplified, AttentionKind::sagan}) {
     AttentionConfig config;
     config.kind = kind;
-    const std::string op = std::string("attention.") + kind;
-    const int64_t d_model = op == "attention.sagan" ? 16 : 8;
+    const std::string op = "attention." + name_of(kind);
+    const int64_t d_model = kind == AttentionKind::sagan ? 16 : 8;
     cases.push_back(module_case(op, "self, padding (lengths 3, 2)", config, AttentionUse::encoder_self,
                                 make_mask(3, 3, {3, 2}, /*causal=*/false), d_model));
     cases.push_back(module_case(op, "causal self, padding", config, AttentionUse::decoder_self,

@@ -15,7 +15,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 namespace {
 
 // The small Transformer every layer and model case below uses (d_model 4, 2 heads: d_k = 2).
-ModelConfig tiny_config(const std::string& norm) {
+ModelConfig tiny_config(NormPlacement norm) {
   ModelConfig c;
   c.src_vocab = 7;
   c.tgt_vocab = 7;
@@ -40,7 +40,7 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
   const TokenIds tgt{{2, 3}, {1, 5, 4, 1, 6, 0}};        // [B, T], bos first
   // Both norm placements, and without residual connections (model.residual: false, an ablation) in both.
   for (const std::string wiring : {"post-LN", "pre-LN", "post-LN, no residual", "pre-LN, no residual"}) {
-    ModelConfig c = tiny_config(wiring.substr(0, wiring.find('-')));           // "post" or "pre"
+    ModelConfig c = tiny_config(wiring.rfind("pre", 0) == 0 ? NormPlacement::pre : NormPlacement::post);
     c.residual = wiring.find("no residual") == std::string::npos;
     const AttentionMask encoder_mask = make_padding_mask(src, 4, /*causal=*/false);
     cases.push_back(module_case<EncoderLayer>(
@@ -62,7 +62,7 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
 
   // ---- the whole model, through its training loss ----
   // vocabulary 7, d_model 8, 2 heads, d_ff 16, one encoder and one decoder layer, sinusoidal positions.
-  ModelConfig c = tiny_config("post");
+  ModelConfig c = tiny_config(NormPlacement::post);
   c.d_model = 8;
   c.d_ff = 16;
   const TokenIds tgt_out{{2, 3}, {5, 4, 2, 6, 2, 0}};    // tgt shifted left, eos, pad (ignored by the loss)

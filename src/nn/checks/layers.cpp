@@ -36,10 +36,10 @@ std::vector<GradcheckCase> nn_layer_checks(Generator& init) {
                                          std::make_shared<LayerNorm>(4), {{2, 3, 4}},
                                          [](LayerNorm& m, const std::vector<Tensor>& in) { return m.forward(in[0]); }));
 
-  for (const char* activation : {"relu", "gelu"}) {
+  for (Activation activation : {Activation::relu, Activation::gelu}) {
     cases.push_back(module_case<FeedForward>(
-        "layer.feed_forward", std::string(activation) + ", 4 → 6 → 4",
-        std::make_shared<FeedForward>(4, 6, parse_activation(activation), 0.0, init), {{2, 3, 4}},
+        "layer.feed_forward", name_of(activation) + ", 4 → 6 → 4",
+        std::make_shared<FeedForward>(4, 6, activation, 0.0, init), {{2, 3, 4}},
         [eval](FeedForward& m, const std::vector<Tensor>& in) mutable { return m.forward(in[0], eval); }));
   }
 

@@ -27,7 +27,7 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "data/tokenizer_kinds.h"
+#include "data/tokenizers/tokenizer_kinds.h"
 #include "model/config.h"
 #include "util/error.h"
 #include "util/quote.h"
@@ -123,7 +123,7 @@ std::unique_ptr<Tokenizer> train_sentencepiece_tokenizer(const TokenizerConfig& 
                                                          const std::string& work_prefix) {
   if (config.vocab_size <= static_cast<int64_t>(special_pieces.size())) {
     throw Error("tokenizer.vocab_size = " + std::to_string(config.vocab_size) + " is too small for a " +
-                config.kind + " tokenizer: it needs the 4 special ids and at least one piece per character");
+                name_of(config.kind) + " tokenizer: it needs the 4 special ids and at least one piece per character");
   }
 
   // sentencepiece reads its training text from a file, one sentence per line.
@@ -141,7 +141,7 @@ std::unique_ptr<Tokenizer> train_sentencepiece_tokenizer(const TokenizerConfig& 
   const std::unordered_map<std::string, std::string> options = {
       {"input", input_path},
       {"model_prefix", work_prefix},
-      {"model_type", config.kind},
+      {"model_type", name_of(config.kind)},
       {"vocab_size", std::to_string(config.vocab_size)},
       {"pad_id", std::to_string(pad_id)},
       {"bos_id", std::to_string(bos_id)},
@@ -157,12 +157,12 @@ std::unique_ptr<Tokenizer> train_sentencepiece_tokenizer(const TokenizerConfig& 
       {"minloglevel", "1"},
   };
   sentencepiece::SetRandomGeneratorSeed(1);
-  spdlog::info("training a sentencepiece {} tokenizer of {} ids on {} sentences", config.kind, config.vocab_size,
-               text.size());
+  spdlog::info("training a sentencepiece {} tokenizer of {} ids on {} sentences", name_of(config.kind),
+               config.vocab_size, text.size());
   sentencepiece::util::Status status = sentencepiece::SentencePieceTrainer::Train(options);
   std::remove(input_path.c_str());
   if (!status.ok()) {
-    throw Error("sentencepiece could not train a " + config.kind + " tokenizer with tokenizer.vocab_size = " +
+    throw Error("sentencepiece could not train a " + name_of(config.kind) + " tokenizer with tokenizer.vocab_size = " +
                 std::to_string(config.vocab_size) + ": " + plain_message(status));
   }
   return std::make_unique<SentencePieceTokenizer>(work_prefix + ".model");

@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "data/corpus.h"
-#include "data/tokenizer_kinds.h"
+#include "data/tokenizers/tokenizer_kinds.h"
 #include "util/files.h"
 #include "model/config.h"
 #include "util/error.h"
@@ -20,37 +20,36 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-namespace {
-
-const std::vector<std::string> tokenizer_kinds = {"word", "char", "bpe", "unigram"};
-
-void check_kind(const std::string& kind) {
-  if (std::find(tokenizer_kinds.begin(), tokenizer_kinds.end(), kind) != tokenizer_kinds.end()) return;
-  throw Error("unknown tokenizer.kind " + quote(kind) + "; did you mean \"" + closest_match(kind, tokenizer_kinds) +
-              "\"? (kinds: " + join(tokenizer_kinds) + ")");
+const std::vector<std::string>& choice_names(TokenizerKind) {
+  static const std::vector<std::string> names{"word", "char", "bpe", "unigram"};
+  return names;
 }
-
-}  // namespace
 
 // ---- Dispatch by kind ----
 
 std::unique_ptr<Tokenizer> train_tokenizer(const TokenizerConfig& config, const std::vector<std::string>& text,
                                            const std::string& work_prefix) {
-  check_kind(config.kind);
-  if (text.empty()) throw Error("cannot train a " + config.kind + " tokenizer: there is no training text");
+  if (text.empty()) throw Error("cannot train a " + name_of(config.kind) + " tokenizer: there is no training text");
   if (config.vocab_size < 0) {
     throw Error("tokenizer.vocab_size = " + std::to_string(config.vocab_size) + " is negative");
   }
-  if (config.kind == "word") return train_word_tokenizer(config, text);
-  if (config.kind == "char") return train_char_tokenizer(config, text);
-  return train_sentencepiece_tokenizer(config, text, work_prefix);
+  switch (config.kind) {
+    case TokenizerKind::word: return train_word_tokenizer(config, text);
+    case TokenizerKind::character: return train_char_tokenizer(config, text);
+    case TokenizerKind::bpe:
+    case TokenizerKind::unigram: return train_sentencepiece_tokenizer(config, text, work_prefix);
+  }
+  throw Error("tokenizer.kind: no kind numbered " + std::to_string(static_cast<int>(config.kind)));
 }
 
 std::unique_ptr<Tokenizer> load_tokenizer(const TokenizerConfig& config, const std::string& path_prefix) {
-  check_kind(config.kind);
-  if (config.kind == "word") return load_word_tokenizer(path_prefix);
-  if (config.kind == "char") return load_char_tokenizer(path_prefix);
-  return load_sentencepiece_tokenizer(path_prefix);
+  switch (config.kind) {
+    case TokenizerKind::word: return load_word_tokenizer(path_prefix);
+    case TokenizerKind::character: return load_char_tokenizer(path_prefix);
+    case TokenizerKind::bpe:
+    case TokenizerKind::unigram: return load_sentencepiece_tokenizer(path_prefix);
+  }
+  throw Error("tokenizer.kind: no kind numbered " + std::to_string(static_cast<int>(config.kind)));
 }
 
 // ---- VocabularyTokenizer ----
