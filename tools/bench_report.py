@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """bench_report.py — the table tools/bench.sh prints: medians over rounds, ratios, and the targets.
 
-    /usr/bin/python3 tools/bench_report.py build/bench/results.jsonl
+    /usr/bin/python3 tools/bench_report.py RESULTS.jsonl [--arch ARCH] [--cpu NAME] [--reference FILE [--record]]
 
 Each input line is {"model": "base" | "small", "round": k, "result": <the JSON of attnlab bench or bench_torch.py>};
 results whose "program" starts with "attnlab" are attnlab's, the others PyTorch's. Every figure is the median
@@ -11,7 +11,16 @@ over the rounds. Targets (a ratio is attnlab / PyTorch; issues #6, #13 and #19):
     batched greedy       ≥ 4 × attnlab's own one-sentence-at-a-time greedy (base)
     peak RSS             ≤ 0.5 ×  (each model, when its training steps end: "peak RSS during training")
     base model GFLOP/s   ≥ 50 % of the GEMM peak measured in the same run
+For --arch x86-64-v3 (the AVX2 build; issue #34) the step targets are base ≤ 0.5 × and small ≤ 0.45 ×. And for
+every width (issue #34), at the base model's shapes (src/lab/bench_gemm.h; torch.mm at the same products):
+    the model's GEMM (model.gemm, auto)   ≥ 90 % of PyTorch's OpenBLAS GFLOP/s
+    the packed GEMM                       ≥ 70 %
+The guard: with --reference FILE (docs/results/bench_reference.json), the rows recorded for this CPU and width are
+compared with this run, and the script exits 1, saying so, when a model's step time is worse than its row by more
+than the noise measured (the spread of the rounds' step times, max − min over the median, this run's or the row's,
+whichever is larger). --record writes this run's rows into FILE instead (for this CPU and width).
 """
+import argparse
 import json
 import statistics
 import sys
@@ -27,10 +36,84 @@ def medians(runs):
     return out
 
 
+def step_noise(runs):
+    """The spread of the rounds' step times: (max − min) / median (0 for one round)."""
+    steps = [r["step_ms"] for r in runs]
+    return (max(steps) - min(steps)) / statistics.median(steps) if len(steps) > 1 else 0.0
+
+
+def guard(by, models, args):
+    """Compares this run with the reference rows of this CPU and width, or records them (--record).
+    Returns the number of regressions."""
+    try:
+        with open(args.reference) as f:
+            reference = json.load(f)
+    except FileNotFoundError:
+        reference = {"rows": []}
+    key = lambda row: (row["cpu"], row["arch"], row["model"])
+    if args.record:
+        rows = [r for r in reference["rows"] if (r["cpu"], r["arch"]) != (args.cpu, args.arch)]
+        for model in models:
+            runs = by.get((model, "attnlab"), [])
+            if runs:
+                rows.append({"cpu": args.cpu, "arch": args.arch, "model": model,
+                             "step_ms": round(statistics.median(r["step_ms"] for r in runs), 1),
+                             "noise": round(step_noise(runs), 3)})
+        with open(args.reference, "w") as f:
+            json.dump({"about": reference.get("about", ""), "rows": sorted(rows, key=key)}, f, indent=1)
+            f.write("\n")
+        print(f"guard: recorded this run's step times for {args.cpu}, {args.arch} in {args.reference}")
+        return 0
+    regressions = 0
+    for model in models:
+        runs = by.get((model, "attnlab"), [])
+        row = next((r for r in reference["rows"] if key(r) == (args.cpu, args.arch, model)), None)
+        if not runs or row is None:
+            print(f"guard: {model}: no reference row for {args.cpu}, {args.arch} in {args.reference}: not checked")
+            continue
+        now, noise = statistics.median(r["step_ms"] for r in runs), max(step_noise(runs), row["noise"])
+        limit = row["step_ms"] * (1 + noise)
+        if now > limit:
+            regressions += 1
+            print(f"guard: REGRESSION: {model}, {args.arch}: step {now:.1f} ms, worse than the reference row's "
+                  f"{row['step_ms']:.1f} ms by more than the noise ({100 * noise:.1f} %: limit {limit:.1f} ms)")
+        else:
+            print(f"guard: {model}, {args.arch}: step {now:.1f} ms within the reference row's {row['step_ms']:.1f} ms "
+                  f"+ {100 * noise:.1f} % noise (limit {limit:.1f} ms)")
+    return regressions
+
+
+def gemm_lines(model, runs, torch_runs, verdicts):
+    """Each backend's GFLOP/s at the model's shapes against torch.mm's at the same products (base: targets)."""
+    if not runs or "gemm_backends_gflop_per_s" not in runs[0]:
+        return
+    theirs = [r["gemm_model_shapes_gflop_per_s"] for r in torch_runs if r.get("gemm_model_shapes_gflop_per_s")]
+    theirs = statistics.median(theirs) if theirs else None
+    chosen = runs[0].get("model_gemm", "packed")
+    backends = list(runs[0]["gemm_backends_gflop_per_s"])
+    for backend in backends:
+        ours = statistics.median(r["gemm_backends_gflop_per_s"][backend] for r in runs)
+        bound = 0.9 if backend == chosen else 0.7 if backend == "packed" else None
+        label = f"GEMM shapes {backend}" + (" (model's)" if backend == chosen else "")
+        ratio = ours / theirs if theirs else None
+        verdict = ""
+        if model == "base" and bound is not None and ratio is not None:
+            verdict = "PASS" if ratio >= bound else "FAIL"
+            verdicts.append(verdict)
+        target = f"≥ {bound}×" if model == "base" and bound is not None else ""
+        print(f"{model:6} {label:26} {ours:>10.1f} {'—' if theirs is None else f'{theirs:.1f}':>10} "
+              f"{'—' if ratio is None else f'{ratio:.2f}×':>8}  {target:>10}  {verdict}")
+
+
 def main():
-    if len(sys.argv) != 2:
-        sys.exit("usage: bench_report.py RESULTS.jsonl")
-    rows = [json.loads(line) for line in open(sys.argv[1]) if line.strip()]
+    parser = argparse.ArgumentParser(description="the table tools/bench.sh prints")
+    parser.add_argument("results")
+    parser.add_argument("--arch", default="native", help="the width attnlab was built for (its targets)")
+    parser.add_argument("--cpu", default="this CPU", help="the CPU's name, for the reference rows")
+    parser.add_argument("--reference", help="the reference rows (JSON) to guard against")
+    parser.add_argument("--record", action="store_true", help="write this run's rows into --reference instead")
+    args = parser.parse_args()
+    rows = [json.loads(line) for line in open(args.results) if line.strip()]
     by = {}
     for row in rows:
         side = "attnlab" if row["result"]["program"].startswith("attnlab") else "pytorch"
@@ -44,7 +127,8 @@ def main():
 
     blas = next((r.get("blas_core") for row in rows for r in [row["result"]]
                  if not r["program"].startswith("attnlab") and r.get("blas_core")), None)
-    print(f"medians over {max(len(v) for v in by.values())} rounds; PyTorch: {torch_version or 'not installed'}"
+    print(f"attnlab built for {args.arch} on {args.cpu}; "
+          f"medians over {max(len(v) for v in by.values())} rounds; PyTorch: {torch_version or 'not installed'}"
           + (f" (OpenBLAS kernel {blas})" if blas else ""))
     print(f"{'model':6} {'figure':26} {'attnlab':>10} {'PyTorch':>10} {'ratio':>8}  {'target':>10}  verdict")
     verdicts = []
@@ -62,7 +146,8 @@ def main():
     for model in models:
         a = medians(by.get((model, "attnlab"), []))
         t = medians(by.get((model, "pytorch"), []))
-        step_bound = {"base": 0.46, "small": 0.44}.get(model)
+        step_bounds = {"base": 0.5, "small": 0.45} if args.arch == "x86-64-v3" else {"base": 0.46, "small": 0.44}
+        step_bound = step_bounds.get(model)
         line(model, "training step (ms)", a.get("step_ms"), t.get("step_ms"),
              f"≤ {step_bound}×" if step_bound else None, "lower", step_bound)
         line(model, "  forward (ms)", a.get("forward_ms"), t.get("forward_ms"))
@@ -71,6 +156,7 @@ def main():
         line(model, "tokens/s", a.get("tokens_per_s"), t.get("tokens_per_s"), digits=0)
         line(model, "model GFLOP/s", a.get("model_gflop_per_s"), t.get("model_gflop_per_s"))
         line(model, "GEMM peak GFLOP/s", a.get("gemm_gflop_per_s"), t.get("gemm_gflop_per_s"))
+        gemm_lines(model, by.get((model, "attnlab"), []), by.get((model, "pytorch"), []), verdicts)
         share = a.get("peak_share")
         verdict = ""
         if model == "base" and share is not None:
@@ -98,6 +184,12 @@ def main():
         line(model, "peak RSS at end (MiB)", a.get("peak_rss_mb"), t.get("peak_rss_mb"))
     print(f"targets: {verdicts.count('PASS')} PASS, {verdicts.count('FAIL')} FAIL"
           + ("" if torch_version else " (the ratios need PyTorch)"))
+    if args.reference:
+        regressions = guard(by, models, args)
+        if regressions:
+            print(f"bench_report.py: {regressions} step time(s) worse than the reference rows by more than the noise",
+                  file=sys.stderr)
+            sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -187,6 +187,33 @@ def gemm_gflops(n):
     return 2.0 * n ** 3 / statistics.median(seconds) / 1e9
 
 
+def model_shapes_gflops(c, B, T, repeats=5):
+    """torch.mm's GFLOP/s at the model's products, as `attnlab bench` measures each of its backends
+    (src/lab/bench_gemm.h): for every Linear shape W [out, in] on `rows` positions, y += x · Wᵀ, ∂x += G · W and
+    ∂W += Gᵀ · x, each shape's time the median of `repeats`, weighted by how often one training step runs it."""
+    d, d_ff, V, rows = c["d_model"], c["d_ff"], c["vocab"], B * T
+    chunk = min(rows, max(16, (1 << 22) // max(V, 1)))       # the output layer's chunk of rows in attnlab
+    shapes = [(rows, d, d, 4 * c["encoder_layers"] + 8 * c["decoder_layers"]),
+              (rows, d, d_ff, c["encoder_layers"] + c["decoder_layers"]),
+              (rows, d_ff, d, c["encoder_layers"] + c["decoder_layers"]),
+              (chunk, d, V, -(-rows // chunk))]
+    total_flops = total_seconds = 0.0
+    for n, fan_in, fan_out, count in shapes:
+        x, W, G = torch.randn(n, fan_in), torch.randn(fan_out, fan_in), torch.randn(n, fan_out)
+        y, dx, dW = torch.zeros(n, fan_out), torch.zeros(n, fan_in), torch.zeros(fan_out, fan_in)
+        seconds = []
+        for repeat in range(repeats + 1):                   # the first round warms up, untimed
+            start = time.perf_counter()
+            y.addmm_(x, W.t())
+            dx.addmm_(G, W)
+            dW.addmm_(G.t(), x)
+            if repeat > 0:
+                seconds.append(time.perf_counter() - start)
+        total_flops += count * 3 * 2.0 * n * fan_in * fan_out
+        total_seconds += count * statistics.median(seconds)
+    return total_flops / total_seconds / 1e9
+
+
 def blas_core():
     """The kernel OpenBLAS chose for this CPU ("Cooperlake", "Haswell", …), or None when torch does not use it.
     OPENBLAS_CORETYPE in the environment forces one: tools/bench.sh unsets it for this script (see there)."""
@@ -233,6 +260,7 @@ def main():
     B, T = args.batch, args.length
     step_flops = 3 * forward_flops(c, B, T, T)
     gemm = gemm_gflops(1024)
+    gemm_model_shapes = model_shapes_gflops(c, B, T)
 
     model.eval()
     gen = torch.Generator().manual_seed(args.seed + 200)
@@ -263,6 +291,7 @@ def main():
         "model_gflop_per_s": step_flops / medians["step"] / 1e9,
         "gemm_gflop_per_s": gemm,
         "peak_share": step_flops / medians["step"] / 1e9 / gemm,
+        "gemm_model_shapes_gflop_per_s": gemm_model_shapes,
         "greedy_sentences_per_s": greedy_rate,
         "greedy_mean_length": mean_length,
         "beam": 4,
@@ -282,6 +311,8 @@ def main():
     print(f"  tokens/s           {r['tokens_per_s']:9.0f}")
     print(f"  model              {r['model_gflop_per_s']:9.1f} GFLOP/s ({r['gflop_per_step']:.1f} GFLOP per step)")
     print(f"  GEMM peak          {gemm:9.1f} GFLOP/s (torch.mm 1024²): model at {100 * r['peak_share']:.0f}% of it")
+    print(f"  GEMM, model shapes {gemm_model_shapes:9.1f} GFLOP/s (torch.mm at the Linear layers' products, "
+          f"OpenBLAS kernel {r['blas_core']})")
     if greedy_rate is not None:
         print(f"  greedy decoding    {greedy_rate:9.2f} sentences/s ({args.decode_sentences} sentences, tutorial "
               f"loop; mean {mean_length:.1f} tokens)")

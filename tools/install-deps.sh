@@ -8,6 +8,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build pkg-config ccache   # compiler and build (ccache: faster rebuilds)
   libeigen3-dev                             # matrices (tensor maps, GEMM)
+  libopenblas-serial-dev                    # OpenBLAS, a product backend (model.gemm: blas; auto picks it)
   libspdlog-dev                             # logging
   libyaml-cpp-dev                           # configs
   libsentencepiece-dev                      # subword tokenizers

@@ -3,6 +3,7 @@
 #
 #   tools/test.sh              release build (build/release)
 #   tools/test.sh --sanitize   the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize)
+#   tools/test.sh --arch x86-64-v3   the same suite built for AVX2 + FMA (build/release-v3, the release-v3 preset)
 #   tools/test.sh --fuzz       first build the fuzz targets (build/fuzz, clang + libFuzzer): ctest then runs each
 #                              for a few thousand executions (.ci/run does; without it those tests skip, saying so)
 #
@@ -13,13 +14,17 @@ cd "$(dirname "$0")/.."
 
 preset=release
 fuzz=""
-for option in "$@"; do
-  case "$option" in
+while [ $# -gt 0 ]; do
+  case "$1" in
     --sanitize) preset=sanitize ;;
+    --arch)
+      [ "${2:-}" = x86-64-v3 ] || { echo "test.sh: --arch takes x86-64-v3 (the release-v3 preset)" >&2; exit 2; }
+      preset=release-v3; shift ;;
     --fuzz) fuzz=1 ;;
-    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "test.sh: unknown option '$option' (use --sanitize, --fuzz or nothing)" >&2; exit 2 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option '$1' (use --sanitize, --arch x86-64-v3, --fuzz or nothing)" >&2; exit 2 ;;
   esac
+  shift
 done
 
 started=$(date +%s)

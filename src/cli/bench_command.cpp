@@ -17,6 +17,7 @@
 #include "lab/bench.h"
 #include "run/config_io.h"
 #include "lab/length_sweep.h"
+#include "tensor/blas_product.h"
 #include "util/files.h"
 
 namespace attnlab {
@@ -42,6 +43,8 @@ struct BenchCommandOptions {
 namespace {
 
 nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
+  nlohmann::json backend_speeds = nlohmann::json::object();      // {"eigen": GFLOP/s, "packed": …, "blas": …}
+  for (const GemmSpeed& speed : r.gemm_backends) backend_speeds[name_of(speed.gemm)] = speed.gflops_per_second;
   return nlohmann::json{
       {"program", "attnlab"},
       {"precision", sizeof(real) == 4 ? "float32" : "float64"},
@@ -61,6 +64,9 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
       {"model_gflop_per_s", r.model_gflops_per_second},
       {"gemm_gflop_per_s", r.gemm_gflops_per_second},
       {"peak_share", r.peak_share},
+      {"model_gemm", name_of(r.model_gemm)},
+      {"blas", blas_description()},
+      {"gemm_backends_gflop_per_s", backend_speeds},
       {"greedy_sentences_per_s", r.greedy_sentences_per_second},
       {"greedy_mean_length", r.greedy_mean_length},
       {"beam", options.beam},
@@ -70,6 +76,22 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
       {"training_peak_rss_mb", r.training_peak_rss_mb},
       {"peak_rss_mb", r.peak_rss_mb},
   };
+}
+
+// Each backend's GFLOP/s at the model's shapes (lab/bench_gemm.h), per shape and over the step's products.
+void print_gemm_backends(const BenchResult& r) {
+  std::printf("  GEMM at the model's shapes, GFLOP/s (the model's: %s; blas: %s)\n", name_of(r.model_gemm).c_str(),
+              blas_description().c_str());
+  std::printf("    %-8s %9s", "backend", "all");
+  for (const GemmShape& shape : r.gemm_shapes) {
+    std::printf(" %14s", (shape.name + " x" + std::to_string(shape.count)).c_str());
+  }
+  std::printf("\n");
+  for (const GemmSpeed& speed : r.gemm_backends) {
+    std::printf("    %-8s %9.1f", name_of(speed.gemm).c_str(), speed.gflops_per_second);
+    for (double gflops : speed.shape_gflops) std::printf(" %14.1f", gflops);
+    std::printf("\n");
+  }
 }
 
 void print_table(const std::string& config_path, const BenchOptions& options, int64_t batch_tokens,
@@ -89,6 +111,7 @@ void print_table(const std::string& config_path, const BenchOptions& options, in
   const long long n = static_cast<long long>(options.gemm_size);
   std::printf("  GEMM peak          %9.1f GFLOP/s ([%lld, %lld] · [%lld, %lld] through matmul): model at %.0f%% of it\n",
               r.gemm_gflops_per_second, n, n, n, n, 100 * r.peak_share);
+  print_gemm_backends(r);
   if (options.decode_sentences > 0) {
     std::printf("  greedy decoding    %9.2f sentences/s (%lld sentences one at a time, ≤ %lld tokens; mean %.1f)\n",
                 r.greedy_sentences_per_second, static_cast<long long>(options.decode_sentences),

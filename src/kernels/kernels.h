@@ -26,18 +26,20 @@
 #include <cstdint>
 
 #include "autograd/ops.h"
+#include "tensor/product.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 // ---- fused_linear.cpp ----
 // y = x · Wᵀ + b as one op (nn.Linear). x [..., in], W [out, in], b [out] or undefined (no bias) → y [..., out].
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
+// Its products run on `gemm` (tensor/product.h; a module passes its own, model.gemm).
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm gemm = Gemm::packed);
 
 // ---- linear_cross_entropy.cpp ----
 // The output layer and the loss in one op, never holding the [..., V] logits: the same loss and gradients as
 // cross_entropy(matmul(h, W, false, true), …) to float rounding. h [..., d], W [V, d] → [1]
 Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
-                            int32_t ignore_id);
+                            int32_t ignore_id, Gemm gemm = Gemm::packed);
 
 // ---- layer_norm.cpp ----
 // layer_norm(x, γ, β, ε) (autograd/ops.h) with the same forward and its backward's rows in parallel: the same

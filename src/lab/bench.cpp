@@ -216,6 +216,9 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
   // ---- the GEMM peak, measured now, on the same threads ----
   result.gemm_gflops_per_second = measure_gemm_gflops(options.gemm_size);
   result.peak_share = result.model_gflops_per_second / result.gemm_gflops_per_second;
+  result.model_gemm = model.gemm();
+  result.gemm_shapes = model_gemm_shapes(model_config, B, T);
+  result.gemm_backends = measure_gemm_backends(result.gemm_shapes, 5);
 
   // ---- decoding: sentences of T random source tokens, one at a time and batched ----
   if (options.decode_sentences > 0) {

@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "data/batch.h"
+#include "lab/bench_gemm.h"
 #include "model/transformer.h"
 #include "run/config.h"
 #include "tensor/token_ids.h"
@@ -65,6 +66,9 @@ struct BenchResult {
   double model_gflops_per_second = 0;  // step_flops / step_seconds / 1e9
   double gemm_gflops_per_second = 0;   // the measured peak
   double peak_share = 0;               // model / peak
+  Gemm model_gemm = Gemm::packed;      // the backend the model's fused products ran on (model.gemm, resolved)
+  std::vector<GemmShape> gemm_shapes;  // the model's products (bench_gemm.h) …
+  std::vector<GemmSpeed> gemm_backends;   // … and every backend's speed at them, on the same threads
   double greedy_sentences_per_second = 0;
   double greedy_mean_length = 0;       // output tokens per sentence actually produced (eos may stop early)
   double beam_sentences_per_second = 0;

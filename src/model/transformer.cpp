@@ -225,6 +225,7 @@ Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
                                         Tensor::uniform({c.tgt_vocab, c.d_model}, init, -bound, bound));
   }
   use_compute_path(c.path);                    // model.path: every module computes by the same path
+  use_gemm(c.gemm);                            // model.gemm: … and runs its fused products on the same GEMM
 }
 
 Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& positions, const TokenIds& ids,
@@ -290,7 +291,7 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
     return cross_entropy(logits, targets, label_smoothing, pad_id);          // [1], pad positions ignored
   }
   // The same loss and gradients without ever holding the [B, T, V] logits (kernels/linear_cross_entropy.cpp).
-  return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id);   // [1]
+  return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id, gemm());   // [1]
 }
 
 bool Seq2Seq::learns_by_reward() const {
@@ -370,7 +371,7 @@ Tensor Seq2Seq::decode_step(const TokenIds& tokens, DecoderState& state, Forward
   // come out as [B, V] directly, instead of [B, 1, V] and a copy of all B·V of them by a reshape.
   y = reshape(y, {state.batch, y.size(2)});                                   // [B, d]
   if (!fused()) return matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);   // [B, V]
-  return linear(y, output_weight_, Tensor());                                 // the same, on the packed GEMM
+  return linear(y, output_weight_, Tensor(), gemm());                         // the same, on model.gemm
 }
 
 Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {

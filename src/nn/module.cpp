@@ -15,6 +15,11 @@ void Module::use_compute_path(ComputePath path) {
   for (const auto& child : children_) child.second->use_compute_path(path);
 }
 
+void Module::use_gemm(Gemm gemm) {
+  gemm_ = resolve_gemm(gemm);
+  for (const auto& child : children_) child.second->use_gemm(gemm_);
+}
+
 Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
   tensor.set_requires_grad(true);
   parameters_.push_back({name, tensor});

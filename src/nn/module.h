@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "tensor/product.h"
 #include "tensor/tensor.h"
 #include "util/choice.h"
 
@@ -52,6 +53,10 @@ class Module {
   ComputePath compute_path() const { return compute_path_; }
   bool fused() const { return compute_path_ == ComputePath::fused; }
   void use_compute_path(ComputePath path);
+  // Which GEMM the fused path's products run on (model.gemm, tensor/product.h); use_gemm resolves `auto` and sets
+  // it for this module and every child. The paper's path always runs on Eigen's, the plain one.
+  Gemm gemm() const { return gemm_; }
+  void use_gemm(Gemm gemm);
 
  protected:
   // Registers a parameter (sets requires_grad) and returns the handle to keep in a member.
@@ -73,6 +78,7 @@ class Module {
   const Module* parent_ = nullptr;            // set by the parent's register_module
   std::string name_in_parent_;
   ComputePath compute_path_ = ComputePath::fused;
+  Gemm gemm_ = Gemm::packed;
 };
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

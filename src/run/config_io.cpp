@@ -133,7 +133,10 @@ std::vector<Section> sections() {
          "positions in the learned table (learned positions only)", 1048576},
         {"path", [](RunConfig& c) { return choice_of(&c.model.path); }, Range::any,
          "paper (the paper's chain of plain ops, what to read) | fused (the fast kernels, "
-         "src/kernels/; the same numbers to rounding)"}}},
+         "src/kernels/; the same numbers to rounding)"},
+        {"gemm", [](RunConfig& c) { return choice_of(&c.model.gemm); }, Range::any,
+         "the fused path's matrix products: auto (OpenBLAS when built in, else packed) | packed (attnlab's own) | "
+         "eigen | blas (OpenBLAS); the same numbers to rounding"}}},
       attention_section("encoder"),
       attention_section("decoder"),
       attention_section("cross"),

@@ -13,8 +13,9 @@
 //      (transpose_block), so the tiles never read Y with a stride;
 //   3. the rows of C are taken row_block = 256 at a time, so that their slice of op(X), [256, kc] = 256 KB, stays
 //      in the core's second cache (L2) while the panels go by;
-//   4. each (row block, panel) is one small_matmul call (tensor/small_matmul.h): tiles of 8 rows × 32 columns held
-//      in 16 vector registers, op(X)[i, p] broadcast, the panel's row p loaded, one multiply-add per pair.
+//   4. each (row block, panel) is one small_matmul call (tensor/small_matmul.h): tiles of 8 rows × 2 vector registers
+//      of columns (32 floats with AVX-512; 6 rows × 16 floats with AVX2, whose register file is half as large)
+//      held in registers, op(X)[i, p] broadcast, the panel's row p loaded, one multiply-add per pair.
 // op(X) is not copied: small_matmul reads it through strides, so Xᵀ costs nothing.
 //
 // The numbers: every C[i, j] gets Σ over one depth block as one chain of multiply-adds in p order, added to C

@@ -13,8 +13,10 @@
 #include <algorithm>
 #include <vector>
 
+#include "tensor/blas_product.h"
 #include "tensor/packed_product.h"
 #include "tensor/parallel.h"
+#include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -138,6 +140,8 @@ void add_blocked_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool trans
                          bool transpose_y, Gemm gemm) {
   if (gemm == Gemm::packed) {
     add_packed_product(C, X, transpose_x, Y, transpose_y);
+  } else if (gemm == Gemm::blas) {
+    add_blas_product(C, X, transpose_x, Y, transpose_y);
   } else if (!transpose_x && !transpose_y) C.noalias() += X * Y;
   else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
   else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
@@ -237,7 +241,27 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
 
 }  // namespace
 
+// model.gemm: auto. Measured with `attnlab bench --gemm` at the base model's shapes (docs/guide/performance.md): on
+// AVX-512 and on AVX2 builds OpenBLAS was the fastest of the three wherever the build has it, so the rule needs no
+// measurement at run time (and so no run-time state): OpenBLAS when built in, else attnlab's packed GEMM.
+Gemm resolve_gemm(Gemm gemm, const std::string& key) {
+  if (gemm == Gemm::automatic) return blas_available() ? Gemm::blas : Gemm::packed;
+  if (gemm == Gemm::blas && !blas_available()) throw Error(key + ": blas: OpenBLAS is " + blas_description());
+  return gemm;
+}
+
+const std::vector<std::string>& choice_names(Gemm) {
+  static const std::vector<std::string> names{"eigen", "packed", "blas", "auto"};
+  return names;
+}
+
+std::vector<Gemm> built_gemms() {
+  if (blas_available()) return {Gemm::eigen, Gemm::packed, Gemm::blas};
+  return {Gemm::eigen, Gemm::packed};
+}
+
 void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y, Gemm gemm) {
+  gemm = resolve_gemm(gemm);
   // The threads are shared out here (the bands above), so Eigen's GEMM itself always runs on one: with its own
   // threading left on, a product too small to cut (the encoder's [32, 128] · [128, 128] when translating one
   // sentence) would still wake the other threads and wait for them, and decoding got slower on two cores.

@@ -40,10 +40,18 @@ void tile(int64_t depth, const real* X, int64_t x_row, int64_t x_col, const real
     }
 }
 
-// Rows per tile: 8 × 2 packets of C is 16 vector registers, which fit the 32 of AVX-512 with room for Y's two
-// packets and the broadcast X(r, p) (measured on a 32 × 32 × 32 product: 1.5 × the speed of 4-row tiles, whose
-// loads of Y outnumber their multiply-adds); 16-register instruction sets get 4-row tiles.
-constexpr int tile_rows = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 8 : 4;
+// Rows per tile, chosen here, once, for the register file of the instruction set the build targets
+// (CMakeLists.txt, ATTNLAB_ARCH). A tile of `rows` × 2 packets of C needs 2·rows accumulators, plus 2 registers
+// for Y's packets and 1 for the broadcast X(r, p), all live at once in the innermost loop:
+//   32 registers (AVX-512, x86-64-v4 or native on such a CPU): 8 rows → 16 + 3 = 19. Measured on a 32 × 32 × 32
+//      product: 1.5 × the speed of 4-row tiles, whose loads of Y outnumber their multiply-adds.
+//   16 registers (AVX2 + FMA, x86-64-v3; SSE, x86-64-v2): 6 rows → 12 + 3 = 15, the classic AVX2 tile of
+//      6 × 16 floats. 8 rows would need 19 and spill to the stack inside the loop (issue 34: the packed GEMM ran
+//      at 32–39 GFLOP/s on one AVX2 core with them, where OpenBLAS runs at 130).
+// The tile's shape changes which numbers share a tile, never the order of any sum, so every width gives the same
+// bits for the same instruction set (tests/tensor/test_small_matmul.cpp runs on every width the build targets).
+constexpr int tile_rows = EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS >= 32 ? 8 : 6;
+static_assert(2 * tile_rows + 3 <= EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS, "the tile must fit the register file");
 
 // The rows [i, n) of C for the columns [j, j + packets·P): tiles of tile_rows rows, then of 4, then single rows.
 template <int packets>
@@ -64,6 +72,8 @@ void column_panel(int64_t n, int64_t depth, const real* X, int64_t x_row, int64_
 }  // namespace
 
 int64_t small_matmul_packet() { return P; }
+
+int small_matmul_tile_rows() { return tile_rows; }
 
 int64_t padded_width(int64_t n) { return (n + P - 1) / P * P; }
 

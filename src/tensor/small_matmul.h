@@ -13,7 +13,8 @@
 //
 // The slow, obvious version is the triple loop
 //     for (i) for (j) { real c = 0; for (p) c += X(i, p) · Y[p, j]; C[i, j] = c; }
-// Here a tile of 8 rows × 2 packets of C (16 vector registers) stays in registers while p runs, each number of Y
+// Here a tile of 8 rows × 2 packets of C (16 vector registers; 6 rows, 12 registers, where the CPU has only 16:
+// small_matmul.cpp says why) stays in registers while p runs, each number of Y
 // loaded once per tile and each X(i, p) broadcast once — instead of loading and storing a row of C for every p,
 // whose store-to-load round trip was what the old attention loops waited on.
 //
@@ -31,6 +32,9 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 // Numbers per vector register (16 floats / 8 doubles with AVX-512): the unit `width` is a multiple of.
 int64_t small_matmul_packet();
+
+// Rows of C per register tile: 8 with 32 vector registers (AVX-512), 6 with 16 (AVX2, SSE); small_matmul.cpp says why.
+int small_matmul_tile_rows();
 
 // round_up(n) to a multiple of small_matmul_packet(): the padded row length for Y and C.
 int64_t padded_width(int64_t n);

@@ -410,11 +410,11 @@ TEST_CASE("products shared among the threads (bands of rows, of columns or of th
   // k = 2100 for C [64, 40]): then k is cut, and the threads' partial products are added. A thin product (fewer
   // than 16 rows) with n·k·m ≥ 100 K shares C's columns instead: [4, 600] with k = 128, as beam search's output
   // layer. Called directly (matmul's batch loop may itself be shared among the threads, and a product inside it
-  // is not cut again). Both GEMMs (tensor/product.h).
+  // is not cut again). Every GEMM the build has (tensor/product.h: eigen, packed, blas).
   Generator gen(11);
   const int threads_before = omp_get_max_threads();
-  for (Gemm gemm : {Gemm::packed, Gemm::eigen}) {
-    INFO("GEMM ", gemm == Gemm::packed ? "packed" : "eigen");
+  for (Gemm gemm : built_gemms()) {
+    INFO("GEMM ", name_of(gemm));
     check_shared_products(gen, gemm);
   }
   omp_set_num_threads(threads_before);

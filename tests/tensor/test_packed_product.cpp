@@ -1,9 +1,12 @@
 // test_packed_product.cpp — attnlab's own GEMM (src/tensor/packed_product.cpp) computes C += op(X) · op(Y) as the
 // definition does, for every transpose, ragged sizes and strided views; its bits do not depend on where the numbers
-// sit, on how C is cut into bands, nor on the thread count; and it agrees with Eigen's GEMM, its reference.
+// sit, on how C is cut into bands, nor on the thread count; and it agrees with Eigen's GEMM, its reference, and with
+// OpenBLAS's (model.gemm: blas), whose bits do not depend on the bands either. What stays bit-reproducible, backend
+// by backend: tests/autograd/test_ops_matmul_shape.cpp (every offset, every backend) and the cases below.
 #include <doctest/doctest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -152,15 +155,18 @@ TEST_CASE("the packed GEMM gives the same bits for a band of rows or of columns 
   }
 }
 
-TEST_CASE("add_product gives the packed GEMM's bits on any thread count when it cuts C, and agrees with Eigen's "
-          "GEMM to float rounding") {
-  // [300, 64] is cut into bands of rows and [48, 400] into bands of columns (n·k·m ≥ 2^22, tensor/parallel.h);
-  // the depth blocks stay whole, so the bits are the same on 1, 2 or 3 threads. Eigen's GEMM sums in its own blocks
-  // and order: the same numbers to float rounding, not to the bit.
+TEST_CASE("add_product gives the same bits on any thread count when it cuts C into bands, on the packed GEMM and "
+          "on OpenBLAS's; Eigen's and OpenBLAS's agree with the packed GEMM to float rounding") {
+  // [300, 64] and [1100, 64] are cut into bands of rows, [48, 400] and [48, 1200] into bands of columns (n·k·m ≥
+  // 2^22, tensor/parallel.h). The packed GEMM's depth blocks stay whole, so its bits are those of one call on one
+  // thread. OpenBLAS's depth blocks follow k alone, not the band's size, so its bits, too, are the same on 1, 2 or
+  // 3 threads (k = 1000 spans more than one of its blocks). Eigen's GEMM picks its blocks from the band's sizes:
+  // the same numbers to float rounding, not to the bit. (A deep product cut along k changes the bits with the
+  // thread count on every backend: product.cpp, "Deep products".)
   Generator gen(34);
   const int threads_before = omp_get_max_threads();
   struct Size { int64_t n, k, m; };
-  for (Size s : {Size{300, 250, 64}, Size{48, 300, 400}}) {
+  for (Size s : {Size{300, 250, 64}, Size{48, 300, 400}, Size{1100, 1000, 64}, Size{48, 700, 1200}}) {
     for (bool tx : {false, true}) {
       for (bool ty : {false, true}) {
         INFO("n ", s.n, ", k ", s.k, ", m ", s.m, ", transpose_x ", tx, ", transpose_y ", ty);
@@ -169,21 +175,38 @@ TEST_CASE("add_product gives the packed GEMM's bits on any thread count when it 
         const ConstMatrixMap X(xs.data(), tx ? s.k : s.n, tx ? s.n : s.k);
         const ConstMatrixMap Y(ys.data(), ty ? s.m : s.k, ty ? s.k : s.m);
         const std::vector<real> alone = o.packed(0, 0);                 // one call, one thread
+        std::vector<real> blas_on_one_thread;
         for (int threads : {1, 2, 3}) {
           omp_set_num_threads(threads);
-          for (Gemm gemm : {Gemm::packed, Gemm::eigen}) {
-            INFO("threads ", threads, ", GEMM ", gemm == Gemm::packed ? "packed" : "eigen");
+          for (Gemm gemm : built_gemms()) {
+            INFO("threads ", threads, ", GEMM ", name_of(gemm));
             std::vector<real> c(static_cast<size_t>(s.n * s.m), real(1));
             add_product(MatrixMap(c.data(), s.n, s.m), X, tx, Y, ty, gemm);
             if (gemm == Gemm::packed) {
               REQUIRE(c == alone);
-            } else {
-              for (size_t i = 0; i < c.size(); ++i) REQUIRE(std::abs(c[i] - alone[i]) < 1e-4 * (1 + std::abs(alone[i])));
+              continue;
             }
+            for (size_t i = 0; i < c.size(); ++i) REQUIRE(std::abs(c[i] - alone[i]) < 1e-4 * (1 + std::abs(alone[i])));
+            if (gemm == Gemm::blas && threads == 1) blas_on_one_thread = c;
+            if (gemm == Gemm::blas) REQUIRE(c == blas_on_one_thread);
           }
         }
       }
     }
   }
   omp_set_num_threads(threads_before);
+}
+
+TEST_CASE("model.gemm: auto is OpenBLAS when the build has it and the packed GEMM otherwise; blas is refused, "
+          "naming the key, in a build without it") {
+  const std::vector<Gemm> gemms = built_gemms();
+  const bool has_blas = std::find(gemms.begin(), gemms.end(), Gemm::blas) != gemms.end();
+  CHECK(resolve_gemm(Gemm::automatic) == (has_blas ? Gemm::blas : Gemm::packed));
+  CHECK(resolve_gemm(Gemm::packed) == Gemm::packed);
+  CHECK(resolve_gemm(Gemm::eigen) == Gemm::eigen);
+  if (has_blas) {
+    CHECK(resolve_gemm(Gemm::blas) == Gemm::blas);
+  } else {
+    CHECK_THROWS_WITH(resolve_gemm(Gemm::blas, "model.gemm"), doctest::Contains("model.gemm: blas"));
+  }
 }
