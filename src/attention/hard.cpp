@@ -124,6 +124,10 @@ class HardAttention : public Attention {
   // −(1/N) [Σ_{b,h,t} A_bt log a_{bht, s} + λ_e Σ_b H_b], times hard_clip's factor (the file's opening comment).
   Tensor score_function_loss(const Rewards& rewards) override {
     if (!entropy_.defined()) return Tensor();                               // no training pass since the last call
+    if (!log_pi_.defined() && config_.hard_entropy == 0) {                  // gumbel_st without a bonus: nothing
+      entropy_ = Tensor();
+      return Tensor();
+    }
     const int64_t B = entropy_.size(0);
     if (rewards.batch != B || !(rewards.tokens > 0)) {
       throw Error("hard attention " + name + ": rewards for " + std::to_string(rewards.batch) +

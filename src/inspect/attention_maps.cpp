@@ -226,6 +226,13 @@ Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& ma
   }
   const auto begin = map.weights.begin() + head * map.queries * map.keys;
   heatmap.weights.assign(begin, begin + map.queries * map.keys);                    // [Tq, Tk] of this head
+  for (const NeuronStage& stage : map.stages) {                  // hard: the chosen key, outlined on a
+    if (stage.name != "chosen_key") continue;
+    for (int64_t i = 0; i < map.queries; ++i) {
+      const double key = stage.values[static_cast<size_t>(head * map.queries + i)];
+      heatmap.marked.push_back(std::isfinite(key) ? static_cast<int64_t>(key) : -1);
+    }
+  }
   return heatmap;
 }
 
@@ -237,7 +244,7 @@ std::string row_normalisation(const AttentionMapRecord& map) {
   if (map.kind == AttentionKind::external) return "L1 over memory slots, after a softmax over tokens";
   if (map.kind == AttentionKind::linear) return "phi(q).phi(k) divided by its sum over keys";
   if (map.kind == AttentionKind::local_p) return "softmax over the window, times a Gaussian around p_i (sums to less than 1)";
-  if (map.kind == AttentionKind::hard) return "one key per row: sampled, or the argmax (softmax over keys with hard_eval: expectation)";
+  if (map.kind == AttentionKind::hard) return "softmax over keys: the distribution a the key is drawn from (the chosen key outlined)";
   return "softmax over keys";
 }
 
@@ -264,7 +271,7 @@ std::string row_normalisation(const AttentionMapRecord& map) {
 //     "window": [2, 0] | null,                     [left, right] of a windowed attention
 //     "local": {"width": 2, "sigma": 1} | null,    local_m, local_p: D of the window [p_i − D, p_i + D] and the
 //                                                  Gaussian's σ = D / 2 (local_p's; null for local_m, which has none)
-//     "hard_eval": "argmax" | null,                hard: how this (evaluation) pass chose: argmax | expectation
+//     "hard_eval": "argmax" | null,                hard: how this (evaluation) pass chose: argmax | expectation | sample
 //     "neuron": {                                  the numbers that made the weights, from the same pass
 //       "q": [[[…]]],                              q[head][query][feature]     (every kind)
 //       "k": [[[…]]],                              k[head][key][feature]       (all but external)
@@ -281,7 +288,8 @@ std::string row_normalisation(const AttentionMapRecord& map) {
 //       "softmax", "gaussian": [[[…]]],            local_p: the softmax over the window, and e^(−(j − p_i)²/2σ²),
 //                                                  [head][query][key]; weight = softmax × gaussian
 //       "distribution": [[[…]]],                   hard: a = softmax of the scores, what the key is chosen from
-//       "chosen_key": [[…]]                        hard: [head][query] the key chosen (the 1 of the weights' row);
+//       "chosen_key": [[…]]                        hard: [head][query] the key chosen (argmax or sample; the
+//                                                  weights are a, the distribution it was chosen from);
 //                                                  null where none was (hard_eval: expectation; no key seen)
 //     }
 //   } ],
