@@ -1,5 +1,6 @@
 // attention_test_support.h — helpers of the float64 tests of local and hard attention (f64_attention_local_hard.cpp,
-// f64_hard_attention.cpp): a tracer-recorder that keeps every stage, a module of one kind, a forward pass.
+// f64_hard_attention.cpp, f64_hard_estimators.cpp): a tracer-recorder that keeps every stage, a module of one kind,
+// a forward pass, hard attention's chosen keys.
 #pragma once
 
 #include <doctest/doctest.h>
@@ -9,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "attention/attention.h"
 #include "autograd/ops.h"
@@ -76,5 +78,22 @@ inline double largest_difference(const Tensor& a, const Tensor& b) {
   return worst;
 }
 
+
+// The one 1 of every row of the traced "chosen" [B, h, Tq, Tk] (−1: a row of 0s); CHECKs every row is 0s and one 1.
+inline std::vector<int64_t> chosen_keys(const Tensor& chosen) {
+  const int64_t Tk = chosen.size(3);
+  std::vector<int64_t> keys;
+  for (int64_t r = 0; r < chosen.numel() / Tk; ++r) {
+    int64_t key = -1, ones = 0;
+    for (int64_t j = 0; j < Tk; ++j) {
+      const double w = chosen.data()[r * Tk + j];
+      CHECK((std::abs(w) < 1e-12 || std::abs(w - 1) < 1e-12));
+      if (std::abs(w - 1) < 1e-12) key = j, ++ones;
+    }
+    CHECK(ones <= 1);
+    keys.push_back(key);
+  }
+  return keys;
+}
 
 }  // namespace attnlab::attention_test
