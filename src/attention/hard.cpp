@@ -16,7 +16,7 @@
 //     − Σ_{b,t} A_bt · log π_bt(s) − λ_e H         log π_bt = Σ over heads of log a_{t, s_t},  A = R − b constant
 // Its expectation over s has the same gradient as E_s[−log p(y | s)]: ∇ E[ℓ(s)] = E[∇ℓ(s) + ℓ(s) ∇ log π(s)],
 // R = −ℓ; b may be any number that does not depend on this sample (E[∇ log π] = 0). Mind the sign: −A, not +A —
-// with the other sign good samples become rarer (tests/attention/f64_attention_local_hard.cpp pins it).
+// with the other sign good samples become rarer (tests/attention/f64_hard_estimators.cpp pins it).
 // What R and b are — the sentence's reward or each position's, a moving or a leave-one-out baseline, normalised
 // or not — is hard_reward.h's business (hard_reward, hard_discount, hard_baseline, hard_baseline_decay,
 // hard_normalize; it says which variants are unbiased). hard_clip bounds the term's gradient at the scores,
