@@ -598,3 +598,28 @@ TEST_CASE("the explorer page holds its script, its styles and the data, and no s
   CHECK(both.find("\"compared_runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
   CHECK_THROWS_AS(explorer_page_html("t", "{}", {}, "{}", {"runs/a"}), Error);
 }
+
+TEST_CASE("a hard map's heatmap draws the distribution a and outlines the chosen key on top, one per row") {
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::hard);
+  AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+  int hard_maps = 0;
+  for (const AttentionMapRecord& map : picture.maps) {
+    if (map.kind != AttentionKind::hard) continue;
+    ++hard_maps;
+    CAPTURE(map.name);
+    const NeuronStage& chosen = stage(map, "chosen_key");
+    for (int64_t head = 0; head < map.heads; ++head) {
+      const Heatmap heatmap = heatmap_of(picture, map, head);
+      REQUIRE(static_cast<int64_t>(heatmap.marked.size()) == map.queries);
+      for (int64_t i = 0; i < map.queries; ++i) {
+        CHECK(double(heatmap.marked[static_cast<size_t>(i)]) == chosen.values[static_cast<size_t>(head * map.queries + i)]);
+        CHECK(heatmap.weights[static_cast<size_t>(i * map.keys + heatmap.marked[static_cast<size_t>(i)])] < 1);   // a, not a 1
+      }
+      const std::string svg = heatmap_svg(heatmap, HeatmapStyle{});
+      size_t outlines = 0;
+      for (size_t at = svg.find("class=\"marked\""); at != std::string::npos; at = svg.find("class=\"marked\"", at + 1)) ++outlines;
+      CHECK(static_cast<int64_t>(outlines) == map.queries);
+    }
+  }
+  CHECK(hard_maps == 2);                                                     // both decoder layers' cross-attention
+}
