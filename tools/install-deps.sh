@@ -16,7 +16,7 @@ packages=(
   nlohmann-json3-dev                        # JSON (safetensors headers, metrics)
   python3-numpy                             # only for the test that opens our safetensors files from Python
   python3-nltk                              # only for the test that compares our BLEU with NLTK's
-  libcpp-httplib-dev                        # the HTTP server of `attnlab serve`
+  libmicrohttpd-dev                         # the HTTP server of `attnlab serve` (GNU libmicrohttpd)
   chromium                                  # only for the test that opens the attention and report pages
   chromium-driver python3-selenium          # only for the explorer's browser tests (tests/inspect/explorer_browser_test.py)
   jq                                        # tools/compare.sh reads metrics.jsonl with it

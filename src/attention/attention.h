@@ -253,7 +253,7 @@ std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, Attent
 //   gumbel_softmax:    y = softmax((z + g) / τ + mask)      [B, h, Tq, Tk], differentiable in z (the scores)
 //   straight_through:  forward the one-hot row of keys[row] (argmax_j (z + g)_ij, a sample of softmax(z)), backward
 //                      y's gradient as if the forward had been y: out = y + (one_hot − y), the bracket a constant.
-Tensor gumbel_softmax(const Tensor& scores, const Tensor& hidden, const Tensor& noise, double temperature);
+Tensor gumbel_softmax(const Tensor& scores, const Tensor& additive_mask, const Tensor& noise, double temperature);
 Tensor straight_through(const Tensor& soft, const std::vector<int64_t>& keys);
 
 std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,

@@ -59,9 +59,9 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-Tensor gumbel_softmax(const Tensor& scores, const Tensor& hidden, const Tensor& noise, double temperature) {
+Tensor gumbel_softmax(const Tensor& scores, const Tensor& additive_mask, const Tensor& noise, double temperature) {
   Tensor perturbed = add(scores, noise);                                    // [B, h, Tq, Tk]  z + g
-  return softmax(scale(perturbed, static_cast<real>(1 / temperature)), hidden);   // [B, h, Tq, Tk]  y
+  return softmax(scale(perturbed, static_cast<real>(1 / temperature)), additive_mask);  // [B, h, Tq, Tk] y
 }
 
 Tensor straight_through(const Tensor& soft, const std::vector<int64_t>& keys) {
@@ -95,17 +95,17 @@ class HardAttention : public Attention {
     ctx.trace(*this, "k", K);
     Tensor V = split_heads(v_proj.forward(memory), heads_);                 // [B, h, Tk, d_k]
     ctx.trace(*this, "v", V);
-    const Tensor hidden = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
+    const Tensor additive_mask = mask.additive(config_);                    // [B, 1, Tq, Tk], 0 or −∞
     Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
     if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));      // [B, h, Tq, Tk] / √d_k
-    ctx.trace(*this, "scores", scores, hidden);
-    Tensor a = softmax(scores, hidden);                                     // [B, h, Tq, Tk], the distribution
+    ctx.trace(*this, "scores", scores, additive_mask);
+    Tensor a = softmax(scores, additive_mask);                              // [B, h, Tq, Tk], the distribution
     ctx.trace(*this, "weights", a);
     if (ctx.recorder) ctx.recorder->record(name, a);                        // the maps show a, not the choice
 
     Tensor chosen;                                                          // [B, h, Tq, Tk], what mixes the values
     if (ctx.training) {
-      chosen = config_.hard_estimator == HardEstimator::gumbel_st ? relax(scores, hidden, a, ctx) : sample(a, ctx);
+      chosen = config_.hard_estimator == HardEstimator::gumbel_st ? relax(scores, additive_mask, a, ctx) : sample(a, ctx);
     } else if (config_.hard_eval == HardEval::expectation) {
       chosen = a;                                                           // Σ_j a_ij v_j, as soft attention
     } else if (config_.hard_eval == HardEval::sample) {
@@ -231,7 +231,7 @@ class HardAttention : public Attention {
 
   // gumbel_st: the Gumbel-max sample of every row, forwarded as its one-hot row with the relaxed softmax's
   // gradient (straight_through); sentences drawn for hard_expectation use a itself.
-  Tensor relax(const Tensor& scores, const Tensor& hidden, const Tensor& a, ForwardContext& ctx) {
+  Tensor relax(const Tensor& scores, const Tensor& additive_mask, const Tensor& a, ForwardContext& ctx) {
     if (!ctx.generator) throw Error("hard attention " + name + ": sampling while training needs a random generator");
     const int64_t B = a.size(0), Tk = a.size(3);
     const double tau = std::max(config_.hard_temperature_min,
@@ -243,7 +243,7 @@ class HardAttention : public Attention {
       const double u = std::max(ctx.generator->uniform(), 1e-300);
       noise.data()[n] = static_cast<real>(-std::log(-std::log(u)));
     }
-    Tensor y = gumbel_softmax(scores, hidden, noise, tau);                  // [B, h, Tq, Tk]
+    Tensor y = gumbel_softmax(scores, additive_mask, noise, tau);           // [B, h, Tq, Tk]
     std::vector<int64_t> keys = argmax_keys(y);                              // argmax_j (z + g): s ~ a
     const int64_t rows_per_sentence = a.numel() / (B * Tk);
     for (size_t r = 0; r < keys.size(); ++r) {

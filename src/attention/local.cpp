@@ -95,13 +95,13 @@ class LocalAttention : public Attention {
       for (int64_t i = 0; i < Tq; ++i) last[static_cast<size_t>(b * Tq + i)] = last_position(mask, b, i);
     Tensor p = centres(x, last, /*first_position=*/0);                      // [B, h, Tq, 1]
     trace_centres(p, ctx);                                                  // `attnlab trace`: p_i per head
-    Tensor hidden = window_mask(p, mask);                                   // [B, h, Tq, Tk], 0 or −∞ (no gradient)
+    Tensor additive_mask = window_mask(p, mask);                            // [B, h, Tq, Tk], 0 or −∞ (no gradient)
 
     // 2. softmax(Q Kᵀ / √d_k) over the window, 3. (local_p) times the Gaussian around p_i.
     Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
     if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));      // [B, h, Tq, Tk] / √d_k
-    ctx.trace(*this, "scores", scores, hidden);                             // as the softmax sees them
-    Tensor weights = softmax(scores, hidden);                               // [B, h, Tq, Tk], rows sum to 1
+    ctx.trace(*this, "scores", scores, additive_mask);                      // as the softmax sees them
+    Tensor weights = softmax(scores, additive_mask);                        // [B, h, Tq, Tk], rows sum to 1
     if (predictive_) {
       ctx.trace(*this, "softmax", weights);                                 // before the Gaussian
       Tensor gauss = gaussian(p, Tk);                                       // [B, h, Tq, Tk] e^(−(j − p_i)²/2σ²)
@@ -234,18 +234,18 @@ class LocalAttention : public Attention {
   // Read from p's numbers: the window's bounds pass no gradient.
   Tensor window_mask(const Tensor& p, const AttentionMask& mask) const {
     const int64_t B = p.size(0), h = p.size(1), Tq = p.size(2), Tk = mask.key_len;
-    Tensor hidden = Tensor::zeros({B, h, Tq, Tk});                           // [B, h, Tq, Tk]
+    Tensor additive = Tensor::zeros({B, h, Tq, Tk});                         // [B, h, Tq, Tk]
     for (int64_t b = 0; b < B; ++b)
       for (int64_t head = 0; head < h; ++head)
         for (int64_t i = 0; i < Tq; ++i) {
           const int64_t row = (b * h + head) * Tq + i;
           for (int64_t j = 0; j < Tk; ++j) {
             if (!mask.allowed(b, i, j, config_) || !in_window(j, p.data()[row])) {
-              hidden.data()[row * Tk + j] = -std::numeric_limits<real>::infinity();
+              additive.data()[row * Tk + j] = -std::numeric_limits<real>::infinity();
             }
           }
         }
-    return hidden;
+    return additive;
   }
 
   // The Gaussian exp(−(j − p_i)² / 2σ²) for every query and key, [B, h, Tq, Tk]; differentiable in p.

@@ -12,12 +12,12 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 
-constexpr real hidden = -std::numeric_limits<real>::infinity();        // a mask entry that hides a position
+constexpr real masked_out = -std::numeric_limits<real>::infinity();    // a mask entry that hides a position
 
 // The additive mask of a softmax over `len` positions per batch row: [B, 1, len], 0 (real) or −∞ (padding).
 Tensor additive_padding(const std::vector<uint8_t>& is_real, int64_t B, int64_t len) {
   Tensor mask = Tensor::zeros({B, 1, len});                             // [B, 1, len]
-  for (int64_t p = 0; p < B * len; ++p) mask.data()[p] = is_real[static_cast<size_t>(p)] ? 0 : hidden;
+  for (int64_t p = 0; p < B * len; ++p) mask.data()[p] = is_real[static_cast<size_t>(p)] ? 0 : masked_out;
   return mask;
 }
 

@@ -1,6 +1,6 @@
 // reader.h — attention for reading comprehension: where in the document is the answer to the query?
 //
-// A cloze reader (data/cloze.h) has encoded the document, D [B, n, d] (one vector per document word), and the
+// A cloze reader (data/synthetic/cloze.h) has encoded the document, D [B, n, d] (one vector per document word), and the
 // query, Q [B, m, d]. It answers by pointing: s [B, n] is an attention over the document positions, and the
 // probability of word w is the attention on every position where w stands (pointer_sum, autograd/ops.h).
 // Two ways to get s, the family's two readers (model/cloze_reader.h trains either):

@@ -56,11 +56,11 @@ class ScaledDotAttention : public Attention {
     ctx.trace(*this, "q", Q);                                                // [B, h, Tq, d_k]
     ctx.trace(*this, "k", K);                                                // [B, h, Tk, d_k]
     ctx.trace(*this, "v", V);                                                // [B, h, Tk, d_k]
-    const Tensor hidden = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
+    const Tensor additive_mask = mask.additive(config_);                    // [B, 1, Tq, Tk], 0 or −∞
     Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
     if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));      // [B, h, Tq, Tk] / √d_k
-    ctx.trace(*this, "scores", scores, hidden);                              // as the softmax sees them
-    Tensor weights = softmax(scores, hidden);                                // [B, h, Tq, Tk], rows sum to 1
+    ctx.trace(*this, "scores", scores, additive_mask);                       // as the softmax sees them
+    Tensor weights = softmax(scores, additive_mask);                         // [B, h, Tq, Tk], rows sum to 1
     ctx.trace(*this, "weights", weights);
     if (ctx.recorder) ctx.recorder->record(name, weights);
     Tensor context = matmul(apply_dropout(weights, dropout_, ctx), V);       // [B, h, Tq, d_k]

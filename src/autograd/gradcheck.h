@@ -87,6 +87,9 @@ std::vector<GradcheckCase> shape_checks();
 std::vector<GradcheckCase> activation_checks();
 std::vector<GradcheckCase> softmax_checks();
 std::vector<GradcheckCase> layer_norm_checks();
+// The same cases for another function with layer_norm's signature (the kernel fused_layer_norm), named `op`.
+using LayerNormFunction = Tensor (*)(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps);
+std::vector<GradcheckCase> layer_norm_checks_for(const std::string& op, LayerNormFunction normalize);
 std::vector<GradcheckCase> dropout_checks();
 std::vector<GradcheckCase> embedding_checks();
 std::vector<GradcheckCase> reduction_checks();

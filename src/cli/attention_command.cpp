@@ -3,7 +3,10 @@
 // Translates --text (greedily, or by beam search with --beam N) or takes --target, runs one teacher-forced
 // forward pass with a recorder (src/inspect/attention_maps.h), and writes into --out: attention.json, one SVG per
 // map and head, and index.html, the explorer (src/inspect/explorer_page.h); with --compare RUN2 the same sentence
-// through a second run as well (compared.json), which the page's compare view shows beside the first. With --terminal every head is also printed to standard output as a shaded heatmap.
+// through a second run as well (compared.json), which the page's compare view shows beside the first. With
+// --terminal every head is also printed to standard output as a shaded heatmap. The JSON also carries where
+// information flows (src/inspect/flow.h): rollout, value norms, and — with --ig-steps m > 0, 16 by default —
+// gradient × input and integrated gradients.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -28,11 +31,11 @@ int attention_command(const AttentionCommandOptions& options) {
     return cloze_attention_command(options);
   }
   LoadedRun run = load_run(options.run, options.checkpoint);
-  AttentionPicture picture = record_attention(run, options.text, options.target, options.beam);
+  AttentionPicture picture = record_attention(run, options.text, options.target, options.beam, options.ig_steps);
   std::vector<std::string> written;
   if (!options.compare.empty()) {                      // the same sentence (and --target, --beam) through run 2
     LoadedRun other = load_run(options.compare, options.checkpoint);
-    const AttentionPicture compared = record_attention(other, options.text, options.target, options.beam);
+    const AttentionPicture compared = record_attention(other, options.text, options.target, options.beam, options.ig_steps);
     written = write_attention_folder(picture, options.out, &compared, {options.run, options.compare});
   } else if (!options.out.empty()) {
     written = write_attention_folder(picture, options.out);
@@ -83,6 +86,11 @@ Subcommand add_attention_command(CLI::App& app) {
   subcommand->add_option("--compare", options->compare,
                          "A second run folder: the same sentence (and --target, --beam, --checkpoint) through it "
                          "too, written as compared.json and shown beside the first run in the page's compare view");
+  subcommand
+      ->add_option("--ig-steps", options->ig_steps,
+                   "Integrated gradients' steps m for the attribution views (default 16; 0: no gradient "
+                   "attribution): T forward and backward passes of m + 2 copies of the sentence")
+      ->check(CLI::Range(int64_t{0}, int64_t{256}));
   return {subcommand, [options] { return attention_command(*options); }};
 }
 

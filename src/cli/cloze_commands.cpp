@@ -13,7 +13,7 @@
 
 #include "autograd/ops.h"
 #include "cli/commands.h"
-#include "data/cloze_question.h"
+#include "data/synthetic/cloze_question.h"
 #include "inspect/cloze_maps.h"
 #include "cloze/cloze_training.h"
 #include "util/error.h"

@@ -68,6 +68,7 @@ struct AttentionCommandOptions {
   std::string checkpoint = "best";     // best | latest | a checkpoint file
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
   std::string compare;                 // a second run folder for the page's compare view (empty: none)
+  int64_t ig_steps = 16;               // integrated gradients' steps m (src/inspect/flow.h); 0: no attribution
 };
 int cloze_attention_command(const AttentionCommandOptions& options);   // src/cli/cloze_commands.cpp
 

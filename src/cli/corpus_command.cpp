@@ -1,7 +1,7 @@
 // corpus_command.cpp — `attnlab corpus --task NAME --out DIR [--seed N] [--size N]`: write a generated corpus.
 //
-// The corpora themselves are made in the library (src/data/synthetic.h for copy / reverse / sort,
-// src/data/toy_en_fr.h for the English→French grammar); this front end generates one, writes its six files
+// The corpora themselves are made in the library (src/data/synthetic/synthetic.h for copy / reverse / sort,
+// src/data/synthetic/toy_en_fr.h for the English→French grammar); this front end generates one, writes its six files
 // and prints one line per file with its line count. Same task, seed and size → the same bytes on every machine.
 #include <CLI/CLI.hpp>
 #include <cstdint>
@@ -11,7 +11,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "data/synthetic.h"
+#include "data/synthetic/synthetic.h"
 
 namespace attnlab {
 

@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "util/error.h"
+#include "util/utf8.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"attnlab — a Transformer encoder–decoder trainer on a from-scratch autograd engine, "
@@ -59,7 +60,8 @@ int main(int argc, char** argv) {
       if (*subcommand.app) return subcommand.run();
     }
   } catch (const attnlab::Error& e) {
-    std::fprintf(stderr, "attnlab: %s\n", e.what());
+    // A message may quote a file's bytes: any that are not UTF-8 are shown as \xHH, not printed raw.
+    std::fprintf(stderr, "attnlab: %s\n", attnlab::escape_invalid_utf8(e.what()).c_str());
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab: internal error: %s\n", e.what());

@@ -1,4 +1,4 @@
-// cloze_reader.h — a reader that answers cloze questions (data/cloze.h) by pointing into the document.
+// cloze_reader.h — a reader that answers cloze questions (data/synthetic/cloze.h) by pointing into the document.
 //
 //   document ids [B, n] ─ embed + positions ─ Encoder ─ D [B, n, d] ─┐
 //                                                                     ├─ reader attention ─ s [B, n]

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "autograd/ops.h"
-#include "data/cloze_question.h"
+#include "data/synthetic/cloze_question.h"
 #include "data/corpus.h"
 #include "train/checkpoint.h"
 #include "run/start_attempt.h"
@@ -120,13 +120,13 @@ ClozeScore evaluate_cloze(ClozeReader& reader, const ClozeSplit& split, int64_t 
 
 bool is_cloze_request(const TrainRequest& request) {
   const std::string path = config_path_of(request);
-  if (path.empty() || !fs::exists(path)) return false;
+  if (path.empty() || !path_exists(path)) return false;
   return load_config(path, request.overrides).model.task == Task::cloze;
 }
 
 bool is_cloze_run(const std::string& run_dir) {
   const std::string path = run_dir + "/config.yaml";
-  return fs::exists(path) && load_config(path).model.task == Task::cloze;
+  return path_exists(path) && load_config(path).model.task == Task::cloze;
 }
 
 namespace {
@@ -146,7 +146,7 @@ void refuse_what_cloze_cannot_do(const TrainRequest& request) {
     throw Error("cloze readers train in one process (their training loop does not split batches across ranks); "
                 "run attnlab train without mpirun");
   }
-  if (fs::exists(request.run_dir + "/config.yaml")) {
+  if (path_exists(request.run_dir + "/config.yaml")) {
     throw Error("'" + request.run_dir + "' already holds a run; choose another --run folder");
   }
 }

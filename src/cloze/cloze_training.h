@@ -1,5 +1,5 @@
 // cloze_training.h — training and evaluating a cloze reader (model/cloze_reader.h) on a cloze corpus
-// (data/cloze.h): what `attnlab train` runs when the config says model.task: cloze, and what `attnlab eval`
+// (data/synthetic/cloze.h): what `attnlab train` runs when the config says model.task: cloze, and what `attnlab eval`
 // and `attnlab attention` read back.
 //
 // The data section names the corpus like a parallel text: data.train_src = train.question, data.train_tgt =
@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "cloze/cloze_reader.h"
 #include "run/config.h"
 #include "run/run.h"

@@ -18,7 +18,7 @@
 
 #include "data/batch.h"
 #include "data/corpus.h"
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

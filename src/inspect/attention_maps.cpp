@@ -1,4 +1,4 @@
-// attention_maps.cpp — one recorded forward pass, and the maps it yields as JSON, SVG and terminal text.
+// attention_maps.cpp — one recorded forward pass, and the maps it yields as SVG and terminal text (the JSON: attention_json.cpp).
 #include "inspect/attention_maps.h"
 
 #include <spdlog/spdlog.h>
@@ -8,7 +8,6 @@
 #include <filesystem>
 #include <iterator>
 #include <map>
-#include <nlohmann/json.hpp>
 
 #include "autograd/graph.h"
 #include "data/corpus.h"
@@ -16,6 +15,7 @@
 #include "decode/translate.h"
 #include "attention/attention.h"
 #include "inspect/explorer_page.h"
+#include "inspect/flow.h"
 #include "inspect/neuron_stages.h"
 #include "inspect/trace.h"
 #include "util/error.h"
@@ -67,27 +67,6 @@ void classify(AttentionMapRecord& map, const ModelConfig& config) {
   if (map.kind == AttentionKind::hard) map.hard_eval = use->hard_eval;
 }
 
-// A stage's numbers as nested JSON arrays, one level per axis of its shape; −∞ (a hidden key) becomes null.
-template <typename Round>
-nlohmann::ordered_json nested(const NeuronStage& stage, Round rounded, size_t axis = 0, size_t offset = 0) {
-  nlohmann::ordered_json out = nlohmann::ordered_json::array();
-  size_t stride = 1;
-  for (size_t a = axis + 1; a < stage.shape.size(); ++a) stride *= static_cast<size_t>(stage.shape[a]);
-  for (int64_t i = 0; i < stage.shape[axis]; ++i) {
-    const size_t at = offset + static_cast<size_t>(i) * stride;
-    if (axis + 1 < stage.shape.size()) {
-      out.push_back(nested(stage, rounded, axis + 1, at));
-    } else if (std::isfinite(stage.values[at]) && stage.keys) {
-      out.push_back(static_cast<int64_t>(stage.values[at]));
-    } else if (std::isfinite(stage.values[at])) {
-      out.push_back(rounded(stage.values[at]));
-    } else {
-      out.push_back(nullptr);
-    }
-  }
-  return out;
-}
-
 int type_order(const std::string& type) { return type == "encoder_self" ? 0 : type == "decoder_self" ? 1 : 2; }
 
 // A label that can be seen: an empty piece becomes "∅", and a piece of spaces (the char tokenizer's " ") "␣".
@@ -123,7 +102,7 @@ std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<in
 }
 
 AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target,
-                                  int64_t beam) {
+                                  int64_t beam, int64_t integration_steps) {
   AttentionPicture picture;
   picture.source_text = source;
   picture.checkpoint = run.checkpoint_path;
@@ -168,6 +147,7 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
       if (!std::isfinite(w)) throw Error("attention map '" + map.name + "' holds a non-finite weight");
     }
     attach_stages(map, trace, *run.model);
+    attach_value_norms(map, trace, *run.model);
   }
   std::stable_sort(collector.maps.begin(), collector.maps.end(), [](const auto& a, const auto& b) {
     return std::pair(type_order(a.type), a.layer) < std::pair(type_order(b.type), b.layer);
@@ -180,6 +160,11 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
     DecodingStep step{picture.target_output_tokens[t], p[target_output[t]], {}};
     for (int32_t id : likeliest_tokens(p, 5)) step.likeliest.emplace_back(display(target_tokenizer.pieces({id})[0]), p[id]);
     picture.decoding.push_back(std::move(step));
+  }
+  picture.rollout = attention_rollout(picture.maps, static_cast<int64_t>(source_ids.size()),
+                                      static_cast<int64_t>(target_output.size()));
+  if (integration_steps > 0) {
+    picture.attribution = attribute_to_source(*run.model, source_ids, trace.decoder_input, target_output, integration_steps);
   }
   spdlog::debug("recorded {} attention maps for '{}' → '{}'", picture.maps.size(), source, picture.target_text);
   return picture;
@@ -246,130 +231,6 @@ std::string row_normalisation(const AttentionMapRecord& map) {
   if (map.kind == AttentionKind::local_p) return "softmax over the window, times a Gaussian around p_i (sums to less than 1)";
   if (map.kind == AttentionKind::hard) return "softmax over keys: the distribution a the key is drawn from (the chosen key outlined)";
   return "softmax over keys";
-}
-
-// attention.json, schema "attnlab-attention/2":
-// {
-//   "schema": "attnlab-attention/2",
-//   "checkpoint": "runs/x/checkpoints/best.safetensors", "step": 1750,
-//   "source": "the text given", "target": "the translation (or the forced target)", "target_forced": false,
-//   "tokens": {
-//     "source":        ["a", "happy", …],         keys of encoder and cross maps, queries of encoder maps
-//     "target_input":  ["<s>", "une", …],          decoder positions: queries and keys of decoder self-attention
-//     "target_output": ["une", …, "</s>"]          what each decoder position predicts: queries of cross maps
-//   },
-//   "maps": [ {                                    encoder_self layers, then decoder_self, then cross
-//     "name": "decoder.layers.0.encoder_attn",    the module's parameter prefix
-//     "type": "encoder_self" | "decoder_self" | "cross",
-//     "layer": 0, "kind": "scaled_dot",            kind: model.attention.{encoder,decoder,cross}.kind
-//     "heads": 4, "queries": "source" | "target_input" | "target_output",
-//     "keys": "source" | "target_input" | "slots", (slots: external attention's memory, "slot 0" …)
-//     "row_normalisation": "softmax over keys",    why each query's row sums to 1 (row_normalisation())
-//     "weights": [[[…]]],                          weights[head][query][key], rounded to 6 decimals
-//     "score_scale": 0.176777,                     what q·k is multiplied by (1/√d_k; 1 with scale: false);
-//                                                  null for the kinds with no q·k (additive, linear, external)
-//     "window": [2, 0] | null,                     [left, right] of a windowed attention
-//     "local": {"width": 2, "sigma": 1} | null,    local_m, local_p: D of the window [p_i − D, p_i + D] and the
-//                                                  Gaussian's σ = D / 2 (local_p's; null for local_m, which has none)
-//     "hard_eval": "argmax" | null,                hard: how this (evaluation) pass chose: argmax | expectation | sample
-//     "neuron": {                                  the numbers that made the weights, from the same pass
-//       "q": [[[…]]],                              q[head][query][feature]     (every kind)
-//       "k": [[[…]]],                              k[head][key][feature]       (all but external)
-//       "scores": [[[…]]],                         as the softmax saw them, null where the mask hid the key
-//                                                  (external: z = q·M_k, [head][token][slot], no mask)
-//       "tanh": [[[[…]]]], "w": [[…]],             additive: tanh(q_i + k_j)[head][query][key][feature], w[head]
-//       "phi_q", "phi_k": [[[…]]],                 linear: elu + 1 of q and of k (0 for a padded key)
-//       "token_softmax": [[[…]]], "memory_k": [[…]]  external: ã (softmax over tokens), M_k [slot][feature]
-//       "gamma": [γ]                               sagan: the output gate
-//       "centre": [[…]],                           local_m, local_p: p_i [head][query] (local_m: min(i, S_i))
-//       "window": [[[first, last]]],               local_m, local_p: [head][query] the first and last key whose
-//                                                  score the softmax saw (in [p_i − D, p_i + D] and not masked);
-//                                                  [null, null] when it saw none
-//       "softmax", "gaussian": [[[…]]],            local_p: the softmax over the window, and e^(−(j − p_i)²/2σ²),
-//                                                  [head][query][key]; weight = softmax × gaussian
-//       "distribution": [[[…]]],                   hard: a = softmax of the scores, what the key is chosen from
-//       "chosen_key": [[…]]                        hard: [head][query] the key chosen (argmax or sample; the
-//                                                  weights are a, the distribution it was chosen from);
-//                                                  null where none was (hard_eval: expectation; no key seen)
-//     }
-//   } ],
-//   "decoding": {                                  the translation step by step (the same pass's logits)
-//     "beam": 1, "length_penalty": 0.6,            how it was searched (beam 1: greedy)
-//     "steps": [ {"reads": "<s>", "chosen": "une", "p": 0.93,     position t reads target_input[t] and
-//                 "likeliest": [{"token": "une", "p": 0.93}, …]} ],  predicts target_output[t]; top five
-//     "beam_steps": [ [ {"tokens": ["une", "fille"], "log_prob": -0.2, "score": -0.2,
-//                        "fate": "kept" | "finished" | "dropped"} ] ]   beam > 1: each step's 2k candidates
-//   }
-// }
-std::string attention_json(const AttentionPicture& picture) {
-  auto rounded = [](double x) { return std::round(x * 1e6) / 1e6; };
-  nlohmann::ordered_json out;
-  out["schema"] = "attnlab-attention/2";
-  out["checkpoint"] = picture.checkpoint;
-  out["step"] = picture.step;
-  out["source"] = picture.source_text;
-  out["target"] = picture.target_text;
-  out["target_forced"] = picture.target_forced;
-  out["tokens"] = {{"source", picture.source_tokens},
-                   {"target_input", picture.target_input_tokens},
-                   {"target_output", picture.target_output_tokens}};
-  out["maps"] = nlohmann::ordered_json::array();
-  for (const auto& map : picture.maps) {
-    nlohmann::ordered_json entry;
-    entry["name"] = map.name;
-    entry["type"] = map.type;
-    entry["layer"] = map.layer;
-    entry["kind"] = name_of(map.kind);
-    entry["heads"] = map.heads;
-    entry["queries"] = map.type == "encoder_self" ? "source" : map.type == "cross" ? "target_output" : "target_input";
-    entry["keys"] = map.keys_are_slots() ? "slots" : map.type == "decoder_self" ? "target_input" : "source";
-    entry["row_normalisation"] = row_normalisation(map);
-    nlohmann::ordered_json heads = nlohmann::ordered_json::array();
-    for (int64_t h = 0; h < map.heads; ++h) {
-      nlohmann::ordered_json rows = nlohmann::ordered_json::array();
-      for (int64_t i = 0; i < map.queries; ++i) {
-        std::vector<double> row(static_cast<size_t>(map.keys));
-        for (int64_t j = 0; j < map.keys; ++j) row[j] = std::round(map.at(h, i, j) * 1e6) / 1e6;
-        rows.push_back(row);
-      }
-      heads.push_back(std::move(rows));
-    }
-    entry["weights"] = std::move(heads);
-    entry["score_scale"] = map.score_scale > 0 ? nlohmann::ordered_json(rounded(map.score_scale)) : nullptr;
-    entry["window"] = map.has_window ? nlohmann::ordered_json{map.window_left, map.window_right} : nullptr;
-    entry["local"] = nullptr;
-    if (map.local_width > 0) {
-      entry["local"] = {{"width", map.local_width},
-                        {"sigma", map.kind == AttentionKind::local_p ? nlohmann::ordered_json(map.local_width / 2.0) : nullptr}};
-    }
-    entry["hard_eval"] = map.hard_eval ? nlohmann::ordered_json(name_of(*map.hard_eval)) : nullptr;
-    entry["neuron"] = nlohmann::ordered_json::object();
-    for (const NeuronStage& stage : map.stages) entry["neuron"][stage.name] = nested(stage, rounded);
-    out["maps"].push_back(std::move(entry));
-  }
-  nlohmann::ordered_json& decoding = out["decoding"];
-  decoding["beam"] = picture.beam;
-  decoding["length_penalty"] = picture.length_penalty;
-  decoding["steps"] = nlohmann::ordered_json::array();
-  for (size_t t = 0; t < picture.decoding.size(); ++t) {
-    const DecodingStep& step = picture.decoding[t];
-    nlohmann::ordered_json likeliest = nlohmann::ordered_json::array();
-    for (const auto& [token, p] : step.likeliest) likeliest.push_back({{"token", token}, {"p", rounded(p)}});
-    decoding["steps"].push_back({{"reads", picture.target_input_tokens[t]},
-                                 {"chosen", step.chosen},
-                                 {"p", rounded(step.chosen_probability)},
-                                 {"likeliest", std::move(likeliest)}});
-  }
-  decoding["beam_steps"] = nlohmann::ordered_json::array();
-  for (const auto& candidates : picture.beam_steps) {
-    nlohmann::ordered_json step = nlohmann::ordered_json::array();
-    for (const BeamCandidate& c : candidates) {
-      step.push_back({{"tokens", c.tokens}, {"log_prob", rounded(c.log_prob)}, {"score", rounded(c.score)},
-                      {"fate", c.fate}});
-    }
-    decoding["beam_steps"].push_back(std::move(step));
-  }
-  return out.dump(1) + "\n";
 }
 
 std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head) {

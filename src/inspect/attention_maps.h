@@ -55,6 +55,9 @@ struct AttentionMapRecord {
   int64_t local_width = 0;    // local_m, local_p: D, the window [p_i − D, p_i + D] (σ = D / 2); 0 for the others
   std::optional<HardEval> hard_eval{};   // hard: how the recorded (evaluation) pass chose; empty for the others
   std::vector<NeuronStage> stages{};
+  // ‖α_ij · f_h(v_j)‖ [heads, queries, keys]: how large a vector each weight actually moves (Kobayashi et al.
+  // 2020; src/inspect/flow.h); empty for a map whose values could not be read.
+  std::vector<double> value_norms{};
 
   double at(int64_t head, int64_t query, int64_t key) const { return weights[(head * queries + query) * keys + key]; }
   bool keys_are_slots() const { return kind == AttentionKind::external; }
@@ -75,6 +78,23 @@ struct BeamCandidate {
   std::string fate;                                        // kept | finished | dropped
 };
 
+// Where information flows (src/inspect/flow.h): attention rollout through the whole encoder–decoder, and the
+// gradient attributions of each predicted token's log-probability to the source token embeddings.
+struct Rollout {
+  std::vector<double> encoder;          // [S, S]: how much encoder output i carries of source token j
+  std::vector<double> decoder_source;   // [T, S]: decoder position t (predicting target_output[t]) ← source j
+  std::vector<double> decoder_target;   // [T, T]: the same position ← target input token u; each row of
+                                        //         [decoder_source | decoder_target] sums to 1
+};
+struct Attribution {
+  int64_t steps = 0;                         // integrated gradients' Riemann steps m (0: not computed)
+  std::vector<double> gradient_x_input;      // [T, S]: e_s · ∂F_t/∂e_s
+  std::vector<double> integrated;            // [T, S]: e_s · (1/m) Σ_k ∂F_t/∂e_s at α_k e, α_k = (k − ½)/m
+  std::vector<double> log_prob;              // [T]: F_t(e) = log p(target_output[t] | …)
+  std::vector<double> baseline_log_prob;     // [T]: F_t(0), every source token embedding zero
+  std::vector<double> completeness_error;    // [T]: Σ_s integrated[t][s] − (F_t(e) − F_t(0))
+};
+
 struct AttentionPicture {
   std::string source_text, target_text;  // the sentence pair, as given (target: forced, or the greedy output)
   bool target_forced = false;            // true: --target; false: the model's own greedy translation
@@ -86,6 +106,8 @@ struct AttentionPicture {
   int64_t beam = 1;                      // the beam size the translation was searched with (1: greedy)
   double length_penalty = 0;             // its GNMT α
   std::vector<std::vector<BeamCandidate>> beam_steps;  // beam > 1 and not forced: every step's 2k candidates
+  Rollout rollout;                       // from the maps (flow.h)
+  Attribution attribution;               // from gradients of the model (flow.h); steps 0 when not asked for
 };
 
 // The source text as the model's ids, with the clean-up the training text had (spaces normalised, lower case
@@ -101,9 +123,11 @@ std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<in
 // `forced_target` when not empty, then runs the one teacher-forced forward pass on the paper's path with a
 // recorder and a tracer (src/inspect/trace.h): the maps, the stages behind them and the next-token
 // distributions all come from that pass. Every map it returns has real weights (NaN or ±∞ would be a bug
-// upstream and throws attnlab::Error naming the map).
+// upstream and throws attnlab::Error naming the map). Each map's value norms and the rollout come from the same
+// pass; with integration_steps > 0 also the gradient attributions (src/inspect/flow.h), which cost
+// T forward and backward passes of a batch of integration_steps + 2 sentences.
 AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target = "",
-                                  int64_t beam = 0);
+                                  int64_t beam = 0, int64_t integration_steps = 0);
 
 // "encoder self-attention", "decoder self-attention", "cross-attention"
 std::string type_title(const std::string& type);
@@ -125,7 +149,7 @@ std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head);
 // padding (external attention blanks such rows) — or a query whose attention window holds no key.
 std::string row_normalisation(const AttentionMapRecord& map);
 
-// attention.json — the schema is documented at the writer, attention_maps.cpp, and in docs/guide/explorer-and-serve.md.
+// attention.json — the schema is documented at the writer, attention_json.cpp, and in docs/guide/explorer-and-serve.md.
 std::string attention_json(const AttentionPicture& picture);
 
 // A Unicode-shaded heatmap of one head for the terminal: rows = queries, columns = keys (labels written

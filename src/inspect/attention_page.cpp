@@ -80,8 +80,19 @@ std::string json_for_script(const std::string& json) {
   std::string out;
   out.reserve(json.size());
   for (size_t i = 0; i < json.size(); ++i) {
-    out += json[i];
-    if (json[i] == '<' && i + 1 < json.size() && json[i + 1] == '/') out += '\\';
+    const char c = json[i];
+    if (c == '<') {
+      out += "\\u003c";
+    } else if (c == '>') {
+      out += "\\u003e";
+    } else if (c == '&') {
+      out += "\\u0026";
+    } else if (json.compare(i, 3, "\u2028") == 0 || json.compare(i, 3, "\u2029") == 0) {   // E2 80 A8, E2 80 A9
+      out += json[i + 2] == '\xA8' ? "\\u2028" : "\\u2029";   // LINE SEPARATOR, PARAGRAPH SEPARATOR
+      i += 2;
+    } else {
+      out += c;
+    }
   }
   return out;
 }

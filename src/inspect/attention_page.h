@@ -24,7 +24,11 @@ std::string attention_section_html(const AttentionPicture& picture);
 // index.html of `attnlab attention`: the section above as a page of its own.
 std::string attention_page_html(const AttentionPicture& picture);
 
-// Text as JSON inside an HTML <script> element: "</" is written "<\/" so the text can never close the element.
+// JSON as the text of an HTML <script> element. Inside one, the HTML parser still looks for "</script" and, after
+// "<!--", for "<script" (which would make the next "</script>" not close the element — a page blanked by its own
+// sentence), so every <, > and & is written \u003c, \u003e, \u0026, and U+2028 and U+2029 (line ends to older
+// JavaScript) \u2028, \u2029. Outside its strings JSON has none of these characters, so the text is the same
+// JSON: JSON.parse reads back exactly what was written, whatever a sentence, a vocabulary entry or a run's name holds.
 std::string json_for_script(const std::string& json);
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "inspect/attention_page.h"
-#include "inspect/explorer_files.h"   // generated: explorer_html, explorer_css, explorer_js (src/inspect/explorer/)
+#include "inspect/explorer_files.h"   // generated: explorer_html, explorer_css, explorer_js, flow_js
 #include "inspect/svg.h"
 #include "util/error.h"
 
@@ -38,9 +38,12 @@ std::string text_of(const unsigned char (&bytes)[N]) {
 std::string explorer_page_html(const std::string& title, const std::string& attention_json,
                                const std::vector<std::string>& runs, const std::string& compared_json,
                                const std::vector<std::string>& compared_names) {
-  const std::string script = text_of(explorer_js);
-  // A script element ends at the first "</script": the page's own code must never hold one.
-  if (script.find("</script") != std::string::npos) throw Error("explorer.js holds \"</script\"");
+  const std::string script = text_of(flow_js) + text_of(explorer_js);   // flow.js defines the flow view first
+  // A script element ends at the first "</script", and "<!--" changes how the parser looks for that end: the
+  // page's own code must hold neither (the data is escaped, json_for_script).
+  for (const char* ending : {"</script", "<!--"}) {
+    if (script.find(ending) != std::string::npos) throw Error(std::string("explorer.js holds \"") + ending + "\"");
+  }
   if (!compared_json.empty() && compared_names.size() != 2) throw Error("a compared page needs its two runs' names");
   const nlohmann::json config = {{"mode", runs.empty() ? "file" : "serve"}, {"runs", runs},
                                  {"compared_runs", compared_names}};

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "model/transformer.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {

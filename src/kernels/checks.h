@@ -8,10 +8,11 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-std::vector<GradcheckCase> linear_checks();                 // checks/linear.cpp
-std::vector<GradcheckCase> linear_cross_entropy_checks();   // checks/linear.cpp
+std::vector<GradcheckCase> linear_checks();                 // checks/fused_linear.cpp
+std::vector<GradcheckCase> linear_cross_entropy_checks();   // checks/fused_linear.cpp
 std::vector<GradcheckCase> fused_dropout_checks();          // checks/fused_dropout.cpp
 std::vector<GradcheckCase> scaled_dot_attention_checks();   // checks/scaled_dot_attention.cpp
 std::vector<GradcheckCase> banded_attention_checks();       // checks/banded_attention.cpp
+std::vector<GradcheckCase> fused_layer_norm_checks();       // checks/layer_norm.cpp
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

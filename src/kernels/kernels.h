@@ -11,7 +11,7 @@
 // every parameter gradient; each kernel also has its own finite-difference check (src/kernels/checks/).
 //
 //   kernel                  replaces                                                         file
-//   linear                  add(matmul(x, W, false, true), b)                                linear.cpp
+//   linear                  add(matmul(x, W, false, true), b)                                fused_linear.cpp
 //   linear_cross_entropy    cross_entropy(matmul(h, W, false, true), targets, ε, pad)        linear_cross_entropy.cpp
 //   add_dropout             add(x, dropout(s, p))                                            fused_dropout.cpp
 //   relu_dropout            dropout(relu(h), p)                                              fused_dropout.cpp
@@ -19,6 +19,7 @@
 //                           dropout → matmul(·, V) → merge_heads
 //   band_scores, band_mix,  matmul(Q, Kᵀ), dropout and matmul(A, V) with the full [Tq, Tk]   banded_attention.cpp
 //   band_dropout            matrix, when a window hides all but W = left + right + 1 keys per query
+//   fused_layer_norm        layer_norm, backward's rows in parallel, its first ∂x in place  layer_norm.cpp
 // Measured gains are in each file's opening comment and in docs/course/03-kernels.md.
 #pragma once
 
@@ -28,7 +29,7 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-// ---- linear.cpp ----
+// ---- fused_linear.cpp ----
 // y = x · Wᵀ + b as one op (nn.Linear). x [..., in], W [out, in], b [out] or undefined (no bias) → y [..., out].
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 
@@ -37,6 +38,11 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias);
 // cross_entropy(matmul(h, W, false, true), …) to float rounding. h [..., d], W [V, d] → [1]
 Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
                             int32_t ignore_id);
+
+// ---- layer_norm.cpp ----
+// layer_norm(x, γ, β, ε) (autograd/ops.h) with the same forward and its backward's rows in parallel: the same
+// numbers to rounding, the same bits for any thread count. x [..., d], γ, β [d] → [..., d]
+Tensor fused_layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps = 1e-5);
 
 // ---- fused_dropout.cpp ----
 // Dropout fused with its neighbour: the same bits (and the same generator draws) as the two ops, one tensor

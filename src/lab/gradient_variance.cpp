@@ -16,6 +16,7 @@
 #include "run/run.h"
 #include "run/trainer.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/suggest.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -63,7 +64,7 @@ std::unique_ptr<Seq2Seq> model_at(const RunConfig& config, const RunTokenizers& 
   if (step == 0) return model;
   CheckpointDirectory checkpoints(checkpoints_dir(run_dir), config.train.keep_last);
   const std::string path = checkpoints.step_path(step);
-  if (!std::filesystem::exists(path)) {
+  if (!path_exists(path)) {
     std::vector<std::string> have{"0 (the initial weights)"};
     for (const std::string& file : checkpoints.step_files()) have.push_back(std::filesystem::path(file).stem());
     throw Error("'" + run_dir + "' has no checkpoint of step " + std::to_string(step) + " (" + path +
@@ -143,7 +144,7 @@ std::vector<GradientVarianceRow> measure_gradient_variance(const GradientVarianc
     }
   }
   const std::string config_path = request.run_dir + "/config.yaml";
-  if (!std::filesystem::exists(config_path)) {
+  if (!path_exists(config_path)) {
     throw Error("'" + request.run_dir + "' is not a run folder (it has no config.yaml); train one with attnlab train");
   }
   const RunConfig config = load_config(config_path);

@@ -237,8 +237,16 @@ Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& position
 }
 
 Tensor Seq2Seq::encode(const TokenIds& src, ForwardContext& ctx) {
+  Tensor e = src_embed_->forward(src);                                        // [B, S, d] = E[src] · √d
+  ctx.trace(*src_embed_, e);
+  return encode_embedded(e, src, ctx);
+}
+
+Tensor Seq2Seq::encode_embedded(const Tensor& e, const TokenIds& src, ForwardContext& ctx) {
   AttentionMask self_mask = make_padding_mask(src, src.shape[1], /*causal=*/false);
-  Tensor x = embed(*src_embed_, *src_positions_, src, ctx);                   // [B, S, d]
+  Tensor x = src_positions_->forward(e);                                      // [B, S, d] + P[0:S]
+  ctx.trace(*src_positions_, x);
+  x = apply_dropout(x, config_.dropout, ctx);
   for (EncoderLayer* layer : encoder_layers_) x = layer->forward(x, self_mask, ctx);
   if (encoder_norm_) {
     x = encoder_norm_->forward(x);                                            // pre-LN's final norm

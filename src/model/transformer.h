@@ -89,6 +89,10 @@ class Seq2Seq : public Module {
 
   // src [B, S] → memory [B, S, d_model]
   Tensor encode(const TokenIds& src, ForwardContext& ctx);
+  // The same from the source's token embeddings e = E[src] · √d_model [B, S, d] (positions not yet added) and src
+  // for the padding mask: encode(src) = encode_embedded(E[src] · √d, src). For attributions to the embeddings
+  // (src/inspect/flow.cpp), which differentiate with respect to e and scale it.
+  Tensor encode_embedded(const Tensor& e, const TokenIds& src, ForwardContext& ctx);
   // tgt_in [B, T] (bos + target), memory from encode(src) → logits [B, T, tgt_vocab]
   Tensor decoder_logits(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
   // The decoder stack's output before the output layer, [B, T, d_model] (decoder_logits() = this · Wᵀ).

@@ -11,15 +11,15 @@
 //   3. check_consistency() looks at keys that depend on each other (data.train_src needs data.train_tgt, …).
 #include "run/config_io.h"
 
-#include <filesystem>
-#include <fstream>
+#include <algorithm>
+#include <cstddef>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "run/config_table.h"
 #include "util/error.h"
+#include "util/files.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -119,7 +119,7 @@ std::vector<Section> sections() {
          "word / char: tokens seen fewer times become unk"}}},
       {"model",
        {{"task", [](RunConfig& c) { return choice_of(&c.model.task); }, Range::any,
-         "translation (the encoder-decoder) | cloze (a reader answering cloze questions, data/cloze.h)"},
+         "translation (the encoder-decoder) | cloze (a reader answering cloze questions, data/synthetic/cloze.h)"},
         {"reader", [](RunConfig& c) { return choice_of(&c.model.reader); }, Range::any,
          "cloze only: aoa (attention over attention) | as_reader (attention sum), attention/reader.h"},
         {"share_embeddings", [](RunConfig& c) { return &c.model.share_embeddings; }, Range::any,
@@ -331,6 +331,53 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
   }
 }
 
+// ---- Nesting: a config nests four levels (model.attention.encoder.kind); the parser recurses once a level ----
+
+constexpr int max_nesting = 32;
+constexpr size_t max_config_bytes = size_t{1} << 20;   // 1 MiB: the longest shipped config is a few KiB
+
+[[noreturn]] void refuse_nesting(const std::string& source_name, int64_t line) {
+  throw Error(source_name + ": the YAML nests deeper than " + std::to_string(max_nesting) + " levels at line " +
+              std::to_string(line) + "; an attnlab config nests at most four (configs/README.md)");
+}
+
+// Refuses a text whose nesting is deeper than max_nesting before yaml-cpp, which recurses once a level, sees it:
+// block nesting is counted by indentation (a stack of the columns open) and the "- " items that open a line;
+// flow nesting by the [ and { open outside quotes and comments.
+void refuse_deep_nesting(const std::string& text, const std::string& source_name) {
+  std::vector<size_t> columns;   // the indentation of each open block level
+  int flow = 0;
+  int64_t line = 1;
+  for (size_t at = 0; at < text.size(); ++line) {
+    const size_t end = std::min(text.find('\n', at), text.size());
+    size_t column = text.find_first_not_of(' ', at) - at;
+    if (flow == 0 && at + column < end && text[at + column] != '#') {
+      while (!columns.empty() && columns.back() >= column) columns.pop_back();
+      columns.push_back(column);
+      for (size_t i = at + column; i + 1 < end && text[i] == '-' && text[i + 1] == ' '; i += 2) {
+        columns.push_back(++column);   // "- - x": each dash opens a sequence inside the one before
+      }
+      if (columns.size() > max_nesting) refuse_nesting(source_name, line);
+    }
+    char quote = 0;
+    for (size_t i = at; i < end; ++i) {
+      const char c = text[i];
+      if (quote) {
+        if (c == quote) quote = 0;
+      } else if (c == '"' || c == '\'') {
+        quote = c;
+      } else if (c == '#' && (i == at || text[i - 1] == ' ')) {
+        break;
+      } else if (c == '[' || c == '{') {
+        if (++flow > max_nesting) refuse_nesting(source_name, line);
+      } else if ((c == ']' || c == '}') && flow > 0) {
+        --flow;
+      }
+    }
+    at = end + 1;
+  }
+}
+
 }  // namespace
 
 // ---- The interface -----------------------------------------------------------------------------------------
@@ -346,16 +393,10 @@ RunConfig parse_config(const std::string& yaml_text, const std::string& source_n
 }
 
 RunConfig load_config(const std::string& path, const std::vector<std::string>& overrides) {
-  std::error_code error;
-  if (!std::filesystem::exists(path, error)) throw Error("config file '" + path + "' not found");
-  if (std::filesystem::is_directory(path, error)) {
-    throw Error("config file '" + path + "' is a folder; give the path of a .yaml file");
-  }
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("config file '" + path + "' cannot be read");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse_config(text.str(), path, overrides);
+  if (!path_exists(path)) throw Error("config file '" + path + "' not found");
+  const std::string text = read_text_file(path, max_config_bytes);   // a regular file under the ceiling, or why not
+  refuse_deep_nesting(text, path);
+  return parse_config(text, path, overrides);
 }
 
 std::string to_yaml(const RunConfig& config) {

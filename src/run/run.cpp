@@ -47,7 +47,7 @@ std::string index_entry(const nlohmann::json& index, const std::string& side, co
 
 RunTokenizers load_run_tokenizers(const RunConfig& config, const std::string& run_dir) {
   const std::string index_path = tokenizers_index(run_dir);
-  if (!fs::exists(index_path)) {
+  if (!path_exists(index_path)) {
     throw Error("'" + run_dir + "' has no tokenizers.json: it is not a run folder, or its training never started");
   }
   nlohmann::json index;
@@ -71,7 +71,7 @@ RunTokenizers load_run_tokenizers(const RunConfig& config, const std::string& ru
 
 RunTokenizers prepare_tokenizers(const RunConfig& config, const std::string& run_dir,
                                  const std::vector<std::string>& train_src, const std::vector<std::string>& train_tgt) {
-  if (fs::exists(tokenizers_index(run_dir))) return load_run_tokenizers(config, run_dir);
+  if (path_exists(tokenizers_index(run_dir))) return load_run_tokenizers(config, run_dir);
   RunTokenizers tokenizers;
   nlohmann::json index{{"kind", name_of(config.tokenizer.kind)}, {"shared", config.tokenizer.shared}};
   if (config.tokenizer.shared) {
@@ -117,7 +117,7 @@ std::string checkpoint_to_load(const RunConfig& config, const std::string& run_d
 
 RunConfig load_run_config(const std::string& run_dir) {
   const std::string config_path = run_dir + "/config.yaml";
-  if (!fs::exists(config_path)) {
+  if (!path_exists(config_path)) {
     throw Error("'" + run_dir + "' is not a run folder (it has no config.yaml); train one with attnlab train");
   }
   return load_config(config_path);

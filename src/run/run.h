@@ -12,7 +12,7 @@
 #include <memory>
 #include <string>
 
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "model/transformer.h"
 #include "run/config.h"
 

@@ -50,13 +50,13 @@ RunConfig config_for(const TrainRequest& request) {
   namespace fs = std::filesystem;
   const std::string saved = request.run_dir + "/config.yaml";
   if (request.resume) {
-    if (!fs::exists(saved)) {
+    if (!path_exists(saved)) {
       throw Error("'" + request.run_dir + "' is not a run folder (it has no config.yaml); start a run with "
                   "attnlab train --config FILE --run " + request.run_dir);
     }
     return load_config(saved, request.overrides);
   }
-  if (fs::exists(saved)) {
+  if (path_exists(saved)) {
     throw Error("'" + request.run_dir + "' already holds a run; continue it with attnlab train --resume " +
                 request.run_dir + ", or choose another --run folder");
   }

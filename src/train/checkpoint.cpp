@@ -14,6 +14,7 @@
 
 #include "tensor/safetensors.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/quote.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
@@ -242,7 +243,7 @@ std::string CheckpointDirectory::step_path(int64_t step) const {
   return (fs::path(directory_) / (step_file_prefix + digits + step_file_suffix)).string();
 }
 
-bool CheckpointDirectory::has_best() const { return std::filesystem::exists(best_path()); }
+bool CheckpointDirectory::has_best() const { return path_exists(best_path()); }
 
 std::string CheckpointDirectory::best_path() const {
   return (fs::path(directory_) / "best.safetensors").string();

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "data/batching.h"
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "model/transformer.h"
 #include "decode/config.h"
 

@@ -2,14 +2,13 @@
 #include "util/files.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 
 #include "util/error.h"
 
@@ -65,12 +64,42 @@ void write_file_atomically(const std::string& path, const std::string& contents)
   file.commit();
 }
 
-std::string read_text_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot read '" + path + "': " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+std::string read_text_file(const std::string& path, size_t max_bytes) {
+  // O_NONBLOCK: opening a FIFO with no writer must not hang; it is refused below as not a regular file.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) throw Error("cannot read '" + path + "': " + std::strerror(errno));
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  struct stat info {};
+  if (::fstat(fd, &info) != 0) throw Error("cannot read '" + path + "': " + std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) throw Error("'" + path + "' is a folder, where a file was expected");
+  if (!S_ISREG(info.st_mode)) {
+    throw Error("'" + path + "' is not a regular file (a device, a pipe or a socket); give the path of a file");
+  }
+  if (static_cast<size_t>(info.st_size) > max_bytes) {
+    throw Error("'" + path + "' has " + std::to_string(info.st_size) + " bytes, more than the " +
+                std::to_string(max_bytes) + " attnlab reads from such a file");
+  }
+  std::string text(static_cast<size_t>(info.st_size), '\0');
+  size_t done = 0;
+  while (done < text.size()) {
+    const ssize_t got = ::read(fd, text.data() + done, text.size() - done);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) throw Error("cannot read '" + path + "': " + std::strerror(errno));
+    if (got == 0) break;   // the file shrank while it was read: keep what is there
+    done += static_cast<size_t>(got);
+  }
+  text.resize(done);
+  return text;
+}
+
+bool path_exists(const std::string& path) {
+  std::error_code error;
+  const bool exists = std::filesystem::exists(path, error);
+  if (error) throw Error("cannot look at '" + path + "': " + error.message());
+  return exists;
 }
 
 }  // namespace attnlab

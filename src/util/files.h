@@ -7,6 +7,7 @@
 // configs, vocabularies, pages and reports are all written this way.
 #pragma once
 
+#include <cstddef>
 #include <string>
 
 namespace attnlab {
@@ -35,6 +36,17 @@ class AtomicFile {
 
 // The whole file at once.
 void write_file_atomically(const std::string& path, const std::string& contents);
-std::string read_text_file(const std::string& path);   // throws attnlab::Error naming the path
+
+// Reading an input (a config, a tokenizer index, a vocabulary) refuses, with one attnlab::Error naming the path,
+// anything that is not a regular file of at most `max_bytes`: a folder, a device such as /dev/zero (which would
+// be read until memory runs out), a FIFO, a symlink loop, a file too large. Checked on the opened file (fstat),
+// so the file refused is the file read.
+constexpr size_t default_max_text_file_bytes = size_t{256} << 20;   // 256 MiB: far above any vocabulary
+std::string read_text_file(const std::string& path, size_t max_bytes = default_max_text_file_bytes);
+
+// Whether `path` names something (following symlinks). Where the answer cannot be known — a symlink loop, a
+// folder without permission, a name too long — throws attnlab::Error naming the path and the reason, instead
+// of answering "no" or letting std::filesystem's exception escape as an internal error.
+bool path_exists(const std::string& path);
 
 }  // namespace attnlab

@@ -68,4 +68,22 @@ size_t first_invalid_utf8(std::string_view text, size_t from) {
   return std::string_view::npos;
 }
 
+std::string escape_invalid_utf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  size_t at = 0;
+  while (at < text.size()) {
+    const size_t bad = first_invalid_utf8(text, at);
+    out.append(text.substr(at, bad == std::string_view::npos ? std::string_view::npos : bad - at));
+    if (bad == std::string_view::npos) break;
+    static const char hex[] = "0123456789ABCDEF";
+    const auto byte = static_cast<unsigned char>(text[bad]);
+    out += "\\x";
+    out += hex[byte >> 4];
+    out += hex[byte & 15];
+    at = bad + 1;
+  }
+  return out;
+}
+
 }  // namespace attnlab

@@ -29,5 +29,8 @@ DecodedCharacter decode_utf8(std::string_view text, size_t at);
 void append_utf8(std::string& out, char32_t code_point);
 // Offset of the first byte at or after `from` that is not valid UTF-8, or std::string_view::npos.
 size_t first_invalid_utf8(std::string_view text, size_t from = 0);
+// The text with every byte that is not valid UTF-8 written as \xHH, so that a message quoting a file's bytes
+// prints as readable text on any terminal ("got '\xFF\xFE'" rather than two replacement marks).
+std::string escape_invalid_utf8(std::string_view text);
 
 }  // namespace attnlab

@@ -116,11 +116,11 @@ TEST_CASE("straight-through forwards the one-hot row and backpropagates the rela
   const Tensor scores = Tensor::randn({1, 2, 3, 4}, gen, 1, /*requires_grad=*/true);
   const Tensor noise = Tensor::randn({1, 2, 3, 4}, gen);
   const AttentionMask mask = make_length_mask({3}, 3, 4, false);            // key 3 hidden
-  const Tensor hidden = mask.additive(AttentionConfig{});
+  const Tensor additive_mask = mask.additive(AttentionConfig{});
   const Tensor weights = Tensor::randn({1, 2, 3, 4}, gen);                  // L = Σ out ⊙ weights
   auto gradient = [&](bool straight) {
     scores.zero_grad();
-    Tensor y = gumbel_softmax(scores, hidden, noise, 0.7);
+    Tensor y = gumbel_softmax(scores, additive_mask, noise, 0.7);
     std::vector<int64_t> keys(6);
     for (int64_t r = 0; r < 6; ++r) keys[static_cast<size_t>(r)] = std::max_element(y.data() + r * 4, y.data() + r * 4 + 4) - (y.data() + r * 4);
     Tensor out = straight ? straight_through(y, keys) : y;

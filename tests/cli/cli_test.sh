@@ -119,6 +119,30 @@ expect_ok "train with the old key model.kernels" "$attnlab" train --config tiny.
   --set model.kernels=reference --set train.max_steps=1
 grep -q "model.kernels is now model.path" err.txt && grep -q "path: paper" oldkey/config.yaml ||
   { failures=$((failures + 1)); echo "FAIL: model.kernels=reference did not load as model.path: paper"; cat err.txt; }
+# Readers name what they refuse, in one line with the path and exit 1: a run folder that is a symlink loop (each
+# command that opens one), a device as a config (read until memory ran out), a folder as a config or where the
+# tokenizer index belongs, YAML nested past any config's depth (the parser recurses once a level), and bytes that
+# are not UTF-8, shown as \xHH.
+ln -s loop loop
+for command in "translate --run loop --text a" "attention --run loop --text a --out page" "serve --run loop" \
+               "train --config tiny.yaml --run loop" "train --resume loop"; do
+  # shellcheck disable=SC2086   # the words of the command
+  expect_error "$command: a symlink loop" "'loop/config.yaml': Too many levels of symbolic links" "$attnlab" $command
+done
+expect_error "a device as the config" "'/dev/zero' is not a regular file" "$attnlab" train --config /dev/zero --run z
+expect_error "a folder as the config" "'data' is a folder" "$attnlab" train --config data --run z
+head -c 2000000 /dev/zero | tr '\0' '#' > huge.yaml
+expect_error "a config over the size ceiling" "'huge.yaml' has 2000000 bytes, more than the 1048576" \
+  "$attnlab" train --config huge.yaml --run z
+python3 -c "print('train: ' + '[' * 100000 + ']' * 100000)" > deep.yaml
+expect_error "YAML nested 100,000 deep" "deep.yaml: the YAML nests deeper than 32 levels at line 1" \
+  "$attnlab" train --config deep.yaml --run z
+printf 'train:\n  optimizer: ad\377\376m\n' > latin.yaml
+expect_error "bytes that are not UTF-8 in a value" 'ad\xFF\xFEm' "$attnlab" train --config latin.yaml --run z
+cp -r run dirindex && rm dirindex/tokenizers.json && mkdir dirindex/tokenizers.json
+expect_error "a folder where tokenizers.json belongs" "'dirindex/tokenizers.json' is a folder" \
+  "$attnlab" translate --run dirindex --text "a b"
+[ ! -e z ] || { failures=$((failures + 1)); echo "FAIL: a refused config left the folder z"; }
 expect_ok "a global option after the subcommand" "$attnlab" translate --run run --text "a b" --log-level warn
 # A damaged tokenizers.json (a number where a file name belongs) is refused naming the file, not by the JSON library.
 cp -r run badindex && printf '{"src": 5, "tgt": "tokenizer"}' > badindex/tokenizers.json

@@ -9,7 +9,7 @@
 
 #include "attention/reader.h"
 #include "autograd/ops.h"
-#include "data/cloze_question.h"
+#include "data/synthetic/cloze_question.h"
 #include "cloze/cloze_reader.h"
 #include "cloze/cloze_training.h"
 #include "train/optimizer.h"

@@ -1,11 +1,11 @@
-// test_cloze_corpus.cpp — facts about the cloze corpus (src/data/cloze.h). The readers trained on it are tested
+// test_cloze_corpus.cpp — facts about the cloze corpus (src/data/synthetic/cloze.h). The readers trained on it are tested
 // in test_cloze.cpp.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <sstream>
 
-#include "data/cloze.h"
+#include "data/synthetic/cloze.h"
 #include "util/error.h"
 
 using namespace attnlab;

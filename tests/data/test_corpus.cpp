@@ -1,4 +1,4 @@
-// test_corpus.cpp — facts about the generated corpora (src/data/synthetic.h, src/data/toy_en_fr.h).
+// test_corpus.cpp — facts about the generated corpora (src/data/synthetic/synthetic.h, src/data/synthetic/toy_en_fr.h).
 //
 // First the promises every task makes: the shipped files in data/ are exactly what the generator writes with
 // the default seed and size; a seed fixes the corpus; splits never share a pair; lengths stay in bounds; the
@@ -17,8 +17,8 @@
 #include <set>
 #include <sstream>
 
-#include "data/synthetic.h"
-#include "data/toy_en_fr.h"
+#include "data/synthetic/synthetic.h"
+#include "data/synthetic/toy_en_fr.h"
 #include "util/error.h"
 #include "test_support.h"
 

@@ -16,7 +16,7 @@
 
 #include "data/batching.h"
 #include "data/corpus.h"
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "model/config.h"
 #include "util/error.h"
 #include "tensor/random.h"

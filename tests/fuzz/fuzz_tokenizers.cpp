@@ -1,4 +1,4 @@
-// fuzz_tokenizers.cpp — every tokenizer kind's encode (src/data/tokenizer.h) on arbitrary text.
+// fuzz_tokenizers.cpp — every tokenizer kind's encode (src/data/tokenizers/tokenizer.h) on arbitrary text.
 //
 // Feeds: the input, as it is (bytes that need not be UTF-8) and cleaned the way translate cleans a line
 //   (normalize_spaces), to the encode() of each kind data/config.h's TokenizerKind lists — word, char, bpe and unigram —
@@ -11,7 +11,7 @@
 #include <memory>
 
 #include "data/corpus.h"
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "fuzz_support.h"
 #include "tensor/token_ids.h"
 #include "util/utf8.h"

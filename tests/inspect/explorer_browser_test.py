@@ -16,10 +16,13 @@ wrote for five tiny trained runs (every attention kind among them), opened from 
   * the local and hard runs' model, matrix and decoding views draw attention.json's maps;
   * the compare view of `attnlab attention --compare`, offline: both runs' translations, and each picture the
     mean of the heads of its run's map;
+  * a page written for a sentence holding "<!--<script>", "</script>", "&", U+2028 and U+2029 draws every view:
+    its data is read back whole and no element was injected (the embedding escapes them, json_for_script);
   * against a running `attnlab serve`: submitting a sentence draws new maps, for either run, and the compare
     view shows both runs on one sentence;
   * screenshots of every view are not blank (tests/inspect/png_not_blank.py); with --screenshots DIR they are kept there.
 Exits 77 (skipped) when selenium, chromium or chromedriver is missing.
+  * the flow view of every run and the stale-answer and busy-button checks under serve (flow_browser_checks.py);
     usage: explorer_browser_test.py ATTNLAB_BINARY SOURCE_DIR RUNS_DIR WORK_DIR [--screenshots DIR]
                                     [--walk ATTENTION_DIR] [--beam-page ATTENTION_DIR]
 """
@@ -44,6 +47,7 @@ try:
 except ImportError:
     print("SKIP: python3-selenium is not installed (tools/install-deps.sh installs it)")
     sys.exit(77)
+from flow_browser_checks import check_flow, check_stale_answer, time_long_sentence  # noqa: E402
 
 attnlab, source_dir, runs_dir, work = sys.argv[1:5]
 
@@ -260,6 +264,26 @@ def other_views(driver, data, label):
     check(row == cross["weights"][0][0], label + ": step 1's cross-attention row is row 0 of layer 0, head 0")
 
 
+def hostile_page(driver):
+    """A page written by `attnlab attention` for a sentence made to end or blank its scripts still renders."""
+    sentence = "a girl <!--<script> </script> & <b>bold</b> \u2028 \u2029 -->"
+    page_dir = os.path.join(work, "hostile-page")
+    written = subprocess.run([attnlab, "attention", "--run", os.path.join(runs_dir, "dot"), "--text", sentence,
+                              "--out", page_dir], capture_output=True, text=True)
+    if not check(written.returncode == 0, "attention for a hostile sentence: " + written.stderr.strip()):
+        return
+    data = json.load(open(os.path.join(page_dir, "attention.json")))
+    open_page(driver, "file://" + os.path.join(page_dir, "index.html"), "hostile sentence")
+    embedded = driver.execute_script("return JSON.parse(document.getElementById('explorer-data').textContent)")
+    check(embedded == data and data["source"] == sentence, "hostile sentence: the page's data is attention.json's")
+    scripts = driver.execute_script("return document.scripts.length")
+    bold = driver.execute_script("return document.querySelectorAll('b').length")
+    check(scripts == 4 and bold == 0, "hostile sentence: %d scripts (expected 4), %d <b> injected" % (scripts, bold))
+    check(sentence.split()[0] in driver.title and "<b>" in driver.title, "hostile sentence: the title %r" % driver.title)
+    other_views(driver, data, "hostile sentence")
+    check(not console_errors(driver), "hostile sentence: console errors " + repr(console_errors(driver)))
+    screenshot(driver, "hostile")
+
 def walk_through(driver, page_dir, label, shots):
     """The dot run's page: every view exercised, and its screenshots."""
     data = json.load(open(os.path.join(page_dir, "attention.json")))
@@ -335,6 +359,7 @@ def walk_through(driver, page_dir, label, shots):
     click(driver, '#view-neuron .seg button[data-value="encoder_self"]')
     click(driver, '#view-neuron .queries button[data-query="1"]')
     screenshot(driver, shots + "neuron")
+    check_flow(driver, data, label, check, view, click, lambda d, name: screenshot(d, shots + name))
     check(not console_errors(driver), label + ": console errors " + repr(console_errors(driver)))
 
 
@@ -353,6 +378,7 @@ try:
         if run in ("local", "hard"):
             other_views(driver, data, run)
         check_neuron(driver, data, run)
+        check_flow(driver, data, run, check, view, click)
         check(not console_errors(driver), run + ": console errors " + repr(console_errors(driver)))
         if run in ("mixed", "local", "hard"):
             screenshot(driver, {"mixed": "neuron-additive", "local": "neuron-local_p", "hard": "neuron-hard"}[run])
@@ -389,11 +415,12 @@ try:
           "compare offline: %d pictures; each the mean of heads of its run's map" % len(cells))
     check(not console_errors(driver), "compare offline: console errors " + repr(console_errors(driver)))
     screenshot(driver, "compare-offline")
+    hostile_page(driver)
 
     # attnlab serve: the same page, live.
     port = free_port()
     server = subprocess.Popen([attnlab, "serve", "--run", os.path.join(runs_dir, "dot"), "--run",
-                               os.path.join(runs_dir, "mixed"), "--port", str(port)],
+                               os.path.join(runs_dir, "mixed"), "--port", str(port), "--max-answer-mb", "200"],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     try:
         line = server.stdout.readline()
@@ -435,6 +462,11 @@ try:
         box.send_keys(Keys.ENTER)
         wait(driver, lambda d: d.find_element(By.ID, "ask-status").get_attribute("data-state") == "error", "an error")
         check("empty" in driver.find_element(By.ID, "ask-status").text, "serve: an empty sentence is refused on the page")
+        Select(driver.find_element(By.ID, "ask-compare")).select_by_value("")
+        check_stale_answer(driver, body, wait, check, train[0])
+        seconds = time_long_sentence(driver, body, wait, 150, train[0], 0)
+        print("serve: 150 words translated and drawn in %.2f s (the tiny dot run, no gradient attribution)" % seconds)
+        check(seconds < 10, "serve: 150 words show in %.2f s" % seconds)
         errors = [e for e in console_errors(driver) if "400" not in e]   # the refused request itself is logged
         check(not errors, "serve: console errors " + repr(errors))
     finally:

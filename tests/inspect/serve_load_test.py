@@ -10,7 +10,8 @@ Starts the server on a free loopback port with a trained run (tests/inspect/expl
   * the process is alive after, and its resident memory after the 1,000 is within 10% (+ 4 MiB) of what it was
     after the first 200 (it does not grow with the number of requests);
   * SIGTERM stops it cleanly: exit 0 within 15 s;
-  * with --max-in-flight 1, 16 requests at once are each translated or refused with 503 and a JSON error.
+  * with --max-in-flight 1 --queue 2, 16 requests at once are each translated or refused with 503 and a JSON
+    error (serve_attack_test.py checks Retry-After).
 Every request goes to 127.0.0.1 and the loop is bounded in count and time (a 300 s deadline).
     usage: serve_load_test.py ATTNLAB_BINARY RUNS_DIR [--sanitized]
 """
@@ -140,10 +141,10 @@ finally:
     rest = server.stdout.read()
     check(code == 0 and "stopped" in rest, "SIGTERM stops the server cleanly (exit %r, %r)" % (code, rest.strip()))
 
-# ---- --max-in-flight 1: 16 requests at once; each is translated or refused with 503 and a JSON error ----
+# ---- --max-in-flight 1 --queue 2: 16 requests at once; each is translated or refused with 503 ----
 port = free_port()
 server = subprocess.Popen([attnlab, "serve", "--run", os.path.join(runs_dir, "dot"), "--port", str(port),
-                           "--max-in-flight", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                           "--max-in-flight", "1", "--queue", "2"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 server.stdout.readline()
 try:
     long_sentence = json.dumps({"text": " ".join(sentences[:6]), "beam": 4}).encode()

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "inspect/attention_maps.h"
 #include "inspect/attention_page.h"
 #include "inspect/explorer_page.h"
@@ -273,7 +273,14 @@ TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and he
   CHECK(page.find("https://") == std::string::npos);
   CHECK(page.find(" src=") == std::string::npos);
   // The embedded data cannot end its <script> early, whatever the tokens hold.
-  CHECK(json_for_script("{\"a\":\"</script>\"}") == "{\"a\":\"<\\/script>\"}");
+  CHECK(json_for_script("{\"a\":\"</script>\"}") == "{\"a\":\"\\u003c/script\\u003e\"}");
+  // Nothing a sentence holds can end the element, open a comment or break a line of older JavaScript, and the
+  // text is still the same JSON.
+  const std::string hostile = nlohmann::json{{"text", "<!--<script> a & b </script> \u2028 \u2029 \u00e9"}}.dump();
+  const std::string embedded = json_for_script(hostile);
+  for (const char* banned : {"<", ">", "&", "\u2028", "\u2029"}) CHECK(embedded.find(banned) == std::string::npos);
+  CHECK(nlohmann::json::parse(embedded) == nlohmann::json::parse(hostile));
+  CHECK(embedded.find("\u00e9") != std::string::npos);   // other characters stay as they are
 }
 
 TEST_CASE("the terminal heatmap shades each weight band and labels rows and columns") {

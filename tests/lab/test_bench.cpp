@@ -178,9 +178,10 @@ TEST_CASE("the op profile accounts for the step: every op of the model, forward 
     total_one += r.ms_one;
     total_many += r.ms_many;
   }
-  // The model's ops, forward and backward, and what the optimizer does outside the graph.
-  for (const char* row : {"embedding forward", "embedding backward", "layer_norm forward", "layer_norm backward",
-                          "adam other", "clip_grad_norm other", "zero_grad other"}) {
+  // The model's ops (on the fused path: fused_layer_norm is the kernel), forward and backward, and what the
+  // optimizer does outside the graph.
+  for (const char* row : {"embedding forward", "embedding backward", "fused_layer_norm forward",
+                          "fused_layer_norm backward", "adam other", "clip_grad_norm other", "zero_grad other"}) {
     CAPTURE(row);
     CHECK(rows.count(row) == 1);
   }

@@ -7,7 +7,7 @@
 #include <cmath>
 
 #include "data/batching.h"
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 #include "decode/bleu.h"
 #include "lab/evaluate.h"
 #include "decode/translate.h"

@@ -22,24 +22,25 @@
 //   ∂x_j       = Σ_i ĝ_i ∂x̂_i/∂x_j = rstd (ĝ_j − (1/d) Σ_i ĝ_i − x̂_j (1/d) Σ_i ĝ_i x̂_i)
 // This is exact for any ε (nowhere does it assume Σ x̂² = d).
 //
-// The slow, obvious version would build it from ops — sub, mean, mul, add — with a graph node and a [B, T, d]
-// temporary at every step. The fused kernel makes one pass for the statistics, one for y, and its backward
-// recomputes x̂ from x and the saved μ, rstd (d numbers a row) instead of keeping a [B, T, d] copy of x̂.
-// The row sums (μ, σ², mean(ĝ), mean(ĝ ⊙ x̂)) are row_math.h's vectorised sums, in a fixed packet order rather
-// than left to right: the same bits wherever the row sits, equal to the plain loops to rounding.
+// One op, not a chain of ops: the chain — sub, mean, mul, add — would make a graph node and a [B, T, d]
+// temporary at every step. This op makes one pass for the statistics, one for y, and its backward recomputes x̂
+// from x and the saved μ, rstd (d numbers a row) instead of keeping a [B, T, d] copy of x̂. Backward goes one row
+// after the other, adding into ∂x, ∂γ and ∂β; the kernel fused_layer_norm (kernels/layer_norm.cpp) runs the same
+// row arithmetic with the rows in parallel. The row sums (μ, σ², mean(ĝ), mean(ĝ ⊙ x̂)) are row_math.h's
+// vectorised sums, in a fixed packet order rather than left to right: the same bits wherever the row sits.
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.h"
+#include "autograd/ops/add_to_grad.h"
+#include "autograd/ops/layer_norm.h"
 #include "tensor/parallel.h"
 #include "tensor/row_math.h"
 #include "util/error.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
-
-namespace {
 
 // ---- Forward, one row of d features: y = γ ⊙ x̂ + β,  x̂ = (x − μ) · rstd,  rstd = 1/√(σ² + ε) ----
 // Writes y and returns what backward needs of the row: μ and rstd.
@@ -56,31 +57,27 @@ void layer_norm_row_forward(const real* x, const real* gamma, const real* beta, 
 
 // ---- Backward, one row, with g = ∂loss/∂y of the row (the derivation above) ----
 //   ∂γ += g ⊙ x̂      ∂β += g      ∂x = rstd · (ĝ − mean(ĝ) − x̂ · mean(ĝ ⊙ x̂)),  ĝ = g ⊙ γ
-// ∂γ and ∂β are added into the row's chunk's partial sums; ∂x is written (first: x's first gradient) or added;
-// x_hat and g_hat are [d] scratch.
+// ∂γ and ∂β are added into sum_gamma, sum_beta; ∂x is written into dx (nothing when dx is null); x_hat and
+// g_hat are [d] scratch.
 void layer_norm_row_backward(const real* x, const real* g, const real* gamma, int64_t d, real mean, real rstd,
-                             real* partial_gamma, real* partial_beta, real* gx, bool first, real* x_hat,
-                             real* g_hat) {
+                             real* sum_gamma, real* sum_beta, real* dx, real* x_hat, real* g_hat) {
   for (int64_t j = 0; j < d; ++j) {
     x_hat[j] = (x[j] - mean) * rstd;                                    // x̂ = (x − μ) · rstd, as in forward
     g_hat[j] = g[j] * gamma[j];                                         // ĝ = g ⊙ γ
   }
   for (int64_t j = 0; j < d; ++j) {                                     // (a loop of its own: few enough pointers
-    partial_gamma[j] += g[j] * x_hat[j];                                // for the compiler to vectorise it)
-    partial_beta[j] += g[j];                                            // ∂γ = Σ_rows g ⊙ x̂, ∂β = Σ_rows g
+    sum_gamma[j] += g[j] * x_hat[j];                                    // for the compiler to vectorise it)
+    sum_beta[j] += g[j];                                                // ∂γ = Σ_rows g ⊙ x̂, ∂β = Σ_rows g
   }
-  if (!gx) return;
+  if (!dx) return;
   const real mean_g_hat = row_sum(g_hat, d) / static_cast<real>(d);                    // mean(ĝ)
   const real mean_g_hat_x_hat = row_dot(g_hat, x_hat, d) / static_cast<real>(d);       // mean(ĝ ⊙ x̂)
   for (int64_t j = 0; j < d; ++j) {
-    const real term = rstd * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);   // ∂x
-    gx[j] = first ? term : gx[j] + term;
+    dx[j] = rstd * (g_hat[j] - mean_g_hat - x_hat[j] * mean_g_hat_x_hat);   // ∂x
   }
 }
 
-}  // namespace
-
-Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
+LayerNormForward layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
   const int64_t d = x.shape()[-1];                                      // features, normalized over
   const int64_t rows = x.shape().rows();                                // positions, e.g. B·T
   const Shape feature_shape{d};                                         // [d]
@@ -89,51 +86,35 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
                 " (one number per feature, the last axis of x " + x.shape().str() + "), but gamma has shape " +
                 gamma.shape().str() + " and beta " + beta.shape().str());
   }
-
-  Tensor y = Tensor::empty(x.shape());                                  // [..., d], same shape as x, all written
-  std::vector<real> mean(static_cast<size_t>(rows));                    // [rows] μ of each row
-  std::vector<real> rstd(static_cast<size_t>(rows));                    // [rows] 1/√(σ² + ε) of each row
+  LayerNormForward f{Tensor::empty(x.shape()), std::vector<real>(static_cast<size_t>(rows)),
+                     std::vector<real>(static_cast<size_t>(rows))};     // y [..., d] (all written), μ, rstd [rows]
   const real *pg = gamma.data(), *pb = beta.data(), *px = x.data();     // [d], [d], [rows, d]
-  real* py = y.data();                                                  // [rows, d]
-  parallel_for(rows, worth_threads(rows * d), [=, &mean, &rstd](int64_t r) {   // rows are independent
-    layer_norm_row_forward(px + r * d, pg, pb, d, eps, py + r * d, mean[static_cast<size_t>(r)],
-                           rstd[static_cast<size_t>(r)]);
+  real *py = f.y.data(), *mean = f.mean.data(), *rstd = f.rstd.data();  // [rows, d], [rows], [rows]
+  parallel_for(rows, worth_threads(rows * d), [=](int64_t r) {          // rows are independent
+    layer_norm_row_forward(px + r * d, pg, pb, d, eps, py + r * d, mean[r], rstd[r]);
   });
+  return f;
+}
 
-  record(y, "layer_norm", {x, gamma, beta},
-         [x, gamma, beta, rows, d, mean = std::move(mean), rstd = std::move(rstd)](TensorNode& out) {
-           // ∂x is written with = when it is x's first gradient (a buffer never zero-filled), added with +=
-           // otherwise: 0 + t = t, without the pass that writes the zeros and the one that reads them back.
-           const bool first = wants_grad(x) && !x.has_grad();
-           real* gx = !wants_grad(x) ? nullptr : first ? x.grad_for_overwrite() : x.grad();  // [rows, d]
-           real* ggamma = wants_grad(gamma) ? gamma.grad() : nullptr;   // [d]
-           real* gbeta = wants_grad(beta) ? beta.grad() : nullptr;      // [d]
-           // Rows in parallel. ∂x of a row needs only that row; ∂γ and ∂β sum over rows, so each fixed chunk of
-           // `chunk` rows sums into its own partial [d], and the partials are added in chunk order afterwards:
-           // the same bits for any thread count. (The obvious version: one loop over rows adding into ∂γ, ∂β.)
-           constexpr int64_t chunk = 32;
-           const int64_t chunks = (rows + chunk - 1) / chunk;
-           std::vector<real> partial_gamma(static_cast<size_t>(chunks * d), real(0));  // [chunks, d]
-           std::vector<real> partial_beta(static_cast<size_t>(chunks * d), real(0));   // [chunks, d]
-           parallel_region(worth_threads(rows * d), [&] {               // (tensor/parallel.h)
-             std::vector<real> x_hat(static_cast<size_t>(d)), g_hat(static_cast<size_t>(d));  // [d] scratch
-#pragma omp for schedule(static)
-             for (int64_t c = 0; c < chunks; ++c) {
-               for (int64_t r = c * chunk; r < std::min(rows, (c + 1) * chunk); ++r) {
-                 layer_norm_row_backward(x.data() + r * d, out.grad.data() + r * d, gamma.data(), d,
-                                         mean[static_cast<size_t>(r)], rstd[static_cast<size_t>(r)],
-                                         partial_gamma.data() + c * d, partial_beta.data() + c * d,
-                                         gx ? gx + r * d : nullptr, first, x_hat.data(), g_hat.data());
-               }
-             }
-           });
-           for (int64_t c = 0; c < chunks; ++c) {                       // the chunks' sums, in order
-             for (int64_t j = 0; j < d; ++j) {
-               if (ggamma) ggamma[j] += partial_gamma[static_cast<size_t>(c * d + j)];
-               if (gbeta) gbeta[j] += partial_beta[static_cast<size_t>(c * d + j)];
-             }
-           }
-         });
+Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
+  LayerNormForward f = layer_norm_forward(x, gamma, beta, eps);
+  Tensor y = f.y;                                                       // [..., d]
+  const int64_t d = x.shape()[-1], rows = x.shape().rows();
+  record(y, "layer_norm", {x, gamma, beta}, [x, gamma, beta, rows, d, f = std::move(f)](TensorNode& out) {
+    real* gx = wants_grad(x) ? x.grad() : nullptr;                      // [rows, d]
+    std::vector<real> sum_gamma(static_cast<size_t>(d), 0);             // [d] Σ_rows g ⊙ x̂
+    std::vector<real> sum_beta(static_cast<size_t>(d), 0);              // [d] Σ_rows g
+    std::vector<real> dx(static_cast<size_t>(d));                       // [d] ∂x of one row
+    std::vector<real> x_hat(static_cast<size_t>(d)), g_hat(static_cast<size_t>(d));   // [d] scratch
+    for (int64_t r = 0; r < rows; ++r) {
+      layer_norm_row_backward(x.data() + r * d, out.grad.data() + r * d, gamma.data(), d,
+                              f.mean[static_cast<size_t>(r)], f.rstd[static_cast<size_t>(r)], sum_gamma.data(),
+                              sum_beta.data(), gx ? dx.data() : nullptr, x_hat.data(), g_hat.data());
+      if (gx) for (int64_t j = 0; j < d; ++j) gx[r * d + j] += dx[static_cast<size_t>(j)];   // ∂x += of the row
+    }
+    if (wants_grad(gamma)) add_to_grad(gamma, [g = sum_gamma.data()](int64_t j) { return g[j]; });   // ∂γ
+    if (wants_grad(beta)) add_to_grad(beta, [g = sum_beta.data()](int64_t j) { return g[j]; });      // ∂β
+  });
   return y;
 }
 

@@ -1,6 +1,6 @@
 // explorer.js — the attention explorer's views (src/inspect/explorer_page.h says what each one shows).
 //
-// The data is attention.json (its schema is written at attention_json(), src/inspect/attention_maps.cpp):
+// The data is attention.json (its schema is written at attention_json(), src/inspect/attention_json.cpp):
 //   data.tokens.{source, target_input, target_output}
 //   data.maps[m] = {type, layer, kind, heads, queries, keys, weights[head][query][key], score_scale, window,
 //                   local, hard_eval, neuron: {q, k, scores, tanh, w, phi_q, phi_k, token_softmax, memory_k, gamma,
@@ -63,6 +63,26 @@
     return t >= 0 ? 'rgb(255,' + a + ',' + a + ')' : 'rgb(' + a + ',' + a + ',255)';
   }
   function headColour(h) { return HEAD_COLOURS[h % HEAD_COLOURS.length]; }
+  function largest(values) {
+    var flat = [].concat.apply([], values.map(function (v) { return Array.isArray(v) ? v : [v]; }));
+    return flat.reduce(function (m, x) { return isFinite(x) && x > m ? x : m; }, 0);
+  }
+  // A colour legend: a bar from the colour of 0 (or −max) to the colour of max, its ends and its middle numbered.
+  function legend(parent, kind, max, what) {
+    var box = el('div', {class: 'legend', role: 'img', 'aria-label': 'colour legend: ' + what}, parent);
+    var svg = el('svg', {width: 260, height: 30, viewBox: '0 0 260 30'}, box);
+    for (var k = 0; k < 52; ++k) {
+      var x = k / 51;
+      el('rect', {x: 5 + k * 5, y: 2, width: 5, height: 12,
+                  fill: kind === 'diverging' ? diverging((2 * x - 1) * max, max) : heat(x)}, svg);
+    }
+    var low = kind === 'diverging' ? -max : 0, mid = kind === 'diverging' ? 0 : max / 2;
+    [[5, low, 'start'], [135, mid, 'middle'], [265 - 5, max, 'end']].forEach(function (tick) {
+      el('text', {x: tick[0], y: 27, 'font-size': 10, 'text-anchor': tick[2]}, svg, fmt(tick[1], 3));
+    });
+    el('span', {class: 'meta'}, box, what);
+    return box;
+  }
 
   // ---- the data ----
   function mapsOf(type) {
@@ -134,7 +154,8 @@
 
   // A heatmap as SVG: rows = queries, columns = keys, a cell per weight; hovering a cell names it (tooltip).
   // `picture` sets data-map="m/h" for the pictures of one head (counted into <body data-maps-ready>).
-  function heatmapSvg(matrix, rowLabels, colLabels, cell, picture) {
+  // `colour` (optional) paints a number; heat() (0 … 1, white to dark blue) by default.
+  function heatmapSvg(matrix, rowLabels, colLabels, cell, picture, colour) {
     var longest = function (list) { return Math.max.apply(null, list.map(function (s) { return s.length; }).concat([1])); };
     var left = 8 + 7 * longest(rowLabels), top = 8 + 7 * longest(colLabels);
     var width = left + cell * colLabels.length + 4, height = top + cell * rowLabels.length + 4;
@@ -149,7 +170,7 @@
     });
     matrix.forEach(function (row, i) {
       row.forEach(function (w, j) {
-        el('rect', {x: left + cell * j, y: top + cell * i, width: cell, height: cell, fill: heat(w),
+        el('rect', {x: left + cell * j, y: top + cell * i, width: cell, height: cell, fill: (colour || heat)(w),
                     'data-i': i, 'data-j': j, 'data-w': w}, svg);
       });
     });
@@ -813,8 +834,16 @@
   }
 
   // ---- putting it together ----
+  // The flow view lives in flow.js (window.attnlabFlowView); it draws with these helpers.
+  function renderFlow() {
+    var root = clear(document.getElementById('view-flow'));
+    window.attnlabFlowView({data: data, state: state, el: el, heat: heat, diverging: diverging, fmt: fmt, sum: sum,
+                            range: range, largest: largest, serve: config.mode === 'serve', legend: legend, labels: labels, heatmapSvg: heatmapSvg,
+                            segmented: segmented, selector: selector, typeOptions: typeOptions,
+                            rerender: renderFlow}, root);
+  }
   var VIEWS = {head: renderHead, model: renderModel, matrix: renderMatrix, neuron: renderNeuron, decoding: renderDecoding,
-               compare: renderCompare};
+               flow: renderFlow, compare: renderCompare};
   function renderAll() {
     renderSentence();
     Object.keys(VIEWS).forEach(function (view) {
@@ -854,7 +883,8 @@
     var ask = function (run) {
       return fetch('api/translate', {method: 'POST', headers: {'Content-Type': 'application/json'},
                                      body: JSON.stringify({run: run, text: document.getElementById('ask-text').value,
-                                                           beam: Number(document.getElementById('ask-beam').value)})})
+                                                           beam: Number(document.getElementById('ask-beam').value),
+                                                           ig_steps: Number(document.getElementById('ask-ig').value)})})
         .then(function (response) {
           return response.json().then(function (answer) {
             if (!response.ok) throw new Error(answer.error || 'the server said no');
@@ -862,13 +892,30 @@
           });
         });
     };
+    // Every request has a number; an answer is drawn only when it answers the newest request, so a slow answer
+    // to an older sentence can never replace a newer one. While a request runs the button says so.
+    var requests = 0, button = form.querySelector('button[type=submit]');
+    var busy = function (on) {
+      button.setAttribute('aria-busy', on ? 'true' : 'false');
+      button.textContent = on ? 'Translating…' : 'Translate';
+      form.setAttribute('data-busy', on ? '1' : '0');
+    };
+    var dropped = function (why) {                                // counted, for the browser test
+      document.body.setAttribute('data-dropped', String(Number(document.body.getAttribute('data-dropped') || 0) + 1));
+      document.body.setAttribute('data-dropped-why', why || 'answered');
+    };
     form.addEventListener('submit', function (event) {
       event.preventDefault();
+      var request = ++requests;
+      busy(true);
       status.textContent = 'translating…';
       status.setAttribute('data-state', 'busy');
       var other = compareSelect.value === '' ? null : Number(compareSelect.value);
+      var started = performance.now();
       Promise.all([ask(Number(runSelect.value)), other === null ? null : ask(other)])
         .then(function (answers) {
+          if (request !== requests) return dropped();             // a newer request was sent meanwhile
+          busy(false);
           data = answers[0];
           compared = other === null ? null : {name: config.runs[other], data: answers[1]};
           state.step = 0;
@@ -876,10 +923,14 @@
           state.neuron.query = 0;
           state.neuron.key = null;
           renderAll();
-          status.textContent = config.runs[Number(runSelect.value)] + ': ' + data.target;
+          status.textContent = config.runs[Number(runSelect.value)] + ': ' + data.target + ' (' +
+                               ((performance.now() - started) / 1000).toFixed(2) + ' s)';
           status.setAttribute('data-state', 'done');
+          document.body.setAttribute('data-shown-text', data.source);
         })
         .catch(function (error) {
+          if (request !== requests) return dropped(error.message);
+          busy(false);
           status.textContent = error.message;
           status.setAttribute('data-state', 'error');
         });

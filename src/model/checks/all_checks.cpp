@@ -15,7 +15,7 @@ std::vector<GradcheckCase> all_gradcheck_cases() {
                      layer_norm_checks, dropout_checks, embedding_checks, reduction_checks, cross_entropy_checks,
                      attention_op_checks, pointer_sum_checks,
                      linear_checks, linear_cross_entropy_checks, fused_dropout_checks,                    // kernels
-                     scaled_dot_attention_checks, banded_attention_checks}) {
+                     scaled_dot_attention_checks, banded_attention_checks, fused_layer_norm_checks}) {
     add(group());
   }
   // The layers and the model are built with weights from one generator, in this order: the same modules every run.

@@ -18,7 +18,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "data/tokenizer.h"
+#include "data/tokenizers/tokenizer.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

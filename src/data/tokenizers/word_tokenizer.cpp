@@ -22,7 +22,7 @@
 #include <array>
 
 #include "data/corpus.h"
-#include "data/tokenizer_kinds.h"
+#include "data/tokenizers/tokenizer_kinds.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

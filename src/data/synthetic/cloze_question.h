@@ -1,4 +1,4 @@
-// cloze_question.h — reading a cloze question line (data/cloze.h writes them): document, @query, query.
+// cloze_question.h — reading a cloze question line (data/synthetic/cloze.h writes them): document, @query, query.
 #pragma once
 
 #include <string>

@@ -2,14 +2,14 @@
 //
 // A symbol sentence: a length L drawn uniformly from 3..15, then L symbols drawn uniformly (with repetition)
 // from the 20-symbol vocabulary. The target is the same symbols copied, reversed, or sorted.
-#include "data/synthetic.h"
+#include "data/synthetic/synthetic.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
 
-#include "data/cloze.h"
-#include "data/toy_en_fr.h"
+#include "data/synthetic/cloze.h"
+#include "data/synthetic/toy_en_fr.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/suggest.h"
@@ -32,7 +32,7 @@ const std::vector<CorpusTask>& corpus_tasks() {
        symbol_test_size},
       {"toy-en-fr", "English → French from a small grammar (agreement, adjective order, ne … pas, elision, qui)",
        toy_en_fr_train_size, toy_en_fr_valid_size, toy_en_fr_test_size},
-      {"cloze", "reading comprehension: a short document, a query with a @placeholder, the answer (data/cloze.h)",
+      {"cloze", "reading comprehension: a short document, a query with a @placeholder, the answer (data/synthetic/cloze.h)",
        cloze_train_size, cloze_valid_size, cloze_test_size},
   };
   return tasks;

@@ -32,8 +32,8 @@
 #include <utility>
 #include <vector>
 
-#include "data/cloze_question.h"
-#include "data/synthetic.h"
+#include "data/synthetic/cloze_question.h"
+#include "data/synthetic/synthetic.h"
 #include "tensor/random.h"
 #include "tensor/real.h"
 

@@ -4,7 +4,7 @@
 // is one word in both languages; the columns are described in toy_en_fr_lexicon.h. The rules that make
 // sentences of these words are in toy_en_fr.cpp. The order of the rows matters: the generator picks by index,
 // so reordering a table changes the corpus.
-#include "data/toy_en_fr_lexicon.h"
+#include "data/synthetic/toy_en_fr_lexicon.h"
 
 #include "util/error.h"
 

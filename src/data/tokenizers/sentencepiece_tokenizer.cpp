@@ -27,7 +27,7 @@
 #include <filesystem>
 #include <unordered_map>
 
-#include "data/tokenizer_kinds.h"
+#include "data/tokenizers/tokenizer_kinds.h"
 #include "model/config.h"
 #include "util/error.h"
 #include "util/quote.h"

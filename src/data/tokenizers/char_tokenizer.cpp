@@ -10,7 +10,7 @@
 //
 // The vocabulary (which characters get ids) is built by VocabularyTokenizer (tokenizer_kinds.h).
 #include "data/corpus.h"
-#include "data/tokenizer_kinds.h"
+#include "data/tokenizers/tokenizer_kinds.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

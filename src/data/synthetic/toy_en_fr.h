@@ -19,7 +19,7 @@
 #include <string>
 #include <utility>
 
-#include "data/synthetic.h"
+#include "data/synthetic/synthetic.h"
 #include "tensor/random.h"
 #include "tensor/real.h"
 

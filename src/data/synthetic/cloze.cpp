@@ -1,5 +1,5 @@
 // cloze.cpp — the cloze corpus: facts, a topic noun, a query restating one fact (cloze.h says why each rule).
-#include "data/cloze.h"
+#include "data/synthetic/cloze.h"
 
 #include <algorithm>
 #include <map>

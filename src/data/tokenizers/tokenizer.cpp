@@ -11,7 +11,7 @@
 #include <fstream>
 
 #include "data/corpus.h"
-#include "data/tokenizer_kinds.h"
+#include "data/tokenizers/tokenizer_kinds.h"
 #include "util/files.h"
 #include "model/config.h"
 #include "util/error.h"

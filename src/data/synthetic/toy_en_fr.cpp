@@ -33,7 +33,7 @@
 // sentences sensible: no possessive before man, woman, king or queen ("her man"), no adjective inside a noun
 // phrase that carries a relative clause ("the black plates that are not green"), and a relative clause never
 // repeats the main verb ("the cows that sing sing").
-#include "data/toy_en_fr.h"
+#include "data/synthetic/toy_en_fr.h"
 
 #include <map>
 #include <sstream>
@@ -41,7 +41,7 @@
 #include <utility>
 #include <vector>
 
-#include "data/toy_en_fr_lexicon.h"
+#include "data/synthetic/toy_en_fr_lexicon.h"
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 namespace toy_en_fr {

@@ -1,0 +1,125 @@
+// explorer_api.cpp — the three routes of serve and the checks of a translation request (explorer_api.h).
+#include "cli/serve/explorer_api.h"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "inspect/attention_maps.h"
+#include "util/error.h"
+
+namespace attnlab {
+
+namespace {
+
+constexpr int64_t max_beam = 16;
+constexpr int64_t max_ig_steps = 64;
+constexpr int64_t bytes_per_number = 10;   // "0.1234," and the like; labels and keys are small beside them
+
+// An integer field of the request: `fallback` when absent; throws attnlab::Error when it is not an integer in
+// [low, high].
+int64_t integer_field(const nlohmann::json& body, const char* name, int64_t fallback, int64_t low, int64_t high) {
+  if (!body.contains(name)) return fallback;
+  const nlohmann::json& value = body[name];
+  if (!value.is_number_integer() || value.get<int64_t>() < low || value.get<int64_t>() > high) {
+    throw Error(std::string("\"") + name + "\" must be an integer from " + std::to_string(low) + " to " +
+                std::to_string(high) + ", got " + value.dump());
+  }
+  return value.get<int64_t>();
+}
+
+// A request read and checked, everything but the translation itself.
+struct TranslateRequest {
+  ServedRun* served = nullptr;
+  std::string text;
+  int64_t beam = 0;
+  int64_t ig_steps = 0;   // integrated gradients' steps (src/inspect/flow.h); 0: no gradient attribution
+};
+
+// Throws attnlab::Error (a 400) for what the request gets wrong; returns 413's message in `too_large` instead
+// when the answer would be over the limit.
+TranslateRequest read_translate_request(const std::string& request_body, std::vector<std::unique_ptr<ServedRun>>& runs,
+                                        const ExplorerApiOptions& options, std::string& too_large) {
+  const nlohmann::json body = nlohmann::json::parse(request_body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) {
+    throw Error("the request body is not a JSON object (or not valid UTF-8): send {\"text\": \"a sentence\", "
+                "\"run\": 0, \"beam\": 1}");
+  }
+  if (!body.contains("text") || !body["text"].is_string()) throw Error("\"text\" (a string) is missing");
+  TranslateRequest request;
+  request.text = body["text"].get<std::string>();
+  if (request.text.find_first_not_of(" \t\r\n") == std::string::npos) throw Error("\"text\" is empty: type a sentence");
+  if (static_cast<int64_t>(request.text.size()) > options.max_text_bytes) {
+    throw Error("\"text\" has " + std::to_string(request.text.size()) + " bytes, more than the " +
+                std::to_string(options.max_text_bytes) + " this server accepts (--max-text-bytes)");
+  }
+  const int64_t r = integer_field(body, "run", 0, 0, static_cast<int64_t>(runs.size()) - 1);
+  request.beam = integer_field(body, "beam", 0, 0, max_beam);
+  request.ig_steps = integer_field(body, "ig_steps", 0, 0, max_ig_steps);
+  request.served = runs[static_cast<size_t>(r)].get();
+  const LoadedRun& run = request.served->run;
+  const auto tokens = static_cast<int64_t>(encode_text(run, *run.tokenizers.src, request.text, "text").size());
+  const int64_t beam = request.beam > 0 ? request.beam : run.config.decode.beam;
+  const int64_t estimate = answer_estimate_bytes(run, tokens, beam);
+  if (estimate > options.max_answer_bytes) {
+    too_large = "the answer for this sentence (" + std::to_string(tokens) + " tokens) would be about " +
+                std::to_string(estimate >> 20) + " MiB, more than the " +
+                std::to_string(options.max_answer_bytes >> 20) +
+                " MiB this server sends (--max-answer-mb): send a shorter sentence";
+  }
+  return request;
+}
+
+}  // namespace
+
+int64_t answer_estimate_bytes(const LoadedRun& run, int64_t source_tokens, int64_t beam) {
+  const ModelConfig& model = run.config.model;
+  const DecodeConfig& decode = run.config.decode;
+  const auto n = static_cast<double>(source_tokens);
+  const double m = std::max(1.0, decode.max_len_ratio * n + static_cast<double>(decode.max_len_extra)) + 1;
+  const double d_k = static_cast<double>(model.d_model) / static_cast<double>(std::max<int64_t>(1, model.heads));
+  // Per weight: the weight, its value norm, q and k's d_k features and a few stages; then the beam's candidates,
+  // and the flow: rollout [n, n] + [m, n] + [m, m], two attributions [m, n].
+  const double numbers = static_cast<double>(model.heads) * (d_k + 5) *
+                             (static_cast<double>(model.encoder_layers) * n * n +
+                              static_cast<double>(model.decoder_layers) * (m * m + m * n)) +
+                         2.0 * static_cast<double>(std::max<int64_t>(1, beam)) * m * m + n * n + 3 * m * n + m * m;
+  return static_cast<int64_t>(std::min(numbers * bytes_per_number, 9e18));
+}
+
+HttpServer::Router explorer_router(std::vector<std::unique_ptr<ServedRun>>& runs, const std::string& page,
+                                   const ExplorerApiOptions& options) {
+  std::vector<std::string> names;
+  for (const auto& served : runs) names.push_back(served->dir);
+  const std::string runs_json = nlohmann::json{{"runs", names}}.dump();
+  return [&runs, &page, options, runs_json](const HttpRequest& request) -> Routed {
+    const bool get = request.method == "GET" || request.method == "HEAD";
+    if (request.path == "/" && get) return {{200, "text/html; charset=utf-8", page}, {}};
+    if (request.path == "/api/runs" && get) return {{200, "application/json", runs_json}, {}};
+    if (request.path == "/api/translate" && request.method == "POST") {
+      std::string too_large;
+      TranslateRequest translate;
+      try {
+        translate = read_translate_request(request.body, runs, options, too_large);
+      } catch (const Error& e) {
+        return {json_error(400, e.what()), {}};
+      }
+      if (!too_large.empty()) return {json_error(413, too_large), {}};
+      return {{}, [translate] {
+                std::lock_guard<std::mutex> lock(translate.served->in_use);
+                try {
+                  return HttpAnswer{200, "application/json",
+                                    attention_json(record_attention(translate.served->run, translate.text, "",
+                                                                    translate.beam, translate.ig_steps))};
+                } catch (const Error& e) {
+                  return json_error(400, e.what());
+                }
+              }};
+    }
+    if (request.path == "/" || request.path == "/api/runs" || request.path == "/api/translate") {
+      return {json_error(405, "method " + request.method + " is not allowed on " + request.path), {}};
+    }
+    return {json_error(404, "no such page: the explorer is at /"), {}};
+  };
+}
+
+}  // namespace attnlab

@@ -1,0 +1,88 @@
+// http_server.h — the HTTP layer of `attnlab serve`: every request bounded before anything is allocated for it.
+//
+// Built on GNU libmicrohttpd (Debian's libmicrohttpd-dev), a server made for hostile input, rather than on
+// cpp-httplib: Debian ships cpp-httplib 0.11.4 compiled, so its limits cannot be set, and with it a Range header
+// of a few hundred ranges or a large answer aborted the process (std::bad_alloc inside the library), a chunked
+// body was read whole before it was refused, 10,000 headers were accepted, and one blocking thread per
+// connection let 50 slow clients starve everyone. Here:
+//   request line + headers   at most Limits::head_bytes (libmicrohttpd's memory pool per connection; it
+//                            answers 431 or 414 itself beyond it), so their count is bounded too
+//   body                     at most Limits::body_bytes however it is framed (Content-Length, chunked): it is
+//                            handed over in pieces and counted; past the limit the rest is dropped
+//                            as it arrives and the answer is 413 (at once for a Content-Length over
+//                            HttpLimits::drain_bytes)
+//   Range                    ignored: the answer is always the whole one (allowed by RFC 9110, § 14.2)
+//   time                     the whole request must arrive within Limits::request_seconds of the connection's
+//                            start, and a connection idle for Limits::idle_seconds is closed (slow clients)
+//   connections              at most Limits::connections at once; one request per connection (Connection: close)
+//   work                     a request the router hands a job goes to the WorkQueue; a full queue is 503 with
+//                            Retry-After, never a reset
+// One epoll thread does all the reading and writing, so slow clients cost a socket and a small buffer each, not
+// a thread. The listening socket is made here (bind, then listen with Limits::backlog), so that a port in use is
+// told apart from an address that is not this machine's.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "cli/serve/work_queue.h"
+
+namespace attnlab {
+
+struct HttpLimits {
+  size_t head_bytes = 16 * 1024;     // request line and headers
+  size_t body_bytes = 64 * 1024;
+  // A body over body_bytes is read and dropped, so that the client, still sending, then reads the 413; but a
+  // Content-Length over drain_bytes is answered 413 at once and the connection closed (a client that keeps
+  // sending may see the connection reset instead of the answer).
+  size_t drain_bytes = 8 << 20;
+  unsigned connections = 256;
+  unsigned idle_seconds = 10;
+  unsigned request_seconds = 10;
+  int backlog = 128;                 // a classroom connecting at once
+  int retry_after_seconds = 2;       // what a 503 asks the client to wait
+};
+
+struct HttpRequest {
+  std::string method, path, body;
+};
+
+struct HttpAnswer {
+  int status = 200;
+  std::string content_type = "application/json";
+  std::string body;
+};
+
+// What the router makes of a request: an answer at once, or a job for the work queue that makes the answer.
+struct Routed {
+  HttpAnswer answer;
+  std::function<HttpAnswer()> job;   // empty: `answer` is the answer
+};
+
+// The JSON error answer {"error": "…"} every refusal of serve has.
+HttpAnswer json_error(int status, const std::string& message);
+
+class HttpServer {
+ public:
+  using Router = std::function<Routed(const HttpRequest&)>;
+
+  // Binds host:port and starts serving on its own thread; throws attnlab::Error when it cannot listen.
+  HttpServer(const std::string& host, int port, const HttpLimits& limits, Router router, WorkQueue& queue);
+  HttpServer(const HttpServer&) = delete;
+  HttpServer& operator=(const HttpServer&) = delete;
+  ~HttpServer();   // stop()
+
+  // Stops accepting, drops queued work, waits for running jobs, closes every connection. Idempotent.
+  void stop();
+
+  struct State;   // libmicrohttpd's daemon and the connections' bookkeeping (http_server.cpp)
+
+ private:
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace attnlab
