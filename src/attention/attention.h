@@ -30,6 +30,16 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+// What a training batch's targets earned, for hard attention's score function: log p(y_t | the sampled keys) of
+// every target position, computed without a graph (a constant).
+struct Rewards {
+  int64_t batch = 0, positions = 0;   // B, T
+  std::vector<double> log_p;          // [B, T]: log p(y_bt); 0 at padding
+  std::vector<uint8_t> real;          // [B, T]: 1 for a real target token
+  double tokens = 0;                  // the real target tokens: the loss's divisor
+  double sentence(int64_t b) const;   // Σ_t log p(y_bt): the sentence's log-likelihood
+};
+
 // Where an attention module sits in the Transformer.
 enum class AttentionUse {
   encoder_self,  // source attends to source
@@ -46,8 +56,30 @@ const std::vector<std::string>& choice_names(AttentionKind);  // "scaled_dot", �
 enum class HardEval {
   argmax,       // the likeliest key
   expectation,  // the soft mix of every key, as scaled_dot would
+  sample,       // a key drawn from a, as in training (the module's own generator, seeded 1)
 };
-const std::vector<std::string>& choice_names(HardEval);  // "argmax", "expectation"
+const std::vector<std::string>& choice_names(HardEval);  // "argmax", "expectation", "sample"
+
+// How hard attention's W_Q and W_K learn where to look, while training (hard.cpp).
+enum class HardEstimator {
+  reinforce,   // the score function: −(R − b) log π(s); unbiased, noisy
+  gumbel_st,   // Gumbel-softmax straight-through: one-hot forward, softmax((z + g) / τ)'s gradient; biased, low noise
+};
+const std::vector<std::string>& choice_names(HardEstimator);  // "reinforce", "gumbel_st"
+
+// What a sampled key is credited with (reinforce).
+enum class HardReward {
+  sentence,   // the sentence's log-likelihood Σ_t log p(y_t), for every sample of the sentence
+  position,   // query t's samples: Σ_{u ≥ t} γ^(u − t) log p(y_u), the rest of the sentence (decoder and cross)
+};
+const std::vector<std::string>& choice_names(HardReward);  // "sentence", "position"
+
+// What the reward is compared with (reinforce): b, which must not depend on the sample it judges.
+enum class HardBaseline {
+  moving,   // a moving average of past batches' rewards (per position with hard_reward: position)
+  others,   // leave-one-out: the mean reward of the batch's other sentences (at the same position)
+};
+const std::vector<std::string>& choice_names(HardBaseline);  // "moving", "others"
 
 // One use's settings: model.attention.encoder / .decoder / .cross in the YAML config.
 struct AttentionConfig {
@@ -63,6 +95,15 @@ struct AttentionConfig {
   double hard_entropy = 0.01;       // λ_e, the weight of the entropy bonus
   double hard_baseline_decay = 0.9; // b ← decay · b + (1 − decay) · the batch's mean reward
   HardEval hard_eval = HardEval::argmax;  // at evaluation
+  HardEstimator hard_estimator = HardEstimator::reinforce;
+  HardReward hard_reward = HardReward::sentence;     // reinforce: what a sample is credited with
+  double hard_discount = 1;         // γ of hard_reward: position (1: the whole rest of the sentence, unbiased)
+  HardBaseline hard_baseline = HardBaseline::moving;
+  bool hard_normalize = false;      // reinforce: advantages divided by their spread over the batch
+  double hard_clip = 0;             // reinforce: the score term's gradient at the scores clipped to this norm (0: no)
+  double hard_temperature = 1;      // gumbel_st: τ_0
+  double hard_temperature_min = 0.5;    // gumbel_st: τ never below this
+  double hard_temperature_decay = 0;    // gumbel_st: τ = max(τ_min, τ_0 e^(−r n)), n training passes so far
 };
 
 // Which keys each query may see. Built once per batch by the model (src/model/masks.cpp) and shared by layers.
@@ -147,11 +188,10 @@ class Attention : public Module {
   virtual Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache);
 
   // Learning by reward (hard attention, hard.cpp): a kind that samples where it looks gets no gradient from the
-  // loss for that choice. After the loss of a training batch is known, the model hands every attention the reward
-  // of each sentence (the log-likelihood of its target, rewards [B]) and the loss's divisor (its target tokens),
-  // and adds what comes back to the loss before backward: the score-function term of the samples the last
-  // forward() drew. Every other kind returns an undefined tensor (nothing to add).
-  virtual Tensor score_function_loss(const std::vector<double>& rewards, double tokens);
+  // loss for that choice. After the loss of a training batch is known, the model hands every attention the
+  // log-likelihood of each target token (Rewards below) and adds what comes back to the loss before backward: the
+  // score-function term of the samples the last forward() drew. Every other kind returns an undefined tensor.
+  virtual Tensor score_function_loss(const Rewards& rewards);
 
   std::string name;  // "encoder.layers.0.self_attn", set by the layer that owns it, for the recorder
 };
@@ -209,6 +249,13 @@ std::unique_ptr<Attention> make_linear_attention(const AttentionConfig& c, Atten
                                                  int64_t heads, double dropout, Generator& init);
 std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                 int64_t heads, double dropout, Generator& init);   // local_m, local_p
+// Gumbel-softmax straight-through (Jang et al. 2017; hard.cpp). With g_ij = −log(−log u_ij) (noise, a constant):
+//   gumbel_softmax:    y = softmax((z + g) / τ + mask)      [B, h, Tq, Tk], differentiable in z (the scores)
+//   straight_through:  forward the one-hot row of keys[row] (argmax_j (z + g)_ij, a sample of softmax(z)), backward
+//                      y's gradient as if the forward had been y: out = y + (one_hot − y), the bracket a constant.
+Tensor gumbel_softmax(const Tensor& scores, const Tensor& additive_mask, const Tensor& noise, double temperature);
+Tensor straight_through(const Tensor& soft, const std::vector<int64_t>& keys);
+
 std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                int64_t heads, double dropout, Generator& init);
 

@@ -11,5 +11,6 @@ std::vector<GradcheckCase> softmax_attention_checks();          // checks/softma
 std::vector<GradcheckCase> external_linear_attention_checks();  // checks/external_linear.cpp
 std::vector<GradcheckCase> local_attention_checks();            // checks/local.cpp
 std::vector<GradcheckCase> reader_attention_checks();           // checks/reader.cpp: aoa, as_reader
+std::vector<GradcheckCase> hard_attention_checks();             // checks/hard.cpp: the Gumbel-softmax relaxation
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

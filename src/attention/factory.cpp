@@ -21,7 +21,19 @@ const std::vector<std::string>& choice_names(AttentionKind) {
 std::vector<AttentionKind> attention_kinds() { return all_choices<AttentionKind>(); }
 
 const std::vector<std::string>& choice_names(HardEval) {
-  static const std::vector<std::string> names{"argmax", "expectation"};
+  static const std::vector<std::string> names{"argmax", "expectation", "sample"};
+  return names;
+}
+const std::vector<std::string>& choice_names(HardEstimator) {
+  static const std::vector<std::string> names{"reinforce", "gumbel_st"};
+  return names;
+}
+const std::vector<std::string>& choice_names(HardReward) {
+  static const std::vector<std::string> names{"sentence", "position"};
+  return names;
+}
+const std::vector<std::string>& choice_names(HardBaseline) {
+  static const std::vector<std::string> names{"moving", "others"};
   return names;
 }
 
@@ -72,6 +84,19 @@ std::unique_ptr<Attention> make_attention(const AttentionConfig& c, AttentionUse
         throw Error(where + ": hard_expectation must be in [0, 1], hard_entropy ≥ 0 and hard_baseline_decay in "
                     "[0, 1); got " + std::to_string(c.hard_expectation) + ", " + std::to_string(c.hard_entropy) +
                     ", " + std::to_string(c.hard_baseline_decay));
+      }
+      if (!(c.hard_discount >= 0 && c.hard_discount <= 1) || !(c.hard_clip >= 0)) {
+        throw Error(where + ": hard_discount must be in [0, 1] and hard_clip ≥ 0; got " +
+                    std::to_string(c.hard_discount) + ", " + std::to_string(c.hard_clip));
+      }
+      if (!(c.hard_temperature > 0) || !(c.hard_temperature_min > 0) || !(c.hard_temperature_decay >= 0)) {
+        throw Error(where + ": hard_temperature and hard_temperature_min must be > 0 and hard_temperature_decay "
+                    "≥ 0; got " + std::to_string(c.hard_temperature) + ", " + std::to_string(c.hard_temperature_min) +
+                    ", " + std::to_string(c.hard_temperature_decay));
+      }
+      if (use == AttentionUse::encoder_self && c.hard_reward == HardReward::position) {
+        throw Error(where + ".hard_reward: position credits each target position's samples; the encoder's queries "
+                    "are source words: use hard_reward: sentence there");
       }
       return make_hard_attention(c, use, d_model, heads, dropout, init);
   }

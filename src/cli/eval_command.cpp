@@ -6,7 +6,10 @@
 // go to standard output as a table, or with --json as one JSON object with the keys
 //   bleu chrf exact_match loss perplexity token_accuracy sentences beam no_repeat_ngram hypotheses_file
 //   attention_entropy
-// (tools/compare.sh reads that object). What each number means: src/lab/evaluate.h and docs/guide/decoding-and-evaluation.md.
+// and, for a model with hard attention, hard_eval: {argmax, sample, expectation}, each {exact_match, bleu, chrf,
+// attention_entropy_cross} — the same weights evaluated by the argmax key, a sampled key and the expectation
+// (lab/evaluate.h says why). tools/compare.sh reads that object. What each number means: src/lab/evaluate.h and
+// docs/guide/decoding-and-evaluation.md.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -101,6 +104,7 @@ int eval_command(const EvalCommandOptions& options) {
   for (const std::string& line : result.hypotheses) hypotheses += line + "\n";
   write_file_atomically(text.hypotheses_file, hypotheses);
 
+  const std::vector<HardEvalResult> hard = evaluate_hard_modes(run, text.sources, text.references, beam, text.name_source);
   const bool teacher_forced = result.teacher_forced_pairs > 0;   // otherwise loss & co. are unknown (null)
   auto known = [&](double value) { return teacher_forced ? nlohmann::json(value) : nlohmann::json(nullptr); };
   if (options.json) {
@@ -117,6 +121,12 @@ int eval_command(const EvalCommandOptions& options) {
                        {"attention_entropy", {{"encoder", known(result.attention_entropy.encoder)},
                                               {"decoder", known(result.attention_entropy.decoder)},
                                               {"cross", known(result.attention_entropy.cross)}}}};
+    for (const HardEvalResult& h : hard) {
+      out["hard_eval"][name_of(h.mode)] = {{"exact_match", h.result.exact_match},
+                                           {"bleu", h.result.bleu},
+                                           {"chrf", h.result.chrf},
+                                           {"attention_entropy_cross", known(h.result.attention_entropy.cross)}};
+    }
     std::printf("%s\n", out.dump().c_str());
     return 0;
   }
@@ -138,6 +148,11 @@ int eval_command(const EvalCommandOptions& options) {
               format_or_dash(teacher_forced, h.encoder, "%.3f").c_str(),
               format_or_dash(teacher_forced, h.decoder, "%.3f").c_str(),
               format_or_dash(teacher_forced, h.cross, "%.3f").c_str());
+  if (!hard.empty()) std::printf("  hard attention, the same weights evaluated three ways (hard_eval):\n");
+  for (const HardEvalResult& r : hard) {
+    std::printf("    %-12s exact match %5.1f%%  BLEU %6.2f  chrF %6.2f\n", name_of(r.mode).c_str(),
+                100 * r.result.exact_match, r.result.bleu, r.result.chrf);
+  }
   std::printf("hypotheses written to %s\n", text.hypotheses_file.c_str());
   return 0;
 }

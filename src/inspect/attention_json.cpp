@@ -102,7 +102,7 @@ nlohmann::ordered_json flow_json(const AttentionPicture& picture) {
 //     "window": [2, 0] | null,                     [left, right] of a windowed attention
 //     "local": {"width": 2, "sigma": 1} | null,    local_m, local_p: D of the window [p_i − D, p_i + D] and the
 //                                                  Gaussian's σ = D / 2 (local_p's; null for local_m, which has none)
-//     "hard_eval": "argmax" | null,                hard: how this (evaluation) pass chose: argmax | expectation
+//     "hard_eval": "argmax" | null,                hard: how this (evaluation) pass chose: argmax | expectation | sample
 //     "neuron": {                                  the numbers that made the weights, from the same pass
 //       "q": [[[…]]],                              q[head][query][feature]     (every kind)
 //       "k": [[[…]]],                              k[head][key][feature]       (all but external)
@@ -119,7 +119,8 @@ nlohmann::ordered_json flow_json(const AttentionPicture& picture) {
 //       "softmax", "gaussian": [[[…]]],            local_p: the softmax over the window, and e^(−(j − p_i)²/2σ²),
 //                                                  [head][query][key]; weight = softmax × gaussian
 //       "distribution": [[[…]]],                   hard: a = softmax of the scores, what the key is chosen from
-//       "chosen_key": [[…]]                        hard: [head][query] the key chosen (the 1 of the weights' row);
+//       "chosen_key": [[…]]                        hard: [head][query] the key chosen (argmax or sample; the
+//                                                  weights are a, the distribution it was chosen from);
 //                                                  null where none was (hard_eval: expectation; no key seen)
 //     }
 //   } ],

@@ -211,6 +211,13 @@ Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& ma
   }
   const auto begin = map.weights.begin() + head * map.queries * map.keys;
   heatmap.weights.assign(begin, begin + map.queries * map.keys);                    // [Tq, Tk] of this head
+  for (const NeuronStage& stage : map.stages) {                  // hard: the chosen key, outlined on a
+    if (stage.name != "chosen_key") continue;
+    for (int64_t i = 0; i < map.queries; ++i) {
+      const double key = stage.values[static_cast<size_t>(head * map.queries + i)];
+      heatmap.marked.push_back(std::isfinite(key) ? static_cast<int64_t>(key) : -1);
+    }
+  }
   return heatmap;
 }
 
@@ -222,7 +229,7 @@ std::string row_normalisation(const AttentionMapRecord& map) {
   if (map.kind == AttentionKind::external) return "L1 over memory slots, after a softmax over tokens";
   if (map.kind == AttentionKind::linear) return "phi(q).phi(k) divided by its sum over keys";
   if (map.kind == AttentionKind::local_p) return "softmax over the window, times a Gaussian around p_i (sums to less than 1)";
-  if (map.kind == AttentionKind::hard) return "one key per row: sampled, or the argmax (softmax over keys with hard_eval: expectation)";
+  if (map.kind == AttentionKind::hard) return "softmax over keys: the distribution a the key is drawn from (the chosen key outlined)";
   return "softmax over keys";
 }
 

@@ -31,7 +31,7 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 // and gaussian, hard's distribution), one of its parameters (additive's w = score_proj.weight, sagan's gamma,
 // external's memory_k), or read off traced tensors: the local kinds' centre (their p_head0, p_head1, … lines as
 // one [heads, T_query]) and window (the first and last key its scores let through), hard's chosen_key (the key
-// of the one 1 in each row of what it chose). Shape without the batch axis.
+// of the one 1 in each row of what it chose; its weights are the distribution a, the key only marked). Shape without the batch axis.
 struct NeuronStage {
   std::string name;             // "q", "scores", "tanh", "w", …
   std::vector<int64_t> shape;   // "q": [heads, T_query, d_k]; "tanh": [heads, T_query, T_key, d_k]; …
@@ -143,7 +143,7 @@ std::string heatmap_file_name(const AttentionMapRecord& map, int64_t head);
 // the query sees at least one key: "softmax over keys" (scaled_dot, additive, simplified, sagan, local_m); "phi(q).
 // phi(k) divided by its sum over keys" (linear: the map it implies but never forms); "L1 over memory slots, after a
 // softmax over tokens" (external: its FIRST softmax runs down the columns, over the tokens; the stored map is the
-// second, row-wise normalisation); one 1 per row (hard). local_p's rows are a softmax times a Gaussian, which the
+// second, row-wise normalisation); softmax over keys (hard: the distribution a; the chosen key is marked, not recorded). local_p's rows are a softmax times a Gaussian, which the
 // paper does not renormalise: they sum to between e^(−2) and 1. Exempt rows are all zero: a query at a <pad> token — a one-sentence picture has no
 // padding, but an untrained model's greedy translation can emit the pad id, which the masks then treat as
 // padding (external attention blanks such rows) — or a query whose attention window holds no key.

@@ -133,6 +133,12 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
     }
   }
   out += "</g>\n";
+  for (size_t i = 0; i < map.marked.size() && i < rows; ++i) {             // a marker on top, not a replacement
+    if (map.marked[i] < 0) continue;
+    out += "<rect class=\"marked\" x=\"" + number(grid_x + cell * static_cast<double>(map.marked[i]) + 1.5) +
+           "\" y=\"" + number(grid_y + cell * static_cast<double>(i) + 1.5) + "\" width=\"" + number(cell - 3) +
+           "\" height=\"" + number(cell - 3) + "\" fill=\"none\" stroke=\"#1a9850\" stroke-width=\"2\"/>\n";
+  }
   out += "<rect x=\"" + number(grid_x) + "\" y=\"" + number(grid_y) + "\" width=\"" + number(grid_w) +
          "\" height=\"" + number(grid_h) + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
   out += text_element(grid_x + grid_w / 2, grid_y + grid_h + 20, map.column_axis,

@@ -31,6 +31,8 @@ struct Heatmap {
   std::vector<std::string> column_labels;   // one per key (columns, left to right)
   std::string row_axis, column_axis;        // what the rows and columns are, e.g. "French (query)"
   std::vector<double> weights;              // rows × columns, row-major, each in [0, 1]
+  std::vector<int64_t> marked;              // empty, or per row the column outlined (hard attention's chosen
+                                            // key, drawn on top of its distribution); −1: none in that row
 };
 
 struct HeatmapStyle {

@@ -1,7 +1,9 @@
 // evaluate.cpp — translate a test set, score it, and measure the model teacher-forced (see evaluate.h).
 #include "lab/evaluate.h"
 
+#include <algorithm>
 #include <cmath>
+#include <memory>
 
 #include <spdlog/spdlog.h>
 
@@ -137,6 +139,34 @@ EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vecto
     result.attention_entropy = attention_entropy(model, batches);
   }
   return result;
+}
+
+std::vector<HardEvalResult> evaluate_hard_modes(LoadedRun& run, const std::vector<std::string>& sources,
+                                                const std::vector<std::string>& references, int64_t beam,
+                                                const std::function<std::string(size_t)>& name_source) {
+  std::vector<HardEvalResult> results;
+  ModelConfig& model = run.config.model;
+  std::vector<AttentionConfig*> hard;
+  for (AttentionConfig* a : {&model.encoder_attention, &model.decoder_attention, &model.cross_attention}) {
+    if (a->kind == AttentionKind::hard) hard.push_back(a);
+  }
+  if (hard.empty()) return results;
+  const RunConfig saved_config = run.config;
+  std::unique_ptr<Seq2Seq> trained = std::move(run.model);
+  for (HardEval mode : all_choices<HardEval>()) {
+    for (AttentionConfig* a : hard) a->hard_eval = mode;
+    Generator unused(1);                                                     // every weight is copied below
+    run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), unused);
+    std::vector<NamedParameter> from = trained->named_parameters(), to = run.model->named_parameters();
+    for (size_t p = 0; p < from.size(); ++p) {
+      std::copy(from[p].tensor.data(), from[p].tensor.data() + from[p].tensor.numel(), to[p].tensor.data());
+    }
+    run.model->use_compute_path(trained->compute_path());
+    results.push_back({mode, evaluate(run, sources, references, beam, name_source)});
+  }
+  run.model = std::move(trained);
+  run.config = saved_config;
+  return results;
 }
 
 }  // namespace attnlab::inline ATTNLAB_PRECISION

@@ -9,7 +9,8 @@
 //   attention entropy  H(row) = − Σ_j a_ij · ln a_ij, in nats, averaged over every real query row, head and
 //                      layer of each kind (encoder self, decoder self, cross). ln(#keys) is a uniform row,
 //                      0 a row that looks at one key. External attention's rows are over its memory slots,
-//                      not over tokens, so its entropy compares with ln(slots).
+//                      not over tokens, so its entropy compares with ln(slots). Hard attention's rows are
+//                      its distribution a, what the key is drawn from (not the one-hot row of the key).
 // Sources and references get the clean-up the training text had (Unicode spaces normalised, lower-cased when
 // data.lowercase is set), so a lower-casing run is scored against lower-cased references.
 #pragma once
@@ -46,6 +47,19 @@ struct EvalResult {
 // source as name_source(i) ("line 7 of test.en"; by default "source sentence 7").
 EvalResult evaluate(LoadedRun& run, std::vector<std::string> sources, std::vector<std::string> references,
                     int64_t beam, const std::function<std::string(size_t)>& name_source = {});
+
+// A model with hard attention (attention/hard.cpp), evaluated three ways — by the argmax key, by a sampled key
+// and by the expectation (the soft mix) — so that "did not learn where to look" (all three poor) is told apart
+// from "the argmax of a flat row" (expectation good, argmax poor) and from a row too spread to sample (sample
+// poor). The same weights each time: only model.attention.<use>.hard_eval changes. Empty for a model without hard
+// attention.
+struct HardEvalResult {
+  HardEval mode = HardEval::argmax;
+  EvalResult result;
+};
+std::vector<HardEvalResult> evaluate_hard_modes(LoadedRun& run, const std::vector<std::string>& sources,
+                                                const std::vector<std::string>& references, int64_t beam,
+                                                const std::function<std::string(size_t)>& name_source = {});
 
 // Mean entropy of the attention rows of each kind over a teacher-forced pass of `batches` (see above).
 AttentionEntropy attention_entropy(Seq2Seq& model, const std::vector<Batch>& batches);

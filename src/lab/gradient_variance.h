@@ -16,14 +16,15 @@
 // Where the randomness comes from, the `source`:
 //   batch     the same training batch K times. With soft attention (and dropout off, as here) the K gradients
 //             are identical and tr Σ̂ = 0 exactly; with hard attention each pass samples fresh keys, so what is
-//             left is the score-function (REINFORCE) estimator's own variance (attention/hard.cpp).
+//             left is the estimator's own variance (REINFORCE or Gumbel-softmax; attention/hard.cpp).
 //   batches   K different training batches (batch k of the training data, in the order epoch 0 of train.seed
 //             draws them): the ordinary minibatch noise of SGD, plus, for hard attention, the sampling noise.
 // The gradient is the one train_step() backpropagates: the label-smoothed loss of the batch plus, for hard
 // attention, its score-function term (Seq2Seq::score_function_loss), before clipping. Dropout is off (model.dropout
 // = 0 for the measurement), so the only randomness on one batch is hard attention's sampling. The moving-average
 // reward baseline of hard attention starts at the first sample's mean reward and moves over the K samples as it
-// does in training (it is not saved in checkpoints, so a loaded model starts it afresh anyway).
+// does in training (it is not saved in checkpoints, so a loaded model starts it afresh anyway). Likewise
+// hard_estimator: gumbel_st measures at its first temperature, hard_temperature (τ_0), whatever the step.
 //
 // The model is a run's step checkpoint (checkpoints/step-N.safetensors) or, for step 0, the weights train.seed
 // draws before training. Cloze runs are refused: no reader samples anything.

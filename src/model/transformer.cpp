@@ -305,8 +305,8 @@ void Seq2Seq::keep_rewards(const Tensor& y, const TokenIds& targets) {
   NoGradGuard no_graph;                                                       // the reward is a constant
   Tensor logits = matmul(y, output_weight_, false, /*transpose_b=*/true);            // [B, T, V]
   const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
-  rewards_.assign(static_cast<size_t>(B), 0.0);
-  reward_tokens_ = 0;
+  rewards_ = Rewards{B, T, std::vector<double>(static_cast<size_t>(B * T), 0.0),
+                     std::vector<uint8_t>(static_cast<size_t>(B * T), 0), 0.0};
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
       const int32_t target = targets.values[static_cast<size_t>(b * T + t)];
@@ -315,16 +315,17 @@ void Seq2Seq::keep_rewards(const Tensor& y, const TokenIds& targets) {
       const double max = *std::max_element(row, row + V);
       double total = 0;                                                        // log p = z_y − max − log Σ e^(z − max)
       for (int64_t v = 0; v < V; ++v) total += std::exp(double(row[v]) - max);
-      rewards_[static_cast<size_t>(b)] += double(row[target]) - max - std::log(total);
-      reward_tokens_ += 1;
+      rewards_.log_p[static_cast<size_t>(b * T + t)] = double(row[target]) - max - std::log(total);
+      rewards_.real[static_cast<size_t>(b * T + t)] = 1;
+      rewards_.tokens += 1;
     }
 }
 
 Tensor Seq2Seq::score_function_loss() {
-  if (rewards_.empty()) return Tensor();
+  if (rewards_.batch == 0) return Tensor();
   Tensor total;                                                               // [1], or undefined
   auto collect = [&](Attention& attention) {
-    Tensor term = attention.score_function_loss(rewards_, reward_tokens_);
+    Tensor term = attention.score_function_loss(rewards_);
     if (term.defined()) total = total.defined() ? add(total, term) : term;
   };
   for (EncoderLayer* layer : encoder_layers_) collect(layer->self_attn);
@@ -332,7 +333,7 @@ Tensor Seq2Seq::score_function_loss() {
     collect(layer->self_attn);
     collect(layer->encoder_attn);
   }
-  rewards_.clear();
+  rewards_ = Rewards{};
   return total;
 }
 

@@ -104,7 +104,7 @@ class Seq2Seq : public Module {
   Tensor forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx);      // both
 
   // Hard attention (attention/hard.cpp) chooses its keys by sampling, so the loss gives its W_Q and W_K no
-  // gradient; they learn from a reward, each sentence's target log-likelihood log p(y | sampled keys). When a
+  // gradient; they learn from a reward, the log-likelihood log p(y_t | sampled keys) of each target token. When a
   // model with hard attention is trained, loss() keeps those rewards; the trainer then calls this once, right
   // after loss(), and adds the result to the loss before backward: the score-function (REINFORCE) terms of every
   // hard attention module, [1]. Undefined when there is nothing to add (no hard attention, or not training).
@@ -135,8 +135,7 @@ class Seq2Seq : public Module {
   // For score_function_loss(): is any attention hard, and the last training loss()'s rewards and target tokens.
   bool learns_by_reward() const;
   void keep_rewards(const Tensor& y, const TokenIds& targets);   // y [B, T, d] the decoder's output
-  std::vector<double> rewards_;                  // [B]: Σ_t log p(y_t), over the real target positions
-  double reward_tokens_ = 0;                     // the real target positions: the loss's divisor
+  Rewards rewards_;                              // log p(y_bt) of every target position (batch 0: none kept)
 };
 
 // Throws attnlab::Error naming the config key for anything that cannot build a model, including a model whose

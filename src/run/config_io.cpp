@@ -64,7 +64,25 @@ Section attention_section(const std::string& use) {
            {"hard_baseline_decay", [at](RunConfig& c) { return &at(c).hard_baseline_decay; }, Range::below_one,
             "hard: the reward baseline's moving average, b ← decay · b + (1 − decay) · mean reward"},
            {"hard_eval", [at](RunConfig& c) { return choice_of(&at(c).hard_eval); }, Range::any,
-            "hard, at evaluation: argmax (the likeliest key) | expectation (the soft mix)"}}};
+            "hard, at evaluation: argmax (the likeliest key) | expectation (the soft mix) | sample (a drawn key)"},
+           {"hard_estimator", [at](RunConfig& c) { return choice_of(&at(c).hard_estimator); }, Range::any,
+            "hard, training: reinforce (score function) | gumbel_st (Gumbel-softmax straight-through)"},
+           {"hard_reward", [at](RunConfig& c) { return choice_of(&at(c).hard_reward); }, Range::any,
+            "hard, reinforce: sentence (its log-likelihood) | position (the rest of the sentence from t on)"},
+           {"hard_discount", [at](RunConfig& c) { return &at(c).hard_discount; }, Range::non_negative,
+            "hard, hard_reward: position: γ in [0, 1], R_t = Σ_{u ≥ t} γ^(u − t) log p(y_u)"},
+           {"hard_baseline", [at](RunConfig& c) { return choice_of(&at(c).hard_baseline); }, Range::any,
+            "hard, reinforce: moving (average of past batches) | others (the batch's other sentences)"},
+           {"hard_normalize", [at](RunConfig& c) { return &at(c).hard_normalize; }, Range::any,
+            "hard, reinforce: divide the advantages by their root mean square over the batch"},
+           {"hard_clip", [at](RunConfig& c) { return &at(c).hard_clip; }, Range::non_negative,
+            "hard, reinforce: clip the score term's gradient at the scores to this norm (0: no)"},
+           {"hard_temperature", [at](RunConfig& c) { return &at(c).hard_temperature; }, Range::positive,
+            "hard, gumbel_st: τ_0, the first temperature"},
+           {"hard_temperature_min", [at](RunConfig& c) { return &at(c).hard_temperature_min; }, Range::positive,
+            "hard, gumbel_st: the lowest temperature"},
+           {"hard_temperature_decay", [at](RunConfig& c) { return &at(c).hard_temperature_decay; },
+            Range::non_negative, "hard, gumbel_st: r of τ = max(τ_min, τ_0 e^(−r n)), n training passes"}}};
 }
 
 // The sections, in the order to_yaml() writes them.

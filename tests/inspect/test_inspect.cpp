@@ -459,17 +459,20 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
             if (std::isfinite(s[j])) CHECK(made * map.score_scale == doctest::Approx(s[j]).epsilon(1e-4));
           }
           const std::vector<double> soft = softmax_row(s);
-          if (map.kind == AttentionKind::hard) {                                         // a = softmax; the weight: 1 at its argmax
+          if (map.kind == AttentionKind::hard) {       // the map is a = softmax itself; the argmax is only marked
             const NeuronStage& a = stage(map, "distribution");
             const double chosen = stage(map, "chosen_key").values[row];
             size_t best = 0;
+            double entropy = 0;                                                          // of the recorded row
             for (size_t j = 0; j < Tk; ++j) {
               CHECK(a.values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
+              CHECK(map.at(h, i, j) == doctest::Approx(soft[j]).epsilon(1e-4));           // not a one-hot row
               if (a.values[row * Tk + j] > a.values[row * Tk + best]) best = j;
+              if (map.at(h, i, j) > 0) entropy -= map.at(h, i, j) * std::log(map.at(h, i, j));
             }
+            if (map.type != "decoder_self" || i > 0) CHECK(entropy > 0.01);             // untrained: far from one key
             REQUIRE(std::isfinite(chosen));
             CHECK(chosen == double(best));
-            for (size_t j = 0; j < Tk; ++j) CHECK(map.at(h, i, j) == (j == best ? 1 : 0));
             CHECK(entry["neuron"]["chosen_key"][h][i] == best);
             CHECK(entry["hard_eval"] == "argmax");
             continue;
@@ -601,4 +604,29 @@ TEST_CASE("the explorer page holds its script, its styles and the data, and no s
   CHECK(both.find("id=\"explorer-compared\">{\"n\": 2}</script>") != std::string::npos);
   CHECK(both.find("\"compared_runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
   CHECK_THROWS_AS(explorer_page_html("t", "{}", {}, "{}", {"runs/a"}), Error);
+}
+
+TEST_CASE("a hard map's heatmap draws the distribution a and outlines the chosen key on top, one per row") {
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::hard);
+  AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+  int hard_maps = 0;
+  for (const AttentionMapRecord& map : picture.maps) {
+    if (map.kind != AttentionKind::hard) continue;
+    ++hard_maps;
+    CAPTURE(map.name);
+    const NeuronStage& chosen = stage(map, "chosen_key");
+    for (int64_t head = 0; head < map.heads; ++head) {
+      const Heatmap heatmap = heatmap_of(picture, map, head);
+      REQUIRE(static_cast<int64_t>(heatmap.marked.size()) == map.queries);
+      for (int64_t i = 0; i < map.queries; ++i) {
+        CHECK(double(heatmap.marked[static_cast<size_t>(i)]) == chosen.values[static_cast<size_t>(head * map.queries + i)]);
+        CHECK(heatmap.weights[static_cast<size_t>(i * map.keys + heatmap.marked[static_cast<size_t>(i)])] < 1);   // a, not a 1
+      }
+      const std::string svg = heatmap_svg(heatmap, HeatmapStyle{});
+      size_t outlines = 0;
+      for (size_t at = svg.find("class=\"marked\""); at != std::string::npos; at = svg.find("class=\"marked\"", at + 1)) ++outlines;
+      CHECK(static_cast<int64_t>(outlines) == map.queries);
+    }
+  }
+  CHECK(hard_maps == 2);                                                     // both decoder layers' cross-attention
 }

@@ -1,6 +1,7 @@
 // test_evaluate.cpp — the attention entropy `attnlab eval` reports is a property of the real tokens: padding a
 // sentence into a batch with a longer one does not change it, and every kind lies between 0 (one key) and
 // ln(#keys) (uniform). Validation BLEU compares each translation with its own pair's reference text.
+// A hard model is evaluated by argmax, expectation (scaled_dot on the same weights) and sample.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -83,4 +84,47 @@ TEST_CASE("validation BLEU scores the detokenised greedy translations against ea
   std::vector<std::string> shifted{own[1], own[2], own[3], own[0]};
   CHECK(run_validation(model, batches, pairs, 4, decode, tokenizer.get(), &shifted).bleu < 100);
   CHECK(run_validation(model, batches, pairs, 4, decode).bleu == 0);
+}
+
+TEST_CASE("a hard model is evaluated three ways on the same weights; the run is left as it was") {
+  for (AttentionKind cross : {AttentionKind::hard, AttentionKind::scaled_dot}) {
+    CAPTURE(name_of(cross));
+    LoadedRun run;
+    const std::vector<std::string> sources{"a happy girl does not go .", "the old offices"},
+        references{"une fille heureuse ne va pas .", "les vieux bureaux"};
+    std::vector<std::string> text = sources;
+    text.insert(text.end(), references.begin(), references.end());
+    std::shared_ptr<Tokenizer> tokenizer = train_tokenizer(run.config.tokenizer, text, "");
+    run.tokenizers = {tokenizer, tokenizer};
+    ModelConfig& m = run.config.model;
+    m.d_model = 16, m.heads = 2, m.d_ff = 32, m.encoder_layers = m.decoder_layers = 1;
+    m.cross_attention.kind = cross;
+    Generator init(7);
+    run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
+    const Seq2Seq* before = run.model.get();
+    const std::vector<HardEvalResult> modes = evaluate_hard_modes(run, sources, references, 1);
+    CHECK(run.model.get() == before);                                        // the run's own model, back
+    CHECK(run.config.model.cross_attention.hard_eval == HardEval::argmax);
+    if (cross != AttentionKind::hard) {
+      CHECK(modes.empty());
+      continue;
+    }
+    REQUIRE(modes.size() == 3);
+    CHECK(modes[0].mode == HardEval::argmax);
+    CHECK(modes[0].result.hypotheses == evaluate(run, sources, references, 1).hypotheses);   // argmax: the run's
+    // The expectation is scaled_dot's computation on the same weights: a scaled_dot model loaded with them.
+    RunConfig soft_config = run.config;
+    soft_config.model.cross_attention.kind = AttentionKind::scaled_dot;
+    LoadedRun soft{soft_config, run.tokenizers, std::make_unique<Seq2Seq>(model_config_for(soft_config, run.tokenizers), init), "", 0};
+    std::vector<NamedParameter> from = run.model->named_parameters(), to = soft.model->named_parameters();
+    REQUIRE(from.size() == to.size());
+    for (size_t p = 0; p < from.size(); ++p) std::copy(from[p].tensor.data(), from[p].tensor.data() + from[p].tensor.numel(), to[p].tensor.data());
+    const EvalResult expected = evaluate(soft, sources, references, 1);
+    const HardEvalResult& expectation = modes[1];
+    CHECK(expectation.mode == HardEval::expectation);
+    CHECK(expectation.result.hypotheses == expected.hypotheses);
+    CHECK(expectation.result.attention_entropy.cross == doctest::Approx(expected.attention_entropy.cross));
+    CHECK(modes[2].mode == HardEval::sample);
+    CHECK(modes[2].result.attention_entropy.cross > 0.1);                   // untrained: a, not a one-hot row
+  }
 }

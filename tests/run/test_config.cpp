@@ -58,6 +58,15 @@ void check_same_attention(const AttentionConfig& a, const AttentionConfig& b) {
   CHECK(a.hard_entropy == b.hard_entropy);
   CHECK(a.hard_baseline_decay == b.hard_baseline_decay);
   CHECK(a.hard_eval == b.hard_eval);
+  CHECK(a.hard_estimator == b.hard_estimator);
+  CHECK(a.hard_reward == b.hard_reward);
+  CHECK(a.hard_discount == b.hard_discount);
+  CHECK(a.hard_baseline == b.hard_baseline);
+  CHECK(a.hard_normalize == b.hard_normalize);
+  CHECK(a.hard_clip == b.hard_clip);
+  CHECK(a.hard_temperature == b.hard_temperature);
+  CHECK(a.hard_temperature_min == b.hard_temperature_min);
+  CHECK(a.hard_temperature_decay == b.hard_temperature_decay);
 }
 
 // Every field of RunConfig, one by one.
@@ -427,7 +436,7 @@ TEST_CASE("a kind outside its fixed list is refused with the list and the closes
                  "model.attention.encoder.kind: expected one of scaled_dot, additive"));
   CHECK(contains(error_of(minimal + "model:\n  attention: lineer\n"), "did you mean 'linear'?"));
   CHECK(contains(error_of(minimal + "model:\n  attention:\n    cross:\n      kind: hard\n      hard_eval: mode\n"),
-                 "model.attention.cross.hard_eval: expected one of argmax, expectation, got 'mode'"));
+                 "model.attention.cross.hard_eval: expected one of argmax, expectation, sample, got 'mode'"));
   CHECK(contains(error_of(minimal + "model:\n  task: qa\n"), "model.task: expected one of translation, cloze"));
   CHECK(contains(error_of(minimal + "model:\n  reader: aoa_reader\n"), "did you mean 'as_reader'?"));
 }

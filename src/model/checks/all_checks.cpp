@@ -25,6 +25,7 @@ std::vector<GradcheckCase> all_gradcheck_cases() {
   add(softmax_attention_checks());                                                                        // ch. 4
   add(external_linear_attention_checks());
   add(local_attention_checks());
+  add(hard_attention_checks());
   add(reader_attention_checks());
   return cases;
 }
