@@ -9,6 +9,8 @@
 
 #include <cblas.h>
 
+#include <mutex>
+
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
@@ -41,8 +43,15 @@ std::string blas_description() {
   return config.substr(0, version_end) + ", " + openblas_get_corename() + " kernel";
 }
 
+// Debian's serial OpenBLAS (0.3.21), called on product.cpp's bands of one product at the same time, gave wrong
+// numbers (tests/tensor/test_packed_product.cpp failed in 9 runs of 12, far beyond rounding). So product.cpp does
+// not cut a product on OpenBLAS into bands, and the calls take turns here as well — a precaution: eight
+// independent products at once on four threads did not go wrong without it, but the library says nothing of
+// being safe for that, and serve's workers make such calls.
 void add_blas_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool transpose_x, ConstStridedMatrixMap Y,
                       bool transpose_y) {
+  static std::mutex blas_calls;
+  const std::lock_guard<std::mutex> one_call_at_a_time(blas_calls);
   use_one_blas_thread();
   const int n = static_cast<int>(C.rows()), m = static_cast<int>(C.cols());
   const int k = static_cast<int>(transpose_x ? X.rows() : X.cols());

@@ -241,11 +241,11 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
 
 }  // namespace
 
-// model.gemm: auto. Measured with `attnlab bench --gemm` at the base model's shapes (docs/guide/performance.md): on
-// AVX-512 and on AVX2 builds OpenBLAS was the fastest of the three wherever the build has it, so the rule needs no
-// measurement at run time (and so no run-time state): OpenBLAS when built in, else attnlab's packed GEMM.
+// model.gemm: auto is attnlab's packed GEMM. At the base model's shapes (`attnlab bench`, docs/guide/performance.md)
+// OpenBLAS's was a few per cent faster on one thread, but Debian's serial OpenBLAS cannot run two products at once
+// (blas_product.cpp), so a product on OpenBLAS uses one thread while the packed GEMM's is shared among all of them.
 Gemm resolve_gemm(Gemm gemm, const std::string& key) {
-  if (gemm == Gemm::automatic) return blas_available() ? Gemm::blas : Gemm::packed;
+  if (gemm == Gemm::automatic) return Gemm::packed;
   if (gemm == Gemm::blas && !blas_available()) throw Error(key + ": blas: OpenBLAS is " + blas_description());
   return gemm;
 }
@@ -273,7 +273,9 @@ void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap
     return;
   }
   if (C.rows() >= direct_size && C.cols() >= direct_size && depth >= direct_size) {
-    const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+    // OpenBLAS's product runs on the calling thread alone: Debian's serial OpenBLAS 0.3.21 gave wrong numbers
+    // when bands of one product were computed at once (blas_product.cpp), so its calls take turns anyway.
+    const int threads = omp_in_parallel() || gemm == Gemm::blas ? 1 : omp_get_max_threads();
     const Cut cut = choose_cut(C.rows(), depth, C.cols(), threads);
     if (cut == Cut::depth) {
       add_depth_split_product(C, X, transpose_x, Y, transpose_y, threads, gemm);
