@@ -99,6 +99,7 @@ LayerNormForward layer_norm_forward(const Tensor& x, const Tensor& gamma, const 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
   LayerNormForward f = layer_norm_forward(x, gamma, beta, eps);
   Tensor y = f.y;                                                       // [..., d]
+  f.y = Tensor();                     // the closure keeps μ and rstd, not y: a node holding itself would never be freed
   const int64_t d = x.shape()[-1], rows = x.shape().rows();
   record(y, "layer_norm", {x, gamma, beta}, [x, gamma, beta, rows, d, f = std::move(f)](TensorNode& out) {
     real* gx = wants_grad(x) ? x.grad() : nullptr;                      // [rows, d]
