@@ -37,9 +37,8 @@ void add_partials(const Tensor& p, const std::vector<real>& partials, int64_t ch
 }  // namespace
 
 Tensor fused_layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
-  LayerNormForward f = layer_norm_forward(x, gamma, beta, eps);
-  Tensor y = f.y;                                                       // [..., d]
-  f.y = Tensor();                     // the closure keeps μ and rstd, not y: a node holding itself would never be freed
+  LayerNormStatistics f;
+  Tensor y = layer_norm_forward(x, gamma, beta, eps, f);                // [..., d]
   const int64_t d = x.shape()[-1], rows = x.shape().rows();
   record(y, "fused_layer_norm", {x, gamma, beta}, [x, gamma, beta, rows, d, f = std::move(f)](TensorNode& out) {
     bool first = false;

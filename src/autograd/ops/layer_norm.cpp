@@ -77,7 +77,8 @@ void layer_norm_row_backward(const real* x, const real* g, const real* gamma, in
   }
 }
 
-LayerNormForward layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
+Tensor layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps,
+                          LayerNormStatistics& stats) {
   const int64_t d = x.shape()[-1];                                      // features, normalized over
   const int64_t rows = x.shape().rows();                                // positions, e.g. B·T
   const Shape feature_shape{d};                                         // [d]
@@ -86,20 +87,20 @@ LayerNormForward layer_norm_forward(const Tensor& x, const Tensor& gamma, const 
                 " (one number per feature, the last axis of x " + x.shape().str() + "), but gamma has shape " +
                 gamma.shape().str() + " and beta " + beta.shape().str());
   }
-  LayerNormForward f{Tensor::empty(x.shape()), std::vector<real>(static_cast<size_t>(rows)),
-                     std::vector<real>(static_cast<size_t>(rows))};     // y [..., d] (all written), μ, rstd [rows]
+  Tensor y = Tensor::empty(x.shape());                                  // [..., d], all written
+  stats.mean.assign(static_cast<size_t>(rows), 0);                      // [rows]
+  stats.rstd.assign(static_cast<size_t>(rows), 0);                      // [rows]
   const real *pg = gamma.data(), *pb = beta.data(), *px = x.data();     // [d], [d], [rows, d]
-  real *py = f.y.data(), *mean = f.mean.data(), *rstd = f.rstd.data();  // [rows, d], [rows], [rows]
+  real *py = y.data(), *mean = stats.mean.data(), *rstd = stats.rstd.data();   // [rows, d], [rows], [rows]
   parallel_for(rows, worth_threads(rows * d), [=](int64_t r) {          // rows are independent
     layer_norm_row_forward(px + r * d, pg, pb, d, eps, py + r * d, mean[r], rstd[r]);
   });
-  return f;
+  return y;
 }
 
 Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps) {
-  LayerNormForward f = layer_norm_forward(x, gamma, beta, eps);
-  Tensor y = f.y;                                                       // [..., d]
-  f.y = Tensor();                     // the closure keeps μ and rstd, not y: a node holding itself would never be freed
+  LayerNormStatistics f;
+  Tensor y = layer_norm_forward(x, gamma, beta, eps, f);                // [..., d]
   const int64_t d = x.shape()[-1], rows = x.shape().rows();
   record(y, "layer_norm", {x, gamma, beta}, [x, gamma, beta, rows, d, f = std::move(f)](TensorNode& out) {
     real* gx = wants_grad(x) ? x.grad() : nullptr;                      // [rows, d]

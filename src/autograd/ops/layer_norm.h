@@ -12,14 +12,16 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-// y = γ ⊙ x̂ + β for every row of x [..., d], without a graph node, and what backward needs of each row.
-struct LayerNormForward {
-  Tensor y;                 // [..., d]
+// What backward needs of each row, kept by the backward closure (which must not keep y: a node holding itself
+// would never be freed).
+struct LayerNormStatistics {
   std::vector<real> mean;   // [rows] μ of each row
   std::vector<real> rstd;   // [rows] 1/√(σ² + ε) of each row
 };
+// y = γ ⊙ x̂ + β for every row of x [..., d] → y [..., d], without a graph node; fills `stats`.
 // Throws attnlab::Error when gamma or beta is not [d].
-LayerNormForward layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps);
+Tensor layer_norm_forward(const Tensor& x, const Tensor& gamma, const Tensor& beta, real eps,
+                          LayerNormStatistics& stats);
 
 // One row: y = γ ⊙ x̂ + β, x̂ = (x − μ) · rstd; writes y [d] and returns the row's μ and rstd.
 void layer_norm_row_forward(const real* x, const real* gamma, const real* beta, int64_t d, real eps, real* y,
