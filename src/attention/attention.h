@@ -101,6 +101,7 @@ struct AttentionConfig {
   HardBaseline hard_baseline = HardBaseline::moving;
   bool hard_normalize = false;      // reinforce: advantages divided by their spread over the batch
   double hard_clip = 0;             // reinforce: the score term's gradient at the scores clipped to this norm (0: no)
+  bool hard_clean_reward = false;   // reinforce: R from a second pass, dropout off, replaying the keys drawn
   double hard_temperature = 1;      // gumbel_st: τ_0
   double hard_temperature_min = 0.5;    // gumbel_st: τ never below this
   double hard_temperature_decay = 0;    // gumbel_st: τ = max(τ_min, τ_0 e^(−r n)), n training passes so far

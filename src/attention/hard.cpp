@@ -42,7 +42,9 @@
 // term above divided by the target tokens N (as the loss is), for the trainer to add to the loss.
 // Caveats. The baselines and the temperature's pass count live in the module and are not saved in checkpoints (a
 // resumed run starts them again). model.dropout does not fall on hard attention's weights (dropping a one-hot row
-// would drop the whole value). The reward is measured on the training pass, dropout included.
+// would drop the whole value). The reward is measured on the training pass, dropout included — or, with
+// hard_clean_reward, on a second pass without dropout that replays the keys drawn (replay(), Seq2Seq::loss): R is
+// then log p(y | s) of the model itself, not of one dropout mask, while the loss's own gradient keeps dropout.
 //
 // The maps show the distribution a (what the key is drawn from), never the one-hot row: the recorder gets a, and
 // the key chosen is traced as "chosen" (the neuron view's chosen_key marks it on top of a).
@@ -104,7 +106,9 @@ class HardAttention : public Attention {
     if (ctx.recorder) ctx.recorder->record(name, a);                        // the maps show a, not the choice
 
     Tensor chosen;                                                          // [B, h, Tq, Tk], what mixes the values
-    if (ctx.training) {
+    if (ctx.replay_samples) {
+      chosen = replay(a);                                                   // the keys of the training pass
+    } else if (ctx.training) {
       chosen = config_.hard_estimator == HardEstimator::gumbel_st ? relax(scores, additive_mask, a, ctx) : sample(a, ctx);
     } else if (config_.hard_eval == HardEval::expectation) {
       chosen = a;                                                           // Σ_j a_ij v_j, as soft attention
@@ -226,6 +230,7 @@ class HardAttention : public Attention {
     entropy_ = entropy_of(a);                                                // [B]
     a_ = a.detach();
     keys_ = keys;
+    soft_ = soft;
     return add(mul(a, expectation_mask(soft)), picked);                      // [B, h, Tq, Tk]  a or one-hot
   }
 
@@ -250,9 +255,20 @@ class HardAttention : public Attention {
       if (soft[r / static_cast<size_t>(rows_per_sentence)]) keys[r] = -1;
     }
     entropy_ = entropy_of(a);                                                // [B], for hard_entropy
+    keys_ = keys;                                                            // for a replay pass
+    soft_ = soft;
     Tensor mask = expectation_mask(soft);                                    // [B, 1, 1, 1]
     Tensor sampled = mul(straight_through(y, keys), sub(Tensor::full(mask.shape(), 1), mask));
     return add(mul(a, mask), sampled);                                       // [B, h, Tq, Tk]
+  }
+
+  // hard_clean_reward's second pass (ForwardContext::replay_samples): the keys and the expectation sentences of
+  // the training pass just before, on this pass's a — the same choices, read without dropout.
+  Tensor replay(const Tensor& a) const {
+    if (keys_.size() != static_cast<size_t>(a.numel() / a.size(3)) || soft_.size() != static_cast<size_t>(a.size(0))) {
+      throw Error("hard attention " + name + ": a replay pass needs a training pass over the same batch just before");
+    }
+    return add(mul(a, expectation_mask(soft_)), one_hot(a, keys_));          // [B, h, Tq, Tk]  a or one-hot
   }
 
   // [B, 1, 1, 1]: 1 for the sentences that use the expectation.
@@ -340,7 +356,8 @@ class HardAttention : public Attention {
   Tensor log_pi_;             // [B, h, Tq], log a_{i, s_i} of the last training forward (undefined: none pending)
   Tensor entropy_;            // [B], H[a] of the same forward
   Tensor a_;                  // [B, h, Tq, Tk] a and the keys drawn, for hard_clip's norm (no graph)
-  std::vector<int64_t> keys_;
+  std::vector<int64_t> keys_;  // the keys of the last training pass, one per (b, head, query); −1: not sampled
+  std::vector<uint8_t> soft_; // its sentences that used the expectation (hard_expectation)
   RewardBaseline baseline_;   // b, the moving averages of the reward (hard_reward.h)
   int64_t passes_ = 0;        // training passes so far, for gumbel_st's temperature
   Generator eval_generator_{1};   // hard_eval: sample

@@ -285,7 +285,9 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
                      ForwardContext& ctx) {
   Tensor memory = encode(src, ctx);                                           // [B, S, d]
   Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
-  if (ctx.training && learns_by_reward()) keep_rewards(y, targets);          // for score_function_loss()
+  if (ctx.training && learns_by_reward()) {                                  // for score_function_loss()
+    keep_rewards(clean_reward() ? replayed_output(src, tgt_in) : y, targets);
+  }
   if (!fused()) {
     Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
     return cross_entropy(logits, targets, label_smoothing, pad_id);          // [1], pad positions ignored
@@ -299,6 +301,22 @@ bool Seq2Seq::learns_by_reward() const {
     if (a->kind == AttentionKind::hard) return true;
   }
   return false;
+}
+
+bool Seq2Seq::clean_reward() const {
+  for (const AttentionConfig* a : {&config_.encoder_attention, &config_.decoder_attention, &config_.cross_attention}) {
+    if (a->kind == AttentionKind::hard && a->hard_clean_reward) return true;
+  }
+  return false;
+}
+
+// hard_clean_reward: the decoder's output again, dropout off, each hard attention reading the keys it just drew,
+// so that the reward log p(y | s) carries no dropout noise. No graph: the reward is a constant.
+Tensor Seq2Seq::replayed_output(const TokenIds& src, const TokenIds& tgt_in) {
+  NoGradGuard no_graph;
+  ForwardContext replay;                                                      // training false: no dropout
+  replay.replay_samples = true;
+  return decoder_output(tgt_in, encode(src, replay), src, replay);            // [B, T, d]
 }
 
 void Seq2Seq::keep_rewards(const Tensor& y, const TokenIds& targets) {

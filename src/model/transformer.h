@@ -134,6 +134,8 @@ class Seq2Seq : public Module {
   Tensor output_weight_;                         // [tgt_vocab, d_model]: own parameter, or the tied embedding
   // For score_function_loss(): is any attention hard, and the last training loss()'s rewards and target tokens.
   bool learns_by_reward() const;
+  bool clean_reward() const;                                     // some hard attention sets hard_clean_reward
+  Tensor replayed_output(const TokenIds& src, const TokenIds& tgt_in);   // [B, T, d], dropout off, keys replayed
   void keep_rewards(const Tensor& y, const TokenIds& targets);   // y [B, T, d] the decoder's output
   Rewards rewards_;                              // log p(y_bt) of every target position (batch 0: none kept)
 };

@@ -7,6 +7,7 @@
 // * tracer: when set, the forward code hands it every stage it computes, in the order the code reads
 //   (`attnlab trace`, src/inspect/trace.h): `ctx.trace(*this, "q", Q)` names the line "<module path>.q".
 //   When null each such line is one null check: no name is built, nothing is copied, no result changes.
+// * replay_samples: hard attention repeats the keys of the last training pass (its clean reward, below).
 #pragma once
 
 #include <string>
@@ -36,6 +37,10 @@ struct ForwardContext {
   Generator* generator = nullptr;       // required when training with dropout > 0
   AttentionRecorder* recorder = nullptr;
   Tracer* tracer = nullptr;
+  // A second pass over the training batch, with training false (no dropout), in which hard attention reads the
+  // keys it drew in the training pass instead of choosing anew: how its reward is measured without dropout's
+  // noise (model.attention.<use>.hard_clean_reward, Seq2Seq::loss).
+  bool replay_samples = false;
 
   // Hands `value` to the tracer as "<where.path()>.<stage>" (just the path when stage is empty).
   void trace(const Module& where, const char* stage, const Tensor& value) const {

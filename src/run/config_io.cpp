@@ -77,6 +77,8 @@ Section attention_section(const std::string& use) {
             "hard, reinforce: divide the advantages by their root mean square over the batch"},
            {"hard_clip", [at](RunConfig& c) { return &at(c).hard_clip; }, Range::non_negative,
             "hard, reinforce: clip the score term's gradient at the scores to this norm (0: no)"},
+           {"hard_clean_reward", [at](RunConfig& c) { return &at(c).hard_clean_reward; }, Range::any,
+            "hard, reinforce: measure the reward on a second pass with dropout off that replays the keys drawn"},
            {"hard_temperature", [at](RunConfig& c) { return &at(c).hard_temperature; }, Range::positive,
             "hard, gumbel_st: τ_0, the first temperature"},
            {"hard_temperature_min", [at](RunConfig& c) { return &at(c).hard_temperature_min; }, Range::positive,

@@ -193,3 +193,38 @@ TEST_CASE("the model hands rewards to its attention only for hard attention, and
   }
 }
 
+
+TEST_CASE("hard_clean_reward: the reward's pass replays the keys drawn, without dropout, and leaves the loss alone") {
+  // One training loss() and its score term, for a fresh model of the same seeds: (loss, term).
+  auto run = [](double dropout, bool clean) {
+    ModelConfig c;
+    c.src_vocab = 11, c.tgt_vocab = 13, c.d_model = 8, c.heads = 2, c.d_ff = 16, c.dropout = dropout;
+    c.encoder_layers = c.decoder_layers = 1;
+    c.cross_attention.kind = AttentionKind::hard;
+    c.cross_attention.hard_reward = HardReward::position;
+    c.cross_attention.hard_entropy = 0;                                      // the term is the score function alone
+    c.cross_attention.hard_clean_reward = clean;
+    Generator init(1), sampling(2);
+    Seq2Seq model(c, init);
+    const TokenIds src{{3, 4}, {4, 5, 6, 7, 8, 9, 10, 3, 4, 5, 6, pad_id}};
+    const TokenIds tgt_in{{3, 4}, {bos_id, 4, 5, 6, bos_id, 6, 7, 8, bos_id, 9, 10, 11}};
+    const TokenIds targets{{3, 4}, {4, 5, 6, eos_id, 6, 7, 8, eos_id, 9, 10, 11, eos_id}};
+    ForwardContext training{/*training=*/true, &sampling, nullptr};
+    const double loss = model.loss(src, tgt_in, targets, 0, training).item();
+    const double term = model.score_function_loss().item();
+    return std::pair<double, double>{loss, term};
+  };
+  // Without dropout the replayed pass is the training pass: the same rewards, so the same term. A pass that chose
+  // its keys anew (a sample, or the argmax of these near-uniform rows) would change the rewards and the term.
+  const auto [loss_0, term_0] = run(0, false);
+  const auto [clean_loss_0, clean_term_0] = run(0, true);
+  CHECK(clean_loss_0 == doctest::Approx(loss_0).epsilon(1e-12));
+  CHECK(clean_term_0 == doctest::Approx(term_0).epsilon(1e-12));
+  CHECK(std::abs(term_0) > 1e-6);                                            // a term that can tell them apart
+  // With dropout the loss (and the generator's stream) is untouched by the extra pass, and the reward loses the
+  // dropout noise, so the term changes.
+  const auto [loss_half, term_half] = run(0.5, false);
+  const auto [clean_loss_half, clean_term_half] = run(0.5, true);
+  CHECK(clean_loss_half == doctest::Approx(loss_half).epsilon(1e-12));
+  CHECK(std::abs(clean_term_half - term_half) > 1e-6);
+}
