@@ -1,5 +1,5 @@
 // config.h — the data chapter's settings: the `data:` and `tokenizer:` sections of a config file
-// (configs/README.md documents each key; src/run/config_io.cpp reads and checks them).
+// (configs/README.md documents each key; src/run/config_keys.cpp lists them).
 #pragma once
 
 #include <cstdint>

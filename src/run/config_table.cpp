@@ -1,6 +1,6 @@
 // config_table.cpp — the machinery of config_table.h: a YAML tree walked against a table of keys, values
 // checked and stored into typed fields, overrides turned into trees, and the table written back out as YAML.
-// The table itself, attnlab's list of keys, is in config_io.cpp.
+// The table itself, attnlab's list of keys, is in config_keys.cpp.
 #include "run/config_table.h"
 
 #include <spdlog/spdlog.h>

@@ -2,7 +2,7 @@
 //
 // A table is a list of sections ("train", "model.attention.decoder"), each a list of keys. A key names the field
 // of RunConfig it fills (the pointer's type says how the YAML value is read), the range a number must be in, the
-// values a string may take, and one line of documentation. config_io.cpp holds attnlab's table; the functions
+// values a string may take, and one line of documentation. config_keys.cpp holds attnlab's table; the functions
 // here know nothing of what its keys mean, so a key is added in one place and reading, writing and the
 // documentation all follow. Reading goes in two steps:
 //   1. yaml-cpp parses the text into a tree of nodes (a syntax error stops here, with line and column);

@@ -1,7 +1,7 @@
 // config.h — training's own section of a run's config (train:). run/config.h composes it with the other
 // chapters' sections into a run's whole configuration.
 //
-// Every key, its default and its meaning are documented in configs/README.md; run/config_io.cpp reads them.
+// Every key, its default and its meaning are documented in configs/README.md; run/config_keys.cpp lists them.
 #pragma once
 
 #include <cstdint>
