@@ -19,6 +19,7 @@
 #include "lab/length_sweep.h"
 #include "tensor/blas_product.h"
 #include "util/files.h"
+#include "util/suggest.h"
 
 namespace attnlab {
 
@@ -249,8 +250,8 @@ Subcommand add_bench_command(CLI::App& app) {
   subcommand->add_flag("--sweep-length", options->sweep_length,
                        "Time one attention layer of every kind at growing n instead of a model (see above)");
   subcommand->add_option("--kinds", options->kinds,
-                         "With --sweep-length: the kinds to time (default all: scaled_dot additive simplified sagan "
-                         "external linear window; window = scaled_dot with 16 keys each side)");
+                         "With --sweep-length: the kinds to time (default all: " + join(sweep_kinds(), " ") +
+                             "; window = scaled_dot with 16 keys each side)");
   subcommand->add_option("--max-length", options->max_length, "With --sweep-length: the largest n (default 2048)");
   subcommand->add_option("--out", options->out,
                          "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs/results)");
