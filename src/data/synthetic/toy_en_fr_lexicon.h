@@ -1,6 +1,6 @@
 // toy_en_fr_lexicon.h — the words of the toy English→French grammar: what the rules (toy_en_fr.cpp) need to
 // know about each noun, adjective, verb, pronoun, determiner and preposition, and the tables of them
-// (toy_en_fr_lexicon.cpp). Only toy_en_fr.cpp includes this header.
+// (toy_en_fr_lexicon.cpp). Only the grammar's own files (toy_en_fr*.cpp) include this header.
 #pragma once
 
 #include <array>
