@@ -90,7 +90,11 @@ int serve_command(const ServeCommandOptions& options) {
   for (const std::string& dir : options.runs) {
     auto served = std::make_unique<ServedRun>();
     served->dir = dir;
-    served->run = load_run(dir, options.checkpoint);   // a bad folder ends here, with its message, before listening
+    if (is_cloze_run(dir)) {                           // a reader: the page asks it questions (cloze view)
+      served->cloze = std::make_unique<LoadedClozeRun>(load_cloze_run(dir, options.checkpoint));
+    } else {
+      served->run = load_run(dir, options.checkpoint);   // a bad folder ends here, with its message, before listening
+    }
     names.push_back(dir);
     runs.push_back(std::move(served));
   }

@@ -85,6 +85,8 @@ nlohmann::ordered_json flow_json(const AttentionPicture& picture) {
 //   "source": "the text given", "target": "the translation (or the forced target)", "target_forced": false,
 //   "tokens": {
 //     "source":        ["a", "happy", …],         keys of encoder and cross maps, queries of encoder maps
+//     "source_typed":  ["a", "zorblax", …],       each source token as typed (an unknown word's own text)
+//     "source_unknown": [false, true, …],          true where the model read <unk>: the vocabulary lacks the word
 //     "target_input":  ["<s>", "une", …],          decoder positions: queries and keys of decoder self-attention
 //     "target_output": ["une", …, "</s>"]          what each decoder position predicts: queries of cross maps
 //   },
@@ -153,6 +155,8 @@ std::string attention_json(const AttentionPicture& picture) {
   out["target"] = picture.target_text;
   out["target_forced"] = picture.target_forced;
   out["tokens"] = {{"source", picture.source_tokens},
+                   {"source_typed", picture.source_typed},
+                   {"source_unknown", picture.source_unknown},
                    {"target_input", picture.target_input_tokens},
                    {"target_output", picture.target_output_tokens}};
   out["maps"] = nlohmann::ordered_json::array();

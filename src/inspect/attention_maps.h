@@ -99,6 +99,8 @@ struct AttentionPicture {
   std::string source_text, target_text;  // the sentence pair, as given (target: forced, or the greedy output)
   bool target_forced = false;            // true: --target; false: the model's own greedy translation
   std::vector<std::string> source_tokens, target_input_tokens, target_output_tokens;
+  std::vector<std::string> source_typed;  // each source token as typed: an unknown word's own text, not "<unk>"
+  std::vector<bool> source_unknown;       // true where the model read <unk> (the vocabulary lacks the word)
   std::vector<AttentionMapRecord> maps;  // encoder_self layers, then decoder_self layers, then cross layers
   std::string checkpoint;                // which weights drew it
   int64_t step = 0;
@@ -131,6 +133,8 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
 
 // "encoder self-attention", "decoder self-attention", "cross-attention"
 std::string type_title(const std::string& type);
+// The source tokens as labels: each as typed, an unknown word followed by "?" (the model read <unk>).
+std::vector<std::string> source_labels(const AttentionPicture& picture);
 // The labels of a map's rows and columns (see the file comment): tokens, or "slot 0" … for external keys.
 std::vector<std::string> query_labels(const AttentionPicture& picture, const AttentionMapRecord& map);
 std::vector<std::string> key_labels(const AttentionPicture& picture, const AttentionMapRecord& map);

@@ -441,8 +441,8 @@ try:
                  d.find_element(By.ID, "ask-status").get_attribute("data-state") == "done", "serve's answer", 30)
             shown = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#sentence .row:first-child code")]
             check(shown == text.split(), "serve: the page shows the source %r, sent %r" % (shown, text))
-            check(int(body(driver, "data-maps-ready") or 0) > 0, "serve: new maps are drawn")
-            kind = driver.find_element(By.CSS_SELECTOR, "#sentence > div.meta").text
+            check(len(visible_lines(driver)) > 0, "serve: new maps are drawn (the head view's lines)")
+            kind = driver.find_element(By.ID, "kinds").text
             check(("additive" if run_index else "scaled_dot") in kind, "serve: run %d's kinds: %s" % (run_index, kind))
         screenshot(driver, "serve")
         # Compare view: the same sentence through both runs, side by side.

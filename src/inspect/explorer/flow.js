@@ -8,7 +8,7 @@
 //   gradient × input and integrated gradients of log p(target token t) to the source token embeddings,
 //                flow.attribution.{gradient_x_input, integrated_gradients}[t][s], with m steps and the
 //                completeness error Σ_s IG − (log p(e) − log p(0)) of each row
-// The page only draws them; explorer.js calls window.attnlabFlowView(api, root) with its drawing helpers.
+// The page only draws them, with the helpers of common.js and controls.js (`api` below).
 (function () {
   'use strict';
   var MEASURES = [['rollout', 'rollout'], ['norms', 'value norms'], ['gxi', 'gradient × input'],
@@ -35,16 +35,26 @@
       'norms (mean over layers and heads), and the sizes |·| of gradient × input and integrated gradients. Where ' +
       'they agree the answer is robust; where they disagree, read the guide\u2019s \u201cwhen the four disagree\u201d.'
   };
+  var AXES = ' Rows: each decoder position, named by the token it predicts; columns: the source tokens (a word ' +
+    'followed by \u201c?\u201d is unknown: the model read <unk>). Tab to a picture and use the arrow keys to read its cells.';
 
-  window.attnlabFlowView = function (api, root) {
+  var X = window.attnlabExplorer;
+  X.views.flow = {title: 'Flow view', render: function (root) {
+    var api = {data: X.data, state: X.state, el: X.el, heat: X.heat, diverging: X.diverging, fmt: X.fmt, sum: X.sum,
+               range: X.range, largest: X.largest, serve: X.config.mode === 'serve', legend: X.legend,
+               labels: X.labels, heatmapSvg: X.heatmapSvg, segmented: X.segmented, selector: X.selector,
+               typeOptions: X.typeOptions, rerender: function () { X.redraw('flow'); }};
+    flowView(api, root);
+  }};
+  function flowView(api, root) {
     var data = api.data, state = api.state, el = api.el;
     var flow = data.flow || {};
     if (!state.flow) state.flow = {measure: 'rollout', type: 'cross', layer: 0, head: -1};
     var f = state.flow;
     var controls = el('div', {class: 'controls'}, root);
     api.segmented(controls, 'measure', MEASURES, f.measure, function (v) { f.measure = v; api.rerender(); });
-    el('p', {class: 'hint', id: 'flow-text'}, root, TEXT[f.measure]);
-    var source = data.tokens.source, output = data.tokens.target_output, input = data.tokens.target_input;
+    el('p', {class: 'hint', id: 'flow-text'}, root, TEXT[f.measure] + (f.measure === 'norms' ? '' : AXES));
+    var source = X.sourceLabels(data), output = data.tokens.target_output, input = data.tokens.target_input;
     var cell = Math.max(source.length, output.length) > 24 ? 10 : 18;
     if (f.measure === 'rollout') {
       var shares = flow.rollout;
@@ -67,7 +77,7 @@
       var box = el('figure', {class: 'flow-figure', 'data-flow': title}, parent);
       el('figcaption', {}, box, title);
       var paint = colour || function (x) { return api.heat(scale > 0 ? x / scale : 0); };
-      box.appendChild(api.heatmapSvg(matrix, rows, cols, cell, undefined, paint));
+      box.appendChild(api.heatmapSvg(matrix, rows, cols, cell, undefined, paint, title));
       return box;
     }
     function renderNorms(parent) {
@@ -85,6 +95,7 @@
       api.legend(parent, 'heat', api.largest([].concat.apply([], norms)), 'length ‖α f(x)‖ (right); weight α (left, 0 … 1)');
       var row = el('div', {class: 'side-by-side'}, parent);
       var q = api.labels(map, 'q'), k = api.labels(map, 'k');
+      el('p', {class: 'hint'}, parent, X.axisText(map.type, map.keys === 'slots'));
       figure(row, 'weights α', weights, q, k, 1);
       figure(row, 'value-weighted norms ‖α · f(x)‖', norms, q, k, api.largest([].concat.apply([], norms)));
     }
@@ -153,5 +164,5 @@
         });
       });
     }
-  };
+  }
 })();
