@@ -128,7 +128,8 @@ Subcommand add_serve_command(CLI::App& app) {
       "Serve the explorer live: a page where you type a sentence, pick a run and a beam size, and see the "
       "translation with every view of `attnlab attention`. Listens on --host (127.0.0.1: this machine only, "
       "unless told otherwise) and --port; answers bad requests with a JSON error and status 400; Ctrl-C stops it.");
-  subcommand->add_option("--run", options->runs, "A run folder (repeat --run for several runs to choose among)")
+  subcommand->add_option("--run", options->runs, "A run folder (repeat --run for several runs to choose among); a "
+                         "cloze run (model.task: cloze) is asked questions, \"<document> @query <query>\"")
       ->required();
   subcommand->add_option("--port", options->port, "The TCP port (default 8080)")->check(CLI::Range(1, 65535));
   subcommand->add_option("--host", options->host, "The address to listen on (default 127.0.0.1)");

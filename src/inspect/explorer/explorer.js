@@ -219,6 +219,11 @@
     document.body.removeChild(link);
   };
 
+  // A link pasted into the address bar of an open page changes only what follows "#": read it again.
+  window.addEventListener('hashchange', function () {
+    var p = X.loadState();
+    if (!(X.config.mode === 'serve' && X.askFromAddress(p))) X.renderAll();
+  });
   X.loadState();
   if (X.config.mode === 'serve') X.startServe();
   X.renderAll();

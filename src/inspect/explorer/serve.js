@@ -82,15 +82,18 @@
       el('option', {value: r}, compareSelect, run);
     });
     form.addEventListener('submit', submit);
-    // A link with a sentence in it (#text=…&run=…) is translated as soon as the page opens.
-    var p = X.loadState();
-    if (p.text) {
-      text.value = p.text;
-      if (p.run && Number(p.run) < X.config.runs.length) runSelect.value = p.run;
-      if (p.beam) beam.value = p.beam;
-      if (p.ig) ig.value = p.ig;
-      if (p.compare !== undefined && Number(p.compare) < X.config.runs.length) compareSelect.value = p.compare;
-      setTimeout(function () { form.requestSubmit(); }, 0);
-    }
+    X.askFromAddress(X.loadState());
+  };
+  // A link with a sentence in it (#text=…&run=…) is translated as soon as the page opens (or the address changes
+  // to another sentence); returns false when the address holds no new sentence.
+  X.askFromAddress = function (p) {
+    if (!p.text || (sent && sent.text === p.text && String(sent.run) === String(p.run || 0))) return false;
+    text.value = p.text;
+    if (p.run && Number(p.run) < X.config.runs.length) runSelect.value = p.run;
+    if (p.beam) beam.value = p.beam;
+    if (p.ig) ig.value = p.ig;
+    if (p.compare !== undefined && Number(p.compare) < X.config.runs.length) compareSelect.value = p.compare;
+    setTimeout(function () { form.requestSubmit(); }, 0);
+    return true;
   };
 })();
