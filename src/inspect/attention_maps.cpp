@@ -191,8 +191,9 @@ std::vector<std::string> source_labels(const AttentionPicture& picture) {
 }
 
 std::vector<std::string> query_labels(const AttentionPicture& picture, const AttentionMapRecord& map) {
+  // A decoder position is named by the token it predicts, in decoder self- and cross-attention alike (it reads
+  // target_input[t], one to the left), so the two maps' rows carry the same labels.
   if (map.type == "encoder_self") return source_labels(picture);
-  if (map.type == "decoder_self") return picture.target_input_tokens;
   return picture.target_output_tokens;
 }
 
@@ -211,9 +212,7 @@ Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& ma
                   " (" + name_of(map.kind) + ")";
   heatmap.row_labels = query_labels(picture, map);
   heatmap.column_labels = key_labels(picture, map);
-  heatmap.row_axis = map.type == "encoder_self" ? "source (query)"
-                     : map.type == "cross"      ? "target token predicted (query)"
-                                                : "target input (query)";
+  heatmap.row_axis = map.type == "encoder_self" ? "source (query)" : "target token predicted (query)";
   heatmap.column_axis = map.keys_are_slots()       ? "memory slot (key)"
                         : map.type == "decoder_self" ? "target input (key)"
                                                      : "source (key)";

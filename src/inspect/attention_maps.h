@@ -10,9 +10,10 @@
 //   decoder_self  target input → target input (causal)   "decoder.layers.L.self_attn"
 //   cross         target → source                        "decoder.layers.L.encoder_attn"
 // Row i of a decoder map is position i of the target input (token y_{i−1}, <s> for i = 0): that position's
-// output predicts target output token i (y_i, or </s> at the end). So cross-attention rows are labelled with the
-// token they PREDICT — the convention of alignment pictures (Bahdanau et al. 2015, Figure 3) — and decoder
-// self-attention rows and columns with the input token each position holds.
+// output predicts target output token i (y_i, or </s> at the end). So the rows of every decoder map, cross- and
+// self-attention alike, are labelled with the token they PREDICT — the convention of alignment pictures
+// (Bahdanau et al. 2015, Figure 3) — and decoder self-attention's columns with the input token each position
+// holds (the token it reads). One rule, so a row has the same name in every picture and view.
 // External attention has no keys from the sentence: its columns are its S learned memory slots.
 #pragma once
 
