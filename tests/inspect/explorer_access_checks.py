@@ -1,7 +1,7 @@
 """explorer_access_checks.py — the explorer without a mouse, its address, its pictures and its labels (used by
 explorer_browser_test.py, which owns the browser and the checklist).
 
-  * keyboard: every view walked with TAB, Shift+TAB, the arrow keys and ENTER only — the tabs (role=tab,
+  * keyboard: every view walked with TAB, the arrow keys and ENTER only — the tabs (role=tab,
     aria-selected), the head view's tokens (pin), a model-view thumbnail (opens and closes, the focus comes back),
     a heatmap's cells (role=grid; the read-out is the cell's weight), the neuron view's queries and key rows, the
     decoding view's buttons, the flow view's measures, the compare view's pictures and every view's save button;
@@ -35,13 +35,10 @@ def active(driver):
     return driver.execute_script(ACTIVE) or {}
 
 
-def tab_to(driver, wanted, backwards=False, limit=400):
-    """TAB (or Shift+TAB) until the focused element satisfies wanted(descriptor); True when it did."""
+def tab_to(driver, wanted, limit=400):
+    """TAB until the focused element satisfies wanted(descriptor); True when it did."""
     for _ in range(limit):
-        if backwards:
-            ActionChains(driver).key_down(Keys.SHIFT).send_keys(Keys.TAB).key_up(Keys.SHIFT).perform()
-        else:
-            press(driver, Keys.TAB)
+        press(driver, Keys.TAB)
         if wanted(active(driver)):
             return True
     return False
@@ -56,9 +53,10 @@ def body(driver, name):
 
 
 def to_view(driver, check, name):
-    """From anywhere: back (Shift+TAB) to the selected tab, then → until the tab of `name` is selected."""
-    if not tab_to(driver, lambda a: a.get("role") == "tab", backwards=True):
-        return check(False, "keyboard: Shift+TAB never reached the tabs")
+    """From anywhere: on with TAB (past the end of the page it starts again at the top) to the selected tab, then →
+    until the tab of `name` is selected."""
+    if not tab_to(driver, lambda a: a.get("role") == "tab", limit=600):
+        return check(False, "keyboard: TAB never came back to the tabs")
     for _ in range(len(VIEWS) + 2):
         if body(driver, "data-view") == name:
             break
