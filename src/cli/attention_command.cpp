@@ -67,8 +67,8 @@ Subcommand add_attention_command(CLI::App& app) {
       "(head, model, matrix, neuron and decoding views, and with --compare a second run beside it; works opened "
       "from disk). --terminal prints every head as a shaded heatmap instead of, or as well as, the files. For a "
       "cloze run (model.task: cloze) --text is a question, \"<document> @query <query with @placeholder>\", and the "
-      "files are alpha.svg, beta.svg, beta_mean.svg, s.svg and index.html (attention over attention's α, β, β̄ "
-      "and s; s alone for as_reader).");
+      "files are alpha.svg, beta.svg, beta_mean.svg, s.svg, cloze.json and index.html, the explorer's cloze view "
+      "(attention over attention's α, β, β̄ and s; s alone for as_reader).");
   subcommand->add_option("--run", options->run, "The run folder")->required();
   subcommand->add_option("--text", options->text, "The source sentence")->required();
   subcommand->add_option("--target", options->target,

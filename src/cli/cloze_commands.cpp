@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "autograd/ops.h"
+#include "cli/cloze_question.h"
 #include "cli/commands.h"
 #include "data/synthetic/cloze_question.h"
 #include "inspect/cloze_maps.h"
@@ -51,10 +52,9 @@ int cloze_eval_command(const EvalCommandOptions& options) {
   return 0;
 }
 
-int cloze_attention_command(const AttentionCommandOptions& options) {
-  LoadedClozeRun run = load_cloze_run(options.run, options.checkpoint);
-  const ClozeBatch batch = cloze_question_batch(run, options.text, "--text");
-  const ClozeQuestion question = split_cloze_question(options.text, "--text");
+ClozePicture record_cloze_question(LoadedClozeRun& run, const std::string& text, const std::string& where) {
+  const ClozeBatch batch = cloze_question_batch(run, text, where);
+  const ClozeQuestion question = split_cloze_question(text, where);
   NoGradGuard no_grad;
   ForwardContext ctx;
   AoaMaps maps;
@@ -71,7 +71,19 @@ int cloze_attention_command(const AttentionCommandOptions& options) {
   }
   std::stable_sort(top.begin(), top.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
   top.resize(std::min<size_t>(top.size(), 5));
-  const ClozePicture picture = make_cloze_picture(question.document, question.query, s, aoa ? &maps : nullptr, top);
+  ClozePicture picture = make_cloze_picture(question.document, question.query, s, aoa ? &maps : nullptr, top);
+  picture.question = text;
+  picture.reader = name_of(run.config.model.reader);
+  picture.checkpoint = run.checkpoint_path;
+  picture.step = run.step;
+  for (size_t i = 0; i < question.document.size(); ++i) picture.document_unknown.push_back(batch.document.values[i] == unk_id);
+  for (size_t j = 0; j < question.query.size(); ++j) picture.query_unknown.push_back(batch.query.values[j] == unk_id);
+  return picture;
+}
+
+int cloze_attention_command(const AttentionCommandOptions& options) {
+  LoadedClozeRun run = load_cloze_run(options.run, options.checkpoint);
+  const ClozePicture picture = record_cloze_question(run, options.text, "--text");
   std::vector<std::string> written;
   if (!options.out.empty()) written = write_cloze_folder(picture, options.out);
   if (options.terminal) std::printf("%s", cloze_terminal_text(picture).c_str());

@@ -90,7 +90,11 @@ int serve_command(const ServeCommandOptions& options) {
   for (const std::string& dir : options.runs) {
     auto served = std::make_unique<ServedRun>();
     served->dir = dir;
-    served->run = load_run(dir, options.checkpoint);   // a bad folder ends here, with its message, before listening
+    if (is_cloze_run(dir)) {                           // a reader: the page asks it questions (cloze view)
+      served->cloze = std::make_unique<LoadedClozeRun>(load_cloze_run(dir, options.checkpoint));
+    } else {
+      served->run = load_run(dir, options.checkpoint);   // a bad folder ends here, with its message, before listening
+    }
     names.push_back(dir);
     runs.push_back(std::move(served));
   }
@@ -124,7 +128,8 @@ Subcommand add_serve_command(CLI::App& app) {
       "Serve the explorer live: a page where you type a sentence, pick a run and a beam size, and see the "
       "translation with every view of `attnlab attention`. Listens on --host (127.0.0.1: this machine only, "
       "unless told otherwise) and --port; answers bad requests with a JSON error and status 400; Ctrl-C stops it.");
-  subcommand->add_option("--run", options->runs, "A run folder (repeat --run for several runs to choose among)")
+  subcommand->add_option("--run", options->runs, "A run folder (repeat --run for several runs to choose among); a "
+                         "cloze run (model.task: cloze) is asked questions, \"<document> @query <query>\"")
       ->required();
   subcommand->add_option("--port", options->port, "The TCP port (default 8080)")->check(CLI::Range(1, 65535));
   subcommand->add_option("--host", options->host, "The address to listen on (default 127.0.0.1)");

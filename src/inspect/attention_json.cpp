@@ -85,14 +85,17 @@ nlohmann::ordered_json flow_json(const AttentionPicture& picture) {
 //   "source": "the text given", "target": "the translation (or the forced target)", "target_forced": false,
 //   "tokens": {
 //     "source":        ["a", "happy", …],         keys of encoder and cross maps, queries of encoder maps
-//     "target_input":  ["<s>", "une", …],          decoder positions: queries and keys of decoder self-attention
-//     "target_output": ["une", …, "</s>"]          what each decoder position predicts: queries of cross maps
+//     "source_typed":  ["a", "zorblax", …],       each source token as typed (an unknown word's own text)
+//     "source_unknown": [false, true, …],          true where the model read <unk>: the vocabulary lacks the word
+//     "target_input":  ["<s>", "une", …],          what each decoder position reads: keys of decoder self-attention
+//     "target_output": ["une", …, "</s>"]          what each decoder position predicts: the name of its row in
+//                                                  decoder self- and cross-attention maps alike
 //   },
 //   "maps": [ {                                    encoder_self layers, then decoder_self, then cross
 //     "name": "decoder.layers.0.encoder_attn",    the module's parameter prefix
 //     "type": "encoder_self" | "decoder_self" | "cross",
 //     "layer": 0, "kind": "scaled_dot",            kind: model.attention.{encoder,decoder,cross}.kind
-//     "heads": 4, "queries": "source" | "target_input" | "target_output",
+//     "heads": 4, "queries": "source" | "target_output",
 //     "keys": "source" | "target_input" | "slots", (slots: external attention's memory, "slot 0" …)
 //     "row_normalisation": "softmax over keys",    why each query's row sums to 1 (row_normalisation())
 //     "weights": [[[…]]],                          weights[head][query][key], rounded to 6 decimals
@@ -153,6 +156,8 @@ std::string attention_json(const AttentionPicture& picture) {
   out["target"] = picture.target_text;
   out["target_forced"] = picture.target_forced;
   out["tokens"] = {{"source", picture.source_tokens},
+                   {"source_typed", picture.source_typed},
+                   {"source_unknown", picture.source_unknown},
                    {"target_input", picture.target_input_tokens},
                    {"target_output", picture.target_output_tokens}};
   out["maps"] = nlohmann::ordered_json::array();
@@ -163,7 +168,7 @@ std::string attention_json(const AttentionPicture& picture) {
     entry["layer"] = map.layer;
     entry["kind"] = name_of(map.kind);
     entry["heads"] = map.heads;
-    entry["queries"] = map.type == "encoder_self" ? "source" : map.type == "cross" ? "target_output" : "target_input";
+    entry["queries"] = map.type == "encoder_self" ? "source" : "target_output";   // decoder rows: the token predicted
     entry["keys"] = map.keys_are_slots() ? "slots" : map.type == "decoder_self" ? "target_input" : "source";
     entry["row_normalisation"] = row_normalisation(map);
     entry["weights"] = heads_json(map.weights, map.heads, map.queries, map.keys);

@@ -138,6 +138,12 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
   MapCollector collector;
   const SentenceTrace trace = trace_sentence(*run.model, source_ids, target_ids, &collector);
   for (const auto& piece : run.tokenizers.src->pieces(source_ids)) picture.source_tokens.push_back(display(piece));
+  std::vector<std::string> typed = run.tokenizers.src->surfaces(clean_like_training(run.config, source));
+  if (typed.size() != source_ids.size()) typed = picture.source_tokens;   // a tokenizer that cannot say
+  for (size_t s = 0; s < source_ids.size(); ++s) {
+    picture.source_typed.push_back(display(typed[s]));
+    picture.source_unknown.push_back(source_ids[s] == unk_id);
+  }
   for (const auto& piece : target_tokenizer.pieces(trace.decoder_input)) picture.target_input_tokens.push_back(display(piece));
   for (const auto& piece : target_tokenizer.pieces(target_output)) picture.target_output_tokens.push_back(display(piece));
 
@@ -176,9 +182,18 @@ std::string type_title(const std::string& type) {
   return "cross-attention";
 }
 
+std::vector<std::string> source_labels(const AttentionPicture& picture) {
+  std::vector<std::string> labels = picture.source_tokens;
+  for (size_t s = 0; s < labels.size() && s < picture.source_typed.size(); ++s) {
+    if (picture.source_unknown[s]) labels[s] = picture.source_typed[s] + "?";
+  }
+  return labels;
+}
+
 std::vector<std::string> query_labels(const AttentionPicture& picture, const AttentionMapRecord& map) {
-  if (map.type == "encoder_self") return picture.source_tokens;
-  if (map.type == "decoder_self") return picture.target_input_tokens;
+  // A decoder position is named by the token it predicts, in decoder self- and cross-attention alike (it reads
+  // target_input[t], one to the left), so the two maps' rows carry the same labels.
+  if (map.type == "encoder_self") return source_labels(picture);
   return picture.target_output_tokens;
 }
 
@@ -188,7 +203,7 @@ std::vector<std::string> key_labels(const AttentionPicture& picture, const Atten
     for (int64_t s = 0; s < map.keys; ++s) slots.push_back("slot " + std::to_string(s));
     return slots;
   }
-  return map.type == "encoder_self" || map.type == "cross" ? picture.source_tokens : picture.target_input_tokens;
+  return map.type == "encoder_self" || map.type == "cross" ? source_labels(picture) : picture.target_input_tokens;
 }
 
 Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& map, int64_t head) {
@@ -197,9 +212,7 @@ Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& ma
                   " (" + name_of(map.kind) + ")";
   heatmap.row_labels = query_labels(picture, map);
   heatmap.column_labels = key_labels(picture, map);
-  heatmap.row_axis = map.type == "encoder_self" ? "source (query)"
-                     : map.type == "cross"      ? "target token predicted (query)"
-                                                : "target input (query)";
+  heatmap.row_axis = map.type == "encoder_self" ? "source (query)" : "target token predicted (query)";
   heatmap.column_axis = map.keys_are_slots()       ? "memory slot (key)"
                         : map.type == "decoder_self" ? "target input (key)"
                                                      : "source (key)";

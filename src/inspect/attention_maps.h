@@ -10,9 +10,10 @@
 //   decoder_self  target input → target input (causal)   "decoder.layers.L.self_attn"
 //   cross         target → source                        "decoder.layers.L.encoder_attn"
 // Row i of a decoder map is position i of the target input (token y_{i−1}, <s> for i = 0): that position's
-// output predicts target output token i (y_i, or </s> at the end). So cross-attention rows are labelled with the
-// token they PREDICT — the convention of alignment pictures (Bahdanau et al. 2015, Figure 3) — and decoder
-// self-attention rows and columns with the input token each position holds.
+// output predicts target output token i (y_i, or </s> at the end). So the rows of every decoder map, cross- and
+// self-attention alike, are labelled with the token they PREDICT — the convention of alignment pictures
+// (Bahdanau et al. 2015, Figure 3) — and decoder self-attention's columns with the input token each position
+// holds (the token it reads). One rule, so a row has the same name in every picture and view.
 // External attention has no keys from the sentence: its columns are its S learned memory slots.
 #pragma once
 
@@ -99,6 +100,8 @@ struct AttentionPicture {
   std::string source_text, target_text;  // the sentence pair, as given (target: forced, or the greedy output)
   bool target_forced = false;            // true: --target; false: the model's own greedy translation
   std::vector<std::string> source_tokens, target_input_tokens, target_output_tokens;
+  std::vector<std::string> source_typed;  // each source token as typed: an unknown word's own text, not "<unk>"
+  std::vector<bool> source_unknown;       // true where the model read <unk> (the vocabulary lacks the word)
   std::vector<AttentionMapRecord> maps;  // encoder_self layers, then decoder_self layers, then cross layers
   std::string checkpoint;                // which weights drew it
   int64_t step = 0;
@@ -131,6 +134,8 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
 
 // "encoder self-attention", "decoder self-attention", "cross-attention"
 std::string type_title(const std::string& type);
+// The source tokens as labels: each as typed, an unknown word followed by "?" (the model read <unk>).
+std::vector<std::string> source_labels(const AttentionPicture& picture);
 // The labels of a map's rows and columns (see the file comment): tokens, or "slot 0" … for external keys.
 std::vector<std::string> query_labels(const AttentionPicture& picture, const AttentionMapRecord& map);
 std::vector<std::string> key_labels(const AttentionPicture& picture, const AttentionMapRecord& map);

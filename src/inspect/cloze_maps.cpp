@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
+#include <nlohmann/json.hpp>
 
+#include "inspect/explorer_page.h"
 #include "inspect/svg.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -77,24 +79,59 @@ std::vector<std::string> write_cloze_folder(const ClozePicture& picture, const s
   maps.push_back({"s.svg", {title, {"s"}, picture.document, "", "document", weights}});
 
   std::vector<std::string> written;
-  std::string page = "<!doctype html><meta charset=\"utf-8\"><title>attention over attention</title>\n<body "
-                     "style=\"font-family: sans-serif\">\n<p>document: " + xml_escape(join(picture.document, " ")) +
-                     "<br>query: " + xml_escape(join(picture.query, " ")) + "</p>\n<p>answers by P:";
-  for (const auto& [word, p] : picture.top_answers) {
-    char share[32];
-    std::snprintf(share, sizeof share, " %.3f", p);
-    page += " " + xml_escape(word) + share + ";";
-  }
-  page += "</p>\n";
   for (const auto& [file, map] : maps) {
     const std::string path = out_dir + "/" + file;
     write_file_atomically(path, heatmap_svg(map, style));
     written.push_back(path);
-    page += "<p><img src=\"" + file + "\" alt=\"" + xml_escape(map.title) + "\"></p>\n";
   }
+  const std::string json = cloze_json(picture);
+  write_file_atomically(out_dir + "/cloze.json", json);
+  written.push_back(out_dir + "/cloze.json");
+  const std::string page = explorer_page_html("attnlab cloze reader — " + picture.question, json, {});
   write_file_atomically(out_dir + "/index.html", page);
   written.push_back(out_dir + "/index.html");
   return written;
+}
+
+// cloze.json, schema "attnlab-cloze/1":
+// {
+//   "schema": "attnlab-cloze/1", "task": "cloze", "reader": "aoa" | "as",
+//   "checkpoint": "runs/c/checkpoints/best.safetensors", "step": 400,
+//   "source": "the question line as given",
+//   "document": ["mary", …], "document_unknown": [false, …],   the document's words; true: the model read <unk>
+//   "query": ["@placeholder", …], "query_unknown": [false, …],
+//   "alpha": [[…]] | null,       α [n][m]: softmax over document positions, each column sums to 1 (aoa only)
+//   "beta": [[…]] | null,        β [n][m]: softmax over query words, each row sums to 1 (aoa only)
+//   "beta_mean": […] | null,     β̄ [m]: β averaged over the document positions (aoa only)
+//   "s": […],                    s [n]: attention over the document (aoa: α β̄ᵀ; as: the softmax of d_i · q)
+//   "answers": [{"word": "mary", "p": 0.83}, …]   the document's words of highest P = Σ_{i: d_i = w} s_i
+// }
+// Numbers as computed (not rounded): the page shows them, and a script reads them.
+std::string cloze_json(const ClozePicture& picture) {
+  const auto n = picture.document.size(), m = picture.query.size();
+  auto rows = [&](const std::vector<double>& values) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (size_t i = 0; i < n; ++i) out.push_back(std::vector<double>(values.begin() + i * m, values.begin() + (i + 1) * m));
+    return out;
+  };
+  nlohmann::ordered_json out;
+  out["schema"] = "attnlab-cloze/1";
+  out["task"] = "cloze";
+  out["reader"] = picture.reader;
+  out["checkpoint"] = picture.checkpoint;
+  out["step"] = picture.step;
+  out["source"] = picture.question;
+  out["document"] = picture.document;
+  out["document_unknown"] = picture.document_unknown;
+  out["query"] = picture.query;
+  out["query_unknown"] = picture.query_unknown;
+  out["alpha"] = picture.has_aoa ? rows(picture.alpha) : nlohmann::ordered_json(nullptr);
+  out["beta"] = picture.has_aoa ? rows(picture.beta) : nlohmann::ordered_json(nullptr);
+  out["beta_mean"] = picture.has_aoa ? nlohmann::ordered_json(picture.beta_mean) : nlohmann::ordered_json(nullptr);
+  out["s"] = picture.s;
+  out["answers"] = nlohmann::ordered_json::array();
+  for (const auto& [word, p] : picture.top_answers) out["answers"].push_back({{"word", word}, {"p", p}});
+  return out.dump(1) + "\n";
 }
 
 std::string cloze_terminal_text(const ClozePicture& picture) {

@@ -6,8 +6,10 @@
 //   beta.svg       β [n, m]: the same grid; each row sums to 1 — which query word each document word matches
 //   beta_mean.svg  β̄ [1, m]: how much each query word's α counts (the attention over the attentions)
 //   s.svg          s [1, n]: the final attention over the document; the answer is the word with most of it
-// An attention-sum reader has only s (s.svg). index.html shows them all on one page with the question,
-// the answer and P of the top words.
+// An attention-sum reader has only s (s.svg). cloze.json holds the same numbers (schema at cloze_json() in
+// cloze_maps.cpp), and index.html is the explorer (explorer_page.h) with its cloze view: the question, P of the
+// top words, and α, β, β̄ and s to point at and read by keyboard. `attnlab serve` answers a cloze run's
+// questions with the same JSON.
 #pragma once
 
 #include <string>
@@ -18,7 +20,12 @@
 namespace attnlab::inline ATTNLAB_PRECISION {
 
 struct ClozePicture {
+  std::string question;                       // the line asked: "<document> @query <query with @placeholder>"
+  std::string reader;                         // "aoa" or "as" (model.reader)
+  std::string checkpoint;                     // which weights drew it, and their step
+  int64_t step = 0;
   std::vector<std::string> document, query;   // the words (padding dropped)
+  std::vector<bool> document_unknown, query_unknown;   // true where the model read <unk>
   bool has_aoa = false;                       // α, β, β̄ below are set (model.reader: aoa)
   std::vector<double> alpha, beta;            // [n · m], row-major: document position i, query word j
   std::vector<double> beta_mean;              // [m]
@@ -31,8 +38,11 @@ ClozePicture make_cloze_picture(const std::vector<std::string>& document, const 
                                 const Tensor& s, const AoaMaps* maps,
                                 std::vector<std::pair<std::string, double>> top_answers);
 
-// Writes alpha.svg, beta.svg, beta_mean.svg, s.svg (those that exist) and index.html into out_dir (created if
-// missing). Returns the paths, index.html last.
+// The picture as cloze.json (the explorer's data for a cloze run).
+std::string cloze_json(const ClozePicture& picture);
+
+// Writes alpha.svg, beta.svg, beta_mean.svg, s.svg (those that exist), cloze.json and index.html into out_dir
+// (created if missing). Returns the paths, index.html last.
 std::vector<std::string> write_cloze_folder(const ClozePicture& picture, const std::string& out_dir);
 
 // The maps as text: one line per document word, its s as a bar and (aoa) its α per query word as shades.

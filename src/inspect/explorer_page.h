@@ -14,6 +14,10 @@
 //                 tokens, and with beam search every hypothesis kept, finished or dropped
 //   compare view  the same sentence through two runs, mean of heads per layer, side by side (attnlab attention
 //                 --compare RUN2 writes both into the page; attnlab serve with two runs asks for both)
+//   cloze view    for a cloze run (cloze.json, cloze_maps.h): α, β, β̄ and s of one question, and a word's numbers
+// Every view has a colour legend and says what its rows and columns are (a decoder row is named by the token it
+// predicts); every control works from the keyboard with its ARIA role; only the shown view is drawn; the address
+// holds the page's state (view, type, layer, head, …), and each view can be saved as an SVG picture.
 // Everything it shows comes from attention.json (attention_maps.h): the maps, the stages of the same forward
 // pass, and the decoder's distributions. Nothing is fetched from elsewhere: the page's HTML, CSS and JavaScript
 // are the project's own files in src/inspect/explorer/, read into the binary at build time
@@ -25,7 +29,7 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
-// The page. `attention_json`: the data of one sentence (attention_json()), or "" for a page that asks a server
+// The page. `attention_json`: the data of one sentence (attention_json(), or cloze_json()), or "" for a page that asks a server
 // for it; `runs`: the runs a server offers (empty for a page on disk). A page on disk may hold a second run's data
 // of the same sentence for its compare view: `compared_json`, with `compared_names` the two runs' names (the
 // first run's, then the second's).

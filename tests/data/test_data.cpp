@@ -220,6 +220,19 @@ TEST_CASE("the word tokenizer separates punctuation and French elision, and deco
   CHECK(tokenizer->pieces(tokenizer->encode("Bonjour\u202F!")) == std::vector<std::string>{"Bonjour", "!"});
 }
 
+TEST_CASE("a tokenizer's surfaces are the text behind each id, an unknown word's own text where pieces say <unk>") {
+  const std::vector<std::string> text = {"the girl sees the dog ."};
+  for (TokenizerKind kind : {TokenizerKind::word, TokenizerKind::character}) {
+    auto tokenizer = train_tokenizer(tokenizer_config(kind), text, "");
+    const std::string sentence = kind == TokenizerKind::word ? "the zorblax sees ." : "the z";
+    const std::vector<int32_t> ids = tokenizer->encode(sentence);
+    const std::vector<std::string> surfaces = tokenizer->surfaces(sentence);
+    REQUIRE(surfaces.size() == ids.size());
+    CHECK(tokenizer->pieces(ids)[ids.size() - (kind == TokenizerKind::word ? 3 : 1)] == "<unk>");
+    CHECK(surfaces[ids.size() - (kind == TokenizerKind::word ? 3 : 1)] == (kind == TokenizerKind::word ? "zorblax" : "z"));
+  }
+}
+
 TEST_CASE("the word vocabulary is ordered by frequency then alphabetically, with min_count and a size cap") {
   const std::vector<std::string> text = {"b a c", "a b", "a d", "e"};  // a ×3, b ×2, c d e ×1
   auto all = train_tokenizer(tokenizer_config(TokenizerKind::word), text, "");

@@ -23,6 +23,11 @@ wrote for five tiny trained runs (every attention kind among them), opened from 
   * screenshots of every view are not blank (tests/inspect/png_not_blank.py); with --screenshots DIR they are kept there.
 Exits 77 (skipped) when selenium, chromium or chromedriver is missing.
   * the flow view of every run and the stale-answer and busy-button checks under serve (flow_browser_checks.py);
+  * every view walked by keyboard alone, legends and explanations, the page's state in its address, saved
+    pictures, decoder rows labelled alike in every mode, unknown words shown as typed, only the shown view drawn
+    (explorer_access_checks.py); the cloze view offline and under serve (cloze_browser_checks.py);
+  * under serve, a 150-word sentence translated and drawn in at most 3 s (the tiny dot run; printed with the
+    share of the server's answer and of the drawing), and a URL holding a sentence and a view shows them;
     usage: explorer_browser_test.py ATTNLAB_BINARY SOURCE_DIR RUNS_DIR WORK_DIR [--screenshots DIR]
                                     [--walk ATTENTION_DIR] [--beam-page ATTENTION_DIR]
 """
@@ -32,6 +37,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checklist import Checklist, free_port, stop  # noqa: E402
@@ -48,6 +55,10 @@ except ImportError:
     print("SKIP: python3-selenium is not installed (tools/install-deps.sh installs it)")
     sys.exit(77)
 from flow_browser_checks import check_flow, check_stale_answer, time_long_sentence  # noqa: E402
+from explorer_access_checks import (VIEWS, address, head_labels, key_starts, keyboard_walk, lazy_drawing,  # noqa: E402
+                                    legends_and_hints, picture, press, tab_to, unknown_word)
+from cloze_browser_checks import check_cloze_page, check_cloze_serve  # noqa: E402
+from neuron_browser_checks import neuron_checks  # noqa: E402
 
 attnlab, source_dir, runs_dir, work = sys.argv[1:5]
 
@@ -103,8 +114,10 @@ def console_errors(driver):
 
 
 def open_page(driver, url, label):
+    driver.get("about:blank")   # a fresh page: a URL that differs only after "#" would not load again
     driver.get(url)
-    wait(driver, lambda d: body(d, "data-explorer-ready") == "1", label + " to draw its views")
+    if not wait(driver, lambda d: body(d, "data-explorer-ready") == "1", label + " to draw its views"):
+        print(driver.current_url, driver.execute_script("return document.body.outerHTML.slice(0, 200)"), driver.get_log("browser"))
     check(not console_errors(driver), label + ": console errors " + repr(console_errors(driver)))
 
 
@@ -144,102 +157,7 @@ def close(a, b, tolerance):
 
 
 def check_neuron(driver, data, label):
-    """Every map type, the first and the last query, head 0 and the last head: the table's numbers against the
-    page's own data (attention.json)."""
-    view(driver, "neuron")
-    for kind in ["encoder_self", "decoder_self", "cross"]:
-        if not maps_of(data, kind):
-            continue
-        click(driver, '#view-neuron .seg button[data-value="%s"]' % kind)
-        last_map = maps_of(data, kind)[-1]
-        Select(driver.find_element(By.ID, "neuron-layer")).select_by_value(str(last_map["layer"]))
-        Select(driver.find_element(By.ID, "neuron-head")).select_by_value(str(last_map["heads"] - 1))
-        queries = len(last_map["weights"][0])
-        for query in sorted({0, queries - 1}):
-            click(driver, '#view-neuron .queries button[data-query="%d"]' % query)
-            table = driver.find_element(By.ID, "neuron-table")
-            m, h, i = (int(table.get_attribute(a)) for a in ("data-map", "data-head", "data-query"))
-            where = "%s neuron %s layer %d head %d query %d" % (label, kind, last_map["layer"], h, i)
-            the_map = data["maps"][m]
-            check(the_map["type"] == kind and the_map["layer"] == last_map["layer"] and h == last_map["heads"] - 1
-                  and i == query, where + ": the table is for map %d head %d query %d" % (m, h, i))
-            weights = the_map["weights"][h][i]
-            neuron = the_map["neuron"]
-            scores = neuron.get("scores")
-            # What the computed softmax of the recorded scores must give: the weight, but for local_p the softmax
-            # before its Gaussian and for hard attention its distribution a (the weights are one-hot).
-            softmax_gives = {"local_p": neuron.get("softmax"), "hard": neuron.get("distribution")}.get(the_map["kind"])
-            softmax_gives = softmax_gives[h][i] if softmax_gives else weights
-            cells = driver.execute_script(
-                "return Array.from(document.querySelectorAll('#neuron-table td[data-stage]')).map(function (td) {"
-                " return [td.dataset.stage, Number(td.dataset.key), td.dataset.value]; });")
-            stages = {stage for stage, _, _ in cells}
-            check("weight" in stages and len([c for c in cells if c[0] == "weight"]) == len(weights),
-                  where + ": one weight per key, got stages " + repr(sorted(stages)))
-            for stage, j, text in cells:
-                value = float("-inf") if text == "-inf" else float(text)
-                if stage == "weight":
-                    check(value == weights[j], "%s key %d: weight %r, attention.json %r" % (where, j, value, weights[j]))
-                elif stage == "softmax":
-                    check(abs(value - softmax_gives[j]) < 2e-3, "%s key %d: softmax %r, the model's %r" %
-                          (where, j, value, softmax_gives[j]))
-                elif stage in ("ratio", "normalised", "product"):
-                    check(abs(value - weights[j]) < 2e-3, "%s key %d: %s %r does not give the weight %r" %
-                          (where, j, stage, value, weights[j]))
-                elif stage in ("softmax_model", "gaussian", "distribution"):
-                    recorded = neuron[{"softmax_model": "softmax"}.get(stage, stage)][h][i][j]
-                    check(value == recorded, "%s key %d: %s %r, attention.json %r" % (where, j, stage, value, recorded))
-                elif stage == "distance":
-                    check(close(value, j - neuron["centre"][h][i], 1e-9),
-                          "%s key %d: j - p_i %r, centre %r" % (where, j, value, neuron["centre"][h][i]))
-                elif stage == "scores" and the_map["kind"] != "external":
-                    recorded = scores[h][i][j]
-                    check((recorded is None and text == "-inf") or (recorded is not None and value == recorded),
-                          "%s key %d: masked score %r, attention.json %r" % (where, j, value, recorded))
-                elif stage in ("scaled", "tanh_score"):
-                    recorded = scores[h][i][j]
-                    check(recorded is None or close(value, recorded, 1e-3),
-                          "%s key %d: %s %r, the model's score %r" % (where, j, stage, value, recorded))
-                elif stage == "scores":   # external: z = q · M_k[s], recorded
-                    check(value == scores[h][i][j], "%s slot %d: z %r, attention.json %r" % (where, j, value, scores[h][i][j]))
-            if the_map["kind"] in ("local_m", "local_p", "hard"):
-                check_kind_line(driver, the_map, h, i, where)
-
-
-def check_kind_line(driver, the_map, h, i, where):
-    """The local kinds' centre and window, hard attention's chosen key: the line above the neuron table and the
-    marked rows, against attention.json."""
-    neuron = the_map["neuron"]
-    line = driver.find_element(By.ID, "neuron-kind-line")
-    marks = driver.execute_script(
-        "return Array.from(document.querySelectorAll('#neuron-table tbody tr')).map(function (tr, j) {"
-        " return [j, tr.classList.contains('hidden'), tr.classList.contains('centre'), tr.classList.contains('picked')]; });")
-    if the_map["kind"] == "hard":
-        chosen = neuron["chosen_key"][h][i]
-        shown = line.get_attribute("data-chosen")
-        check(shown == ("" if chosen is None else str(chosen)), "%s: chosen key %r, attention.json %r" % (where, shown, chosen))
-        picked = [j for j, _, _, is_picked in marks if is_picked]
-        check(picked == ([] if chosen is None else [chosen]), "%s: the rows marked chosen %r, expected %r" % (where, picked, chosen))
-        if the_map["hard_eval"] == "argmax" and chosen is not None:   # the weights are a; the argmax is marked
-            row, a = the_map["weights"][h][i], neuron["distribution"][h][i]
-            check(all(abs(w - p) < 1e-5 for w, p in zip(row, a)) and a[chosen] == max(a),
-                  "%s: the weights %r are not the distribution %r with the chosen key its argmax" % (where, row, a))
-        return
-    centre, (first, last), width = neuron["centre"][h][i], neuron["window"][h][i], the_map["local"]["width"]
-    check(float(line.get_attribute("data-centre")) == centre, "%s: centre %r, attention.json %r" %
-          (where, line.get_attribute("data-centre"), centre))
-    check([float(line.get_attribute("data-first")), float(line.get_attribute("data-last"))] == [first, last],
-          "%s: window %r … %r, attention.json %r" % (where, line.get_attribute("data-first"), line.get_attribute("data-last"),
-                                                     [first, last]))
-    check(first is not None and centre - width <= first <= last <= centre + width,
-          "%s: the window %r is not inside [p - D, p + D] = [%r, %r]" % (where, [first, last], centre - width, centre + width))
-    greyed = [j for j, hidden, _, _ in marks if hidden]
-    outside = [j for j in range(len(marks)) if not first <= j <= last]
-    check(greyed == outside, "%s: greyed keys %r, outside the window %r" % (where, greyed, outside))
-    centred = [j for j, _, is_centre, _ in marks if is_centre]
-    check(centred == [round(centre)], "%s: the centre is marked at %r, p_i = %r" % (where, centred, centre))
-    if the_map["kind"] == "local_p":
-        check(the_map["local"]["sigma"] == width / 2, where + ": sigma is not D/2")
+    neuron_checks(driver, data, label, check, view, click)
 
 
 def other_views(driver, data, label):
@@ -364,9 +282,46 @@ def walk_through(driver, page_dir, label, shots):
 
 
 
+def linked_sentence(driver, port, sentence):
+    """A URL holding a sentence, a run and a view: the served page translates it and shows that view."""
+    driver.get("about:blank")
+    driver.get("http://127.0.0.1:%d/#view=matrix&run=1&text=%s" % (port, urllib.parse.quote(sentence)))
+    wait(driver, lambda d: body(d, "data-explorer-ready") == "1", "the linked sentence", 30)
+    check(body(driver, "data-shown-text") == sentence and body(driver, "data-view") == "matrix" and
+          "additive" in driver.find_element(By.ID, "kinds").text and
+          driver.find_elements(By.CSS_SELECTOR, "#view-matrix svg[data-map]"),
+          "serve: a URL with text, run 1 and view=matrix shows that sentence through run 1 in the matrix view")
+    check("text=" in driver.execute_script("return location.hash"), "serve: the address keeps the sentence")
+
+
+def access_checks(driver):
+    """Keyboard, legends, address, pictures, labels, unknown words, lazy drawing (explorer_access_checks.py)."""
+    started = time.time()
+    dot = json.load(open(os.path.join(walk_page, "attention.json")))
+    lazy_drawing(driver, check, open_page, "file://" + os.path.join(walk_page, "index.html"), "dot")
+    head_labels(driver, check, dot, "dot")
+    address(driver, check, open_page, walk_page, dot, "dot")
+    compare_dir = os.path.join(runs_dir, "compare-page")
+    compare_url = "file://" + os.path.join(compare_dir, "index.html")
+    print("access checks: labels and address in %.0f s" % (time.time() - started), flush=True)
+    keyboard_walk(driver, check, compare_url, json.load(open(os.path.join(compare_dir, "attention.json"))), "keyboard")
+    print("access checks: the keyboard walk done at %.0f s" % (time.time() - started), flush=True)
+    check(not console_errors(driver), "keyboard walk: console errors " + repr(console_errors(driver)))
+    open_page(driver, compare_url, "legends")
+    legends_and_hints(driver, check, None, "compare page")
+    for name in VIEWS:
+        open_page(driver, compare_url, "picture of " + name)
+        picture(driver, check, work, source_dir, name, "picture")
+    print("access checks: legends and pictures done at %.0f s" % (time.time() - started), flush=True)
+    unknown_word(driver, check, attnlab, runs_dir, work, open_page)
+    check_cloze_page(driver, check, open_page, runs_dir, (press, tab_to, key_starts))
+    check(not console_errors(driver), "access checks: console errors " + repr(console_errors(driver)))
+
+
 driver, profile = start_browser()
 try:
     walk_through(driver, walk_page, "dot", "")
+    access_checks(driver)
 
     for run in ("mixed", "other", "local", "hard"):
         page = os.path.join(runs_dir, run + "-page")
@@ -441,8 +396,8 @@ try:
                  d.find_element(By.ID, "ask-status").get_attribute("data-state") == "done", "serve's answer", 30)
             shown = [c.text for c in driver.find_elements(By.CSS_SELECTOR, "#sentence .row:first-child code")]
             check(shown == text.split(), "serve: the page shows the source %r, sent %r" % (shown, text))
-            check(int(body(driver, "data-maps-ready") or 0) > 0, "serve: new maps are drawn")
-            kind = driver.find_element(By.CSS_SELECTOR, "#sentence > div.meta").text
+            check(len(visible_lines(driver)) > 0, "serve: new maps are drawn (the head view's lines)")
+            kind = driver.find_element(By.ID, "kinds").text
             check(("additive" if run_index else "scaled_dot") in kind, "serve: run %d's kinds: %s" % (run_index, kind))
         screenshot(driver, "serve")
         # Compare view: the same sentence through both runs, side by side.
@@ -465,13 +420,19 @@ try:
         Select(driver.find_element(By.ID, "ask-compare")).select_by_value("")
         check_stale_answer(driver, body, wait, check, train[0])
         seconds = time_long_sentence(driver, body, wait, 150, train[0], 0)
-        print("serve: 150 words translated and drawn in %.2f s (the tiny dot run, no gradient attribution)" % seconds)
-        check(seconds < 10, "serve: 150 words show in %.2f s" % seconds)
+        split = json.loads(body(driver, "data-timing") or "{}")
+        size = driver.execute_script("return JSON.stringify(window.attnlabExplorer.data).length")
+        print("serve: 150 words translated and drawn in %.2f s (the tiny dot run, no gradient attribution): the "
+              "answer %.2f s, drawing the head view %.2f s, %.1f MB of JSON; load average %s" %
+              (seconds, split.get("answer", -1), split.get("draw", -1), size / 1e6, open("/proc/loadavg").read().split()[0]))
+        check(seconds <= 3, "serve: 150 words show in %.2f s, more than 3 s" % seconds)
+        linked_sentence(driver, port, train[1])
         errors = [e for e in console_errors(driver) if "400" not in e]   # the refused request itself is logged
         check(not errors, "serve: console errors " + repr(errors))
     finally:
         code = stop(server)
         check(code == 0, "serve stops on SIGTERM with exit 0 (got %r)" % code)
+    check_cloze_serve(driver, check, attnlab, runs_dir, body, wait)
 finally:
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)

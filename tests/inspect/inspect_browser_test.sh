@@ -25,11 +25,12 @@ chrome() {
   return $code
 }
 
-# page_ok PAGE EXPECTED_PICTURES: the DOM after the script ran says every picture was wired up, and the browser
-# logged no console error. Prints why not, returns 1.
+# page_ok PAGE EXPECTED_PICTURES [#STATE]: the DOM after the script ran says every picture was wired up, and the
+# browser logged no console error. Prints why not, returns 1. The explorer draws only the view it shows: its pages
+# are opened at the matrix view (#view=matrix, the page's state in its address).
 page_ok() {
-  local page=$1 expected=$2
-  chrome --dump-dom "file://$PWD/$page" > dom.html || { echo "    chromium failed on $page"; cat chrome.log; return 1; }
+  local page=$1 expected=$2 state=${3:-}
+  chrome --dump-dom "file://$PWD/$page$state" > dom.html || { echo "    chromium failed on $page"; cat chrome.log; return 1; }
   if grep -E 'CONSOLE|Uncaught' chrome.log | grep -qiE 'error|uncaught'; then
     echo "    console errors on $page:"; grep -E 'CONSOLE|Uncaught' chrome.log | sed 's/^/      /'; return 1
   fi
@@ -75,18 +76,18 @@ if [ -z "$browser" ]; then
   echo "inspect (no browser): $passes passed, $failures failed; SKIP the browser checks: chromium is not installed"
   [ "$failures" -eq 0 ] && exit 77 || exit 1
 fi
-if page_ok att/index.html "$pictures"; then pass; else fail "attention page in the browser"; fi
+if page_ok att/index.html "$pictures" "#view=matrix"; then pass; else fail "attention page in the browser"; fi
 
 # Hovering a cell shows its query, key and weight: a mouse move dispatched on the cell (row 1, column 2) of the
 # first picture (encoder self-attention, layer 0, head 0) puts them into the hover box.
 sed 's|</body>|<script>document.querySelector(\x27svg[data-map="0/0"] rect[data-i="1"][data-j="2"]\x27).dispatchEvent(new MouseEvent("mousemove", {bubbles: true})); document.body.setAttribute("data-hover", document.getElementById("tooltip").textContent);</script></body>|' att/index.html > att/hover.html
 read -r _ query key _ <<< "$sentence"   # source tokens 1 and 2 (the word tokenizer splits on spaces)
-if page_ok att/hover.html "$pictures" && grep -qE "data-hover=\"query “$query” → key “$key”: [01]\.[0-9]{3}\"" dom.html; then pass; else
+if page_ok att/hover.html "$pictures" "#view=matrix" && grep -qE "data-hover=\"query “$query” → key “$key”: [01]\.[0-9]{3}\"" dom.html; then pass; else
   fail "hovering a cell does not show 'query “$query” → key “$key”: weight': $(grep -o 'data-hover="[^"]*"' dom.html)"; fi
 
 # The check must catch a script error: the same page with one planted.
 sed 's|<script>|<script>throw new Error("planted");|' att/index.html > att/broken.html
-if page_ok att/broken.html "$pictures" > /dev/null; then fail "a page with a script error passed the check"; else pass; fi
+if page_ok att/broken.html "$pictures" "#view=matrix" > /dev/null; then fail "a page with a script error passed the check"; else pass; fi
 
 # --- attnlab report ---
 if "$attnlab" report --run run --out report.html --samples 3 > report.out 2> report.err; then pass; else

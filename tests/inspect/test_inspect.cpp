@@ -13,6 +13,7 @@
 #include "data/tokenizers/tokenizer.h"
 #include "inspect/attention_maps.h"
 #include "inspect/attention_page.h"
+#include "inspect/cloze_maps.h"
 #include "inspect/explorer_page.h"
 #include "inspect/report.h"
 #include "inspect/svg.h"
@@ -242,6 +243,47 @@ TEST_CASE("external attention's maps are over memory slots, labelled as such in 
   CHECK(key_labels(picture, picture.maps[0]).back() == "slot 4");
 }
 
+TEST_CASE("an unknown source word is read as <unk> but carried as typed, and labelled as typed with a \"?\"") {
+  LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::scaled_dot);
+  AttentionPicture picture = record_attention(run, "a zorblax girl", "une");
+  CHECK(picture.source_tokens == std::vector<std::string>{"a", "<unk>", "girl"});
+  CHECK(picture.source_typed == std::vector<std::string>{"a", "zorblax", "girl"});
+  CHECK(picture.source_unknown == std::vector<bool>{false, true, false});
+  CHECK(source_labels(picture) == std::vector<std::string>{"a", "zorblax?", "girl"});
+  CHECK(key_labels(picture, picture.maps.back())[1] == "zorblax?");   // cross-attention's keys
+  const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
+  CHECK(json["tokens"]["source"][1] == "<unk>");
+  CHECK(json["tokens"]["source_typed"][1] == "zorblax");
+  CHECK(json["tokens"]["source_unknown"] == nlohmann::json::array({false, true, false}));
+}
+
+TEST_CASE("cloze.json holds α, β, β̄ and s as computed, and the cloze folder's page is the explorer with it") {
+  ClozePicture picture;
+  picture.question = "mary sees bob . @query @placeholder sees bob";
+  picture.reader = "aoa";
+  picture.document = {"mary", "sees", "bob"}, picture.query = {"@placeholder", "sees"};
+  picture.document_unknown = {false, false, true}, picture.query_unknown = {false, false};
+  picture.has_aoa = true;
+  picture.alpha = {0.5, 0.2, 0.3, 0.3, 0.2, 0.5};   // [3, 2]: each column sums to 1
+  picture.beta = {0.9, 0.1, 0.4, 0.6, 0.123456789, 0.876543211};
+  picture.beta_mean = {0.474485596, 0.525514404};
+  picture.s = {0.342, 0.300, 0.358};
+  picture.top_answers = {{"bob", 0.358}, {"mary", 0.342}};
+  const nlohmann::json json = nlohmann::json::parse(cloze_json(picture));
+  CHECK(json["task"] == "cloze");
+  CHECK(json["alpha"] == nlohmann::json::parse("[[0.5, 0.2], [0.3, 0.3], [0.2, 0.5]]"));
+  CHECK(json["beta"][2][0].get<double>() == 0.123456789);   // not rounded
+  CHECK(json["document_unknown"] == nlohmann::json::array({false, false, true}));
+  CHECK(json["answers"][0]["word"] == "bob");
+  const auto directory = testing::fresh_directory("inspect", "cloze");
+  const std::vector<std::string> written = write_cloze_folder(picture, (directory / "out").string());
+  CHECK(std::filesystem::path(written.back()).filename() == "index.html");
+  const std::string page = testing::read_bytes(directory / "out" / "index.html");
+  CHECK(page.find("\"schema\": \"attnlab-cloze/1\"") != std::string::npos);
+  CHECK(page.find("X.views.cloze =") != std::string::npos);
+  CHECK(nlohmann::json::parse(testing::read_bytes(directory / "out" / "cloze.json")) == json);
+}
+
 TEST_CASE("a character model's space tokens get a visible label") {
   LoadedRun run = tiny_run(AttentionKind::scaled_dot, AttentionKind::scaled_dot, TokenizerKind::character);
   AttentionPicture picture = record_attention(run, "a girl", "une");
@@ -269,7 +311,8 @@ TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and he
   CHECK(page.find("\"schema\": \"attnlab-attention/2\"") != std::string::npos);
   CHECK(page.find("function renderNeuron") != std::string::npos);
   CHECK(page.find("#tabs button") != std::string::npos);
-  CHECK(count(page, "http://") == count(page, "http://www.w3.org/2000/svg"));   // nothing fetched: only namespaces
+  CHECK(count(page, "http://") ==   // nothing fetched: only namespaces (SVG's, and XHTML's for a saved picture)
+        count(page, "http://www.w3.org/2000/svg") + count(page, "http://www.w3.org/1999/xhtml"));
   CHECK(page.find("https://") == std::string::npos);
   CHECK(page.find(" src=") == std::string::npos);
   // The embedded data cannot end its <script> early, whatever the tokens hold.
@@ -592,7 +635,11 @@ TEST_CASE("the explorer page holds its script, its styles and the data, and no s
   CHECK(count(page, "</script>") == 4);                 // config, data, compared data, script: nothing more closes
   CHECK(page.find("<title>a &lt;title&gt; &amp; more</title>") != std::string::npos);
   CHECK(page.find("\"mode\":\"file\"") != std::string::npos);
-  CHECK(page.find("function renderHead") != std::string::npos);   // explorer.js, inline
+  for (const char* script : {"X.clear = function", "X.heatmapSvg = function", "X.views.head =", "X.views.neuron =",
+                             "X.views.decoding =", "X.views.flow =", "X.views.cloze =", "X.startServe = function",
+                             "X.savePicture = function"}) {
+    CHECK_MESSAGE(page.find(script) != std::string::npos, script);   // every script, inline
+  }
   CHECK(page.find("--accent") != std::string::npos);              // explorer.css, inline
   CHECK(page.find("{{") == page.find("{{script}}"));              // every marker filled; the one left is the data's
   const std::string served = explorer_page_html("t", "", {"runs/a", "runs/b"});

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "cli/cloze_question.h"
 #include "inspect/attention_maps.h"
 #include "util/error.h"
 
@@ -56,6 +57,7 @@ TranslateRequest read_translate_request(const std::string& request_body, std::ve
   request.beam = integer_field(body, "beam", 0, 0, max_beam);
   request.ig_steps = integer_field(body, "ig_steps", 0, 0, max_ig_steps);
   request.served = runs[static_cast<size_t>(r)].get();
+  if (request.served->cloze) return request;   // a question: n · m numbers, small beside --max-text-bytes
   const LoadedRun& run = request.served->run;
   const auto tokens = static_cast<int64_t>(encode_text(run, *run.tokenizers.src, request.text, "text").size());
   const int64_t beam = request.beam > 0 ? request.beam : run.config.decode.beam;
@@ -107,6 +109,10 @@ HttpServer::Router explorer_router(std::vector<std::unique_ptr<ServedRun>>& runs
       return {{}, [translate] {
                 std::lock_guard<std::mutex> lock(translate.served->in_use);
                 try {
+                  if (translate.served->cloze) {
+                    return HttpAnswer{200, "application/json",
+                                      cloze_json(record_cloze_question(*translate.served->cloze, translate.text, "\"text\""))};
+                  }
                   return HttpAnswer{200, "application/json",
                                     attention_json(record_attention(translate.served->run, translate.text, "",
                                                                     translate.beam, translate.ig_steps))};

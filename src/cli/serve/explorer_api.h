@@ -6,7 +6,8 @@
 //                         optional; ig_steps 0 … 64, 0 by default: no gradient attribution in "flow")
 //                         → the sentence's attention.json (the schema `attnlab attention` writes,
 //                           docs/guide/explorer-and-serve.md): the translation, every map, the numbers behind
-//                           each weight
+//                           each weight; for a cloze run (model.task: cloze) "text" is a question
+//                           ("<document> @query <query>") and the answer cloze.json (src/inspect/cloze_maps.h)
 //   anything else         404
 // Every refusal is a JSON object {"error": "…"} saying what was wrong: 400 for a request that is not a JSON
 // object, a text that is missing, empty, longer than --max-text-bytes, not UTF-8 or with no token, a run or beam
@@ -30,6 +31,7 @@
 #include <vector>
 
 #include "cli/serve/http_server.h"
+#include "cloze/cloze_training.h"
 #include "run/run.h"
 
 namespace attnlab {
@@ -41,7 +43,8 @@ struct ExplorerApiOptions {
 
 struct ServedRun {
   std::string dir;
-  LoadedRun run;
+  LoadedRun run;                          // a translation run; or, when `cloze` is set, empty
+  std::unique_ptr<LoadedClozeRun> cloze;  // a cloze run (model.task: cloze): its reader answers questions
   std::mutex in_use;   // one translation at a time per model (record_attention switches the model's path)
 };
 

@@ -75,6 +75,16 @@ class SentencePieceTokenizer : public Tokenizer {
     return {ids.begin(), ids.end()};
   }
 
+  // Each piece's span of the (normalised) text: an unknown piece's own characters instead of "<unk>".
+  std::vector<std::string> surfaces(const std::string& text) const override {
+    sentencepiece::ImmutableSentencePieceText spt;
+    sentencepiece::util::Status status = processor_.Encode(text, spt.mutable_proto());
+    if (!status.ok()) throw Error("sentencepiece could not encode " + quote(text) + ": " + plain_message(status));
+    std::vector<std::string> out;
+    for (const auto& piece : spt.pieces()) out.push_back(piece.surface());
+    return out;
+  }
+
   std::string decode(const std::vector<int32_t>& ids) const override {
     std::vector<int> text_ids;
     for (int32_t id : ids) {

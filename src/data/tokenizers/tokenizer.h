@@ -23,6 +23,9 @@ class Tokenizer {
   virtual std::vector<int32_t> encode(const std::string& text) const = 0;   // no bos/eos added
   virtual std::string decode(const std::vector<int32_t>& ids) const = 0;    // stops at eos, skips pad/bos
   virtual std::vector<std::string> pieces(const std::vector<int32_t>& ids) const = 0;  // one label per id (pictures)
+  // The text behind each id encode(text) gives, as typed: where pieces() says "<unk>", this says which word it was
+  // (the explorer shows unknown words as typed). By default the pieces themselves.
+  virtual std::vector<std::string> surfaces(const std::string& text) const { return pieces(encode(text)); }
   virtual int64_t vocab_size() const = 0;                                   // including the 4 special ids
   virtual void save(const std::string& path_prefix) const = 0;              // writes path_prefix + its extension(s)
 };

@@ -39,6 +39,7 @@ class VocabularyTokenizer : public Tokenizer {
   std::vector<int32_t> encode(const std::string& text) const override;
   std::string decode(const std::vector<int32_t>& ids) const override;
   std::vector<std::string> pieces(const std::vector<int32_t>& ids) const override;
+  std::vector<std::string> surfaces(const std::string& text) const override { return split(text); }  // 1:1 with encode
   int64_t vocab_size() const override { return static_cast<int64_t>(pieces_.size()); }
   void save(const std::string& path_prefix) const override;
 
