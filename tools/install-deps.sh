@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # install-deps.sh — install what attnlab needs to build and test, from Debian 12 packages.
 #
-# Checks each package with dpkg and calls apt-get only for the missing ones, so on a machine that has
+# Checks each package with dpkg and calls apt-get only for the missing ones (and fetches yaml-cpp's source, for
+# the browser build, once: below), so on a machine that has
 # everything it does nothing (and needs no network). Runs apt-get through sudo when not root.
 set -euo pipefail
 
@@ -24,18 +25,42 @@ packages=(
   gdb                                       # the debugger walkthrough; tests/tools/gdb_test.sh checks tools/gdb/
   clang libclang-rt-14-dev libomp-14-dev    # the fuzz preset: clang, its libFuzzer and OpenMP (tests/fuzz)
   openmpi-bin libopenmpi-dev                # data parallelism: mpirun -np N attnlab train (optional at build time)
+  emscripten                                # the browser build (cmake --preset wasm; cmake/browser.cmake, tools/web.sh)
 )
 if [ "${1:-}" = "--print" ]; then printf '%s\n' "${packages[@]}"; exit 0; fi
+
+if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
+export DEBIAN_FRONTEND=noninteractive
 
 missing=()
 for p in "${packages[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null || true)
   [ "$status" = "install ok installed" ] || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "install-deps: installing ${missing[*]}"
+  "${sudo[@]}" apt-get update -qq
+  "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-echo "install-deps: installing ${missing[*]}"
-if [ "$(id -u)" -eq 0 ]; then sudo=(); else sudo=(sudo); fi
-export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get update -qq
-"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# yaml-cpp's source, for the browser build (cmake/browser.cmake compiles it to WebAssembly): Debian ships the
+# library compiled for this machine only, so the source comes from Debian's own source package of the release
+# libyaml-cpp-dev was built from (apt-get source; its headers stay libyaml-cpp-dev's), unpacked once into
+# build/deps/yaml-cpp. apt-get source needs a deb-src line; one is added for Debian's archive if none answers.
+cd "$(dirname "$0")/.."
+yaml_source=build/deps/yaml-cpp
+if [ ! -f "$yaml_source/src/parse.cpp" ]; then
+  if ! apt-get source --print-uris -qq yaml-cpp >/dev/null 2>&1; then
+    echo "install-deps: adding Debian's source archive (deb-src) to fetch yaml-cpp's source for the browser build"
+    printf '%s\n' "Types: deb-src" "URIs: http://deb.debian.org/debian" "Suites: bookworm bookworm-updates" \
+      "Components: main" "Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg" |
+      "${sudo[@]}" tee /etc/apt/sources.list.d/attnlab-debian-src.sources >/dev/null
+    "${sudo[@]}" apt-get update -qq
+  fi
+  download=$(mktemp -d)
+  (cd "$download" && apt-get source --download-only -qq yaml-cpp 2>/dev/null)
+  mkdir -p "$yaml_source"
+  tar -xJf "$download"/yaml-cpp_*.orig.tar.* -C "$yaml_source" --strip-components=1
+  rm -rf "$download"
+  echo "install-deps: yaml-cpp's source, from Debian's source package, in $yaml_source"
+fi

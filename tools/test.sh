@@ -6,6 +6,9 @@
 #   tools/test.sh --arch x86-64-v3   the same suite built for AVX2 + FMA (build/release-v3, the release-v3 preset)
 #   tools/test.sh --fuzz       first build the fuzz targets (build/fuzz, clang + libFuzzer): ctest then runs each
 #                              for a few thousand executions (.ci/run does; without it those tests skip, saying so)
+#   tools/test.sh --wasm       first build the browser build (build/wasm, Emscripten): the live explorer's browser
+#                              tests (browser.live_explorer, browser.live_training) then run (.ci/run does; without it
+#                              they skip, saying so). About 6 minutes more on 2 cores without ccache's help.
 #
 # Each phase prints how long it took. Prints ctest's summary and exits non-zero if anything fails to build or any
 # test fails. tools/fuzz.sh runs the fuzz targets long.
@@ -14,6 +17,7 @@ cd "$(dirname "$0")/.."
 
 preset=release
 fuzz=""
+wasm=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --sanitize) preset=sanitize ;;
@@ -21,8 +25,9 @@ while [ $# -gt 0 ]; do
       [ "${2:-}" = x86-64-v3 ] || { echo "test.sh: --arch takes x86-64-v3 (the release-v3 preset)" >&2; exit 2; }
       preset=release-v3; shift ;;
     --fuzz) fuzz=1 ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "test.sh: unknown option '$1' (use --sanitize, --arch x86-64-v3, --fuzz or nothing)" >&2; exit 2 ;;
+    --wasm) wasm=1 ;;
+    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "test.sh: unknown option '$1' (use --sanitize, --arch x86-64-v3, --fuzz, --wasm or nothing)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -52,6 +57,12 @@ if [ -n "$fuzz" ]; then
   cmake --preset fuzz >/dev/null
   cmake --build --preset fuzz -j "$(nproc)"
   phase "build (fuzz targets)"
+fi
+if [ -n "$wasm" ]; then
+  # The browser build (cmake/browser.cmake): its engine, build/wasm/web/attnlab_web.js, is what the live tests load.
+  cmake --preset wasm >/dev/null
+  cmake --build --preset wasm -j "$(nproc)"
+  phase "build (wasm: the browser build)"
 fi
 status=0
 ctest --preset "$preset" -j "$(nproc)" || status=$?

@@ -7,19 +7,54 @@
 // --terminal every head is also printed to standard output as a shaded heatmap. The JSON also carries where
 // information flows (src/inspect/flow.h): rollout, value norms, and — with --ig-steps m > 0, 16 by default —
 // gradient × input and integrated gradients.
+// With --live it writes the live explorer instead (src/inspect/live_page.h): --out DIR/index.html, the explorer
+// with the browser build of attnlab inside it and --run's files bundled (or none), which translates typed
+// sentences and trains the copy task in the page, opened from disk.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 #include <memory>
 
 #include "cli/commands.h"
 #include "inspect/attention_maps.h"
+#include "inspect/live_page.h"
 #include "util/error.h"
 #include "cloze/cloze_training.h"
 #include "run/run.h"
+#include "util/files.h"
 
 namespace attnlab {
 
+namespace {
+
+// --live: the live explorer page, with --run's files (and --checkpoint's weights) when given.
+int live_page_command(const AttentionCommandOptions& options) {
+  if (options.out.empty()) throw Error("attnlab attention --live writes a page: give --out DIR");
+  if (!path_exists(options.engine)) {
+    throw Error("the browser build's engine " + options.engine + " is missing: build it with `cmake --preset wasm && "
+                "cmake --build --preset wasm` (tools/web.sh does it all), or name it with --engine FILE");
+  }
+  std::optional<LiveRun> run;
+  if (!options.run.empty()) {
+    const RunConfig config = load_run_config(options.run);
+    run = live_run_files(options.run, checkpoint_to_load(config, options.run, options.checkpoint));
+  }
+  const std::string page = live_page_html("attnlab live explorer" + (run ? " · " + run->name : std::string()),
+                                          run ? &*run : nullptr, read_text_file(options.engine));
+  std::filesystem::create_directories(options.out);
+  write_file_atomically(options.out + "/index.html", page);
+  std::printf("%s/index.html: the live explorer (%.1f MB)%s; open it in a browser, from disk\n", options.out.c_str(),
+              static_cast<double>(page.size()) / 1e6, run ? (", with " + run->name).c_str() : ", no run bundled");
+  return 0;
+}
+
+}  // namespace
+
 int attention_command(const AttentionCommandOptions& options) {
+  if (options.live) return live_page_command(options);
+  if (options.run.empty()) throw Error("attention: --run is required");
+  if (options.text.empty()) throw Error("attention: --text is required");
   if (options.out.empty() && !options.terminal) {
     throw Error("attnlab attention has nothing to write: give --out DIR (files) and/or --terminal (stdout)");
   }
@@ -69,8 +104,8 @@ Subcommand add_attention_command(CLI::App& app) {
       "cloze run (model.task: cloze) --text is a question, \"<document> @query <query with @placeholder>\", and the "
       "files are alpha.svg, beta.svg, beta_mean.svg, s.svg, cloze.json and index.html, the explorer's cloze view "
       "(attention over attention's α, β, β̄ and s; s alone for as_reader).");
-  subcommand->add_option("--run", options->run, "The run folder")->required();
-  subcommand->add_option("--text", options->text, "The source sentence")->required();
+  subcommand->add_option("--run", options->run, "The run folder (required, but for --live)");
+  subcommand->add_option("--text", options->text, "The source sentence (required, but for --live)");
   subcommand->add_option("--target", options->target,
                          "Force this target sentence instead of the model's own greedy translation");
   subcommand->add_option("--out", options->out,
@@ -91,6 +126,13 @@ Subcommand add_attention_command(CLI::App& app) {
                    "Integrated gradients' steps m for the attribution views (default 16; 0: no gradient "
                    "attribution): T forward and backward passes of m + 2 copies of the sentence")
       ->check(CLI::Range(int64_t{0}, int64_t{256}));
+  subcommand->add_flag("--live", options->live,
+                       "Write the live explorer into --out instead: the explorer with attnlab inside it (the browser "
+                       "build), --run's files bundled (optional), translating and training in the page with no "
+                       "server (docs/guide/explorer-and-serve.md)");
+  subcommand->add_option("--engine", options->engine,
+                         "The browser build's engine for --live (default build/wasm/web/attnlab_web.js: "
+                         "cmake --preset wasm && cmake --build --preset wasm)");
   return {subcommand, [options] { return attention_command(*options); }};
 }
 

@@ -13,6 +13,52 @@
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
+// ---- MT19937-64 (random.h) ----
+// x_{k+n} = x_{k+m} ⊕ A((x_k upper 33 bits) | (x_{k+1} lower 31 bits)), with A(y) = y >> 1, ⊕ a when y is odd;
+// then each output word is tempered (the shifts and masks of operator()) to spread its bits.
+namespace {
+constexpr int mt_m = 156;
+constexpr uint64_t mt_a = 0xB5026F5AA96619E9ULL, mt_upper = ~uint64_t{0} << 31, mt_lower = ~mt_upper;
+}  // namespace
+
+MersenneTwister64::MersenneTwister64(uint64_t seed) {
+  words_[0] = seed;
+  for (int i = 1; i < n; ++i) words_[i] = 6364136223846793005ULL * (words_[i - 1] ^ (words_[i - 1] >> 62)) + i;
+}
+
+void MersenneTwister64::regenerate() {
+  for (int k = 0; k < n; ++k) {
+    const uint64_t y = (words_[k] & mt_upper) | (words_[(k + 1) % n] & mt_lower);
+    words_[k] = words_[(k + mt_m) % n] ^ (y >> 1) ^ ((y & 1) ? mt_a : 0);
+  }
+  position_ = 0;
+}
+
+uint64_t MersenneTwister64::operator()() {
+  if (position_ >= n) regenerate();
+  uint64_t z = words_[position_++];
+  z ^= (z >> 29) & 0x5555555555555555ULL;
+  z ^= (z << 17) & 0x71D67FFFEDA60000ULL;
+  z ^= (z << 37) & 0xFFF7EEE000000000ULL;
+  return z ^ (z >> 43);
+}
+
+void MersenneTwister64::write(std::ostream& out) const {
+  for (uint64_t word : words_) out << word << ' ';
+  out << position_;
+}
+
+bool MersenneTwister64::read(std::istream& in) {
+  MersenneTwister64 read(0);
+  for (uint64_t& word : read.words_) in >> word;
+  in >> read.position_;
+  if (in.fail() || read.position_ < 0 || read.position_ > n) return false;
+  *this = read;
+  return true;
+}
+
+// ---- Generator ----
+
 double Generator::uniform() {
   // The top 53 bits of a 64-bit draw fill a double's mantissa exactly.
   return static_cast<double>(engine_() >> 11) * 0x1.0p-53;
@@ -49,7 +95,8 @@ int64_t Generator::integer(int64_t low, int64_t high) {
 
 std::string Generator::state() const {
   std::ostringstream out;
-  out << engine_ << ' ' << (has_spare_normal_ ? 1 : 0) << ' ';
+  engine_.write(out);
+  out << ' ' << (has_spare_normal_ ? 1 : 0) << ' ';
   out.precision(17);
   out << spare_normal_;
   return out.str();
@@ -57,11 +104,12 @@ std::string Generator::state() const {
 
 void Generator::set_state(const std::string& text) {
   std::istringstream in(text);
-  std::mt19937_64 engine;
+  MersenneTwister64 engine(0);
   int has_spare = 0;
   double spare = 0.0;
-  in >> engine >> has_spare >> spare;
-  const bool complete = !in.fail();
+  const bool engine_read = engine.read(in);
+  in >> has_spare >> spare;
+  const bool complete = engine_read && !in.fail();
   std::string stray;
   // state() writes the engine's 312 words and its position, 0 or 1 for a kept normal, and that normal; anything
   // else (a cut, a stray word, a NaN) would draw numbers no uninterrupted run draws.

@@ -1,5 +1,6 @@
-"""checklist.py — what the explorer's Python tests share (tests/inspect/explorer_browser_test.py, serve_load_test.py):
-a tally of checks that prints each failure as it happens, a free loopback port, and stopping a server."""
+"""checklist.py — what the explorer's Python tests share (tests/inspect/explorer_browser_test.py, serve_load_test.py,
+tests/web/live_browser_test.py): a tally of checks that prints each failure as it happens, a free loopback port,
+stopping a server, and two questions to a page in Chromium."""
 import signal
 import socket
 import subprocess
@@ -22,6 +23,17 @@ class Checklist:
         """The closing line ('N passed, N failed') and the exit code."""
         print("%s: %d passed, %d failed" % (self.name, self.passes, len(self.failures)))
         return 1 if self.failures else 0
+
+
+def body(driver, name):
+    """An attribute of the page's <body> (the explorer and the live page report their state there)."""
+    from selenium.webdriver.common.by import By
+    return driver.find_element(By.TAG_NAME, "body").get_attribute(name)
+
+
+def console_errors(driver):
+    """The page's console errors so far (needs the goog:loggingPrefs capability for the browser log)."""
+    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
 def free_port():

@@ -21,6 +21,8 @@ from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
+from checklist import body  # noqa: E402
+
 VIEWS = ["head", "model", "matrix", "neuron", "decoding", "flow", "compare"]
 ACTIVE = ("var a = document.activeElement; return a ? {tag: a.tagName.toLowerCase(), role: a.getAttribute('role'),"
           " key: a.getAttribute('data-key'), view: a.getAttribute('data-view'), id: a.id,"
@@ -46,10 +48,6 @@ def tab_to(driver, wanted, limit=400):
 
 def key_starts(prefix):
     return lambda a: (a.get("key") or "").startswith(prefix)
-
-
-def body(driver, name):
-    return driver.find_element(By.TAG_NAME, "body").get_attribute(name)
 
 
 def to_view(driver, check, name):

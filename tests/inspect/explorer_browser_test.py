@@ -41,7 +41,7 @@ import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklist import Checklist, free_port, stop  # noqa: E402
+from checklist import Checklist, body, console_errors, free_port, stop  # noqa: E402
 
 try:
     from selenium import webdriver
@@ -103,14 +103,6 @@ def wait(driver, condition, what, seconds=10):
         return True
     except Exception:
         return check(False, "timed out waiting for " + what)
-
-
-def body(driver, name):
-    return driver.find_element(By.TAG_NAME, "body").get_attribute(name)
-
-
-def console_errors(driver):
-    return [entry["message"] for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
 
 
 def open_page(driver, url, label):

@@ -1,0 +1,95 @@
+// engine.cpp — attnlab in a web page: the functions the page calls, and nothing else (the browser build's entry
+// point; cmake/browser.cmake says what that build contains).
+//
+// The page's JavaScript (web/live.js) writes a run's files — config.yaml, the tokenizer files, one checkpoint —
+// into Emscripten's in-memory file system under a folder, and from then on asks the same questions the command
+// line asks of a run folder on disk, through the same functions of the chapters:
+//   attnlab_load(dir)            load_run(dir): the config, the tokenizers, the model and its weights
+//   attnlab_attention(request)   what `attnlab serve` answers for POST /api/translate: record_attention() of
+//                                {"text": …, "beam": B, "ig_steps": M} as attention.json (the explorer's data)
+//   attnlab_translate(text)      what `attnlab translate --text` prints: translate_line() with the run's decode
+// (training in the page: web/training.cpp). Every answer is a JSON text; a failure is {"error": "…"} with the
+// chapter's own message. The returned pointer stays valid until the next call (one answer at a time: the page
+// has one thread).
+#include <nlohmann/json.hpp>
+
+#include <memory>
+#include <string>
+
+#include "inspect/attention_maps.h"
+#include "run/run.h"
+#include "util/error.h"
+
+namespace attnlab {
+namespace {
+
+std::unique_ptr<LoadedRun> loaded;   // the run the page loaded last
+std::string answer;                  // the last answer, handed to the page as a C string
+
+const char* answered(std::string text) {
+  answer = std::move(text);
+  return answer.c_str();
+}
+
+const char* failed(const std::string& message) { return answered(nlohmann::json{{"error", message}}.dump()); }
+
+// Runs `work` and returns its answer, or the error a chapter threw as {"error": …}.
+template <typename Work>
+const char* answer_of(const Work& work) {
+  try {
+    return answered(work());
+  } catch (const std::exception& e) {   // attnlab::Error, and anything the standard library throws
+    return failed(e.what());
+  }
+}
+
+LoadedRun& the_run() {
+  if (!loaded) throw Error("no run is loaded: pick a run's files first (attnlab_load)");
+  return *loaded;
+}
+
+}  // namespace
+}  // namespace attnlab
+
+extern "C" {
+
+// Loads the run folder `dir` of the in-memory file system (its best checkpoint, as the command line would).
+// Answers {"step": …, "checkpoint": …, "encoder": kind, "decoder": kind, "cross": kind}.
+const char* attnlab_load(const char* dir) {
+  using namespace attnlab;
+  return answer_of([dir] {
+    loaded = std::make_unique<LoadedRun>(load_run(dir));
+    const ModelConfig& model = loaded->config.model;
+    return nlohmann::json{{"step", loaded->step}, {"checkpoint", loaded->checkpoint_path},
+                          {"encoder", name_of(model.encoder_attention.kind)},
+                          {"decoder", name_of(model.decoder_attention.kind)},
+                          {"cross", name_of(model.cross_attention.kind)}}
+        .dump();
+  });
+}
+
+// One sentence's attention.json, as `attnlab serve` answers it (src/cli/serve/explorer_api.h has the request).
+const char* attnlab_attention(const char* request) {
+  using namespace attnlab;
+  return answer_of([request] {
+    const nlohmann::json body = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
+    if (body.is_discarded() || !body.is_object() || !body.contains("text") || !body["text"].is_string()) {
+      throw Error("the request is not {\"text\": \"a sentence\", \"beam\": 1, \"ig_steps\": 0}");
+    }
+    const auto beam = body.value("beam", int64_t{0});           // 0: the run's decode.beam
+    const auto ig_steps = body.value("ig_steps", int64_t{0});   // 0: no gradient attribution
+    if (beam < 0 || beam > 16 || ig_steps < 0 || ig_steps > 64) throw Error("beam is 0 … 16, ig_steps 0 … 64");
+    return attention_json(record_attention(the_run(), body["text"].get<std::string>(), "", beam, ig_steps));
+  });
+}
+
+// The translation of one line, as `attnlab translate --run DIR --text LINE` prints it: {"translation": …}.
+const char* attnlab_translate(const char* line) {
+  using namespace attnlab;
+  return answer_of([line] {
+    const LoadedRun& run = the_run();
+    return nlohmann::json{{"translation", translate_line(run, run.config.decode, line, "the text")}}.dump();
+  });
+}
+
+}  // extern "C"
