@@ -79,11 +79,14 @@ int64_t answer_estimate_bytes(const LoadedRun& run, int64_t source_tokens, int64
   const auto n = static_cast<double>(source_tokens);
   const double m = std::max(1.0, decode.max_len_ratio * n + static_cast<double>(decode.max_len_extra)) + 1;
   const double d_k = static_cast<double>(model.d_model) / static_cast<double>(std::max<int64_t>(1, model.heads));
-  // Per weight: the weight, its value norm, q and k's d_k features and a few stages; then the beam's candidates,
-  // and the flow: rollout [n, n] + [m, n] + [m, m], two attributions [m, n].
-  const double numbers = static_cast<double>(model.heads) * (d_k + 5) *
-                             (static_cast<double>(model.encoder_layers) * n * n +
-                              static_cast<double>(model.decoder_layers) * (m * m + m * n)) +
+  // A map of Tq × Tk weights per head: for each weight, the weight, its value norm, its score and a few stages
+  // (about 5 numbers); for each token, the neuron view's q or k, d_k features (q_i ⊙ k_j is made in the page,
+  // never sent). Then the beam's candidates, and the flow: rollout [n, n] + [m, n] + [m, m], two attributions
+  // [m, n]. m is the longest translation decoding allows, so this is a bound, not a guess.
+  const auto heads = static_cast<double>(model.heads);
+  auto map_numbers = [&](double Tq, double Tk) { return heads * (5 * Tq * Tk + d_k * (Tq + Tk)); };
+  const double numbers = static_cast<double>(model.encoder_layers) * map_numbers(n, n) +
+                         static_cast<double>(model.decoder_layers) * (map_numbers(m, m) + map_numbers(m, n)) +
                          2.0 * static_cast<double>(std::max<int64_t>(1, beam)) * m * m + n * n + 3 * m * n + m * m;
   return static_cast<int64_t>(std::min(numbers * bytes_per_number, 9e18));
 }
