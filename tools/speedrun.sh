@@ -4,10 +4,13 @@
 #
 #   tools/speedrun.sh [options] CONFIG MINUTES SEED...
 #     --test NAME SRC REF    a further test set (line-aligned files), scored beside the config's test split
+#     --valid                score the config's validation split too (the split to choose settings on), first
 #     --checkpoint WHICH     the checkpoint to score: best (default), latest, or average (set --set
-#                            train.average_last=N to have training write it)
+#                            train.average_last=N, or train.average_last in the config, to have training write it)
 #     --set KEY=VALUE        passed to every training run (e.g. train.threads=2, train.schedule_by=time)
 #     --out DIR              where the runs go (default runs/speedrun-DATE); DIR/seed-S is trained afresh
+#     --score-only           train nothing: score the runs already in DIR/seed-S (after more seeds were trained
+#                            one at a time, or to score another checkpoint or test set); MINUTES is only the title
 #     --attnlab PATH         the program (default build/release/attnlab)
 #
 # For each SEED it trains DIR/seed-SEED with `--set train.seed=SEED --set train.max_minutes=MINUTES`, then
@@ -19,12 +22,14 @@
 # Needs jq (Debian: apt-get install jq).
 set -euo pipefail
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "speedrun.sh: $*" >&2; exit 2; }
 
 attnlab="$(dirname "$0")/../build/release/attnlab"
 out="runs/speedrun-$(date +%Y%m%d-%H%M%S)"
 checkpoint=best
+score_only=false
+command_line=("$@")
 sets=()
 test_names=(test) test_srcs=("") test_refs=("")   # the config's own test split first
 positional=()
@@ -33,6 +38,9 @@ while [ $# -gt 0 ]; do
     --test) [ $# -ge 4 ] || die "--test needs NAME SRC REF"
             [ -f "$3" ] || die "--test $2: no source file '$3'"; [ -f "$4" ] || die "--test $2: no reference file '$4'"
             test_names+=("$2"); test_srcs+=("$3"); test_refs+=("$4"); shift 4 ;;
+    --valid) test_names=(valid "${test_names[@]}"); test_srcs=("" "${test_srcs[@]}"); test_refs=("" "${test_refs[@]}")
+             shift ;;
+    --score-only) score_only=true; shift ;;
     --checkpoint) [ $# -ge 2 ] || die "--checkpoint needs best, latest or average"; checkpoint="$2"; shift 2 ;;
     --set) [ $# -ge 2 ] || die "--set needs KEY=VALUE"; sets+=(--set "$2"); shift 2 ;;
     --out) [ $# -ge 2 ] || die "--out needs a folder"; out="$2"; shift 2 ;;
@@ -50,6 +58,12 @@ for seed in "${seeds[@]}"; do [[ "$seed" =~ ^[0-9]+$ ]] || die "SEED: expected a
 [[ "$checkpoint" =~ ^(best|latest|average)$ ]] || die "--checkpoint: expected best, latest or average, got '$checkpoint'"
 command -v jq >/dev/null || die "needs jq to read the scores (Debian: apt-get install jq)"
 [ -x "$attnlab" ] || die "no attnlab program at '$attnlab' (build it, or give --attnlab PATH)"
+if $score_only; then
+  for seed in "${seeds[@]}"; do
+    ls "$out/seed-$seed"/checkpoints/step-*.safetensors >/dev/null 2>&1 ||
+      die "--score-only: no trained run in '$out/seed-$seed' (train it first, or give --out the folder it is in)"
+  done
+fi
 mkdir -p "$out"
 
 # scores[seed index, test index] = "BLEU chrF"
@@ -57,14 +71,17 @@ declare -A scores=()
 steps=()
 for i in "${!seeds[@]}"; do
   seed="${seeds[$i]}" run="$out/seed-${seeds[$i]}"
-  rm -rf "$run"
-  echo "== seed $seed: training $config for $minutes minutes into $run" >&2
-  "$attnlab" --log-level warn train --config "$config" --run "$run" "${sets[@]}" \
-    --set train.seed="$seed" --set train.max_minutes="$minutes" >&2
+  if ! $score_only; then
+    rm -rf "$run"
+    echo "== seed $seed: training $config for $minutes minutes into $run" >&2
+    "$attnlab" --log-level warn train --config "$config" --run "$run" "${sets[@]}" \
+      --set train.seed="$seed" --set train.max_minutes="$minutes" >&2
+  fi
   last=$(ls "$run"/checkpoints/step-*.safetensors | tail -n 1)
   steps+=("$((10#$(basename "$last" .safetensors | sed 's/^step-//')))")
   for t in "${!test_names[@]}"; do
-    if [ -z "${test_srcs[$t]}" ]; then where=(--split test)
+    if [ "${test_names[$t]}" = valid ] && [ -z "${test_srcs[$t]}" ]; then where=(--split valid)
+    elif [ -z "${test_srcs[$t]}" ]; then where=(--split test)
     else where=(--src "${test_srcs[$t]}" --ref "${test_refs[$t]}" --out "$run/eval-${test_names[$t]}.hyp"); fi
     json=$("$attnlab" --log-level warn eval --run "$run" "${where[@]}" --checkpoint "$checkpoint" --json)
     scores[$i,$t]=$(jq -r '"\(.bleu) \(.chrf)"' <<< "$json")
@@ -83,7 +100,10 @@ version=$("$attnlab" --version | awk '{ print $2 }')
 {
   echo "# speedrun: $config, $minutes minutes a seed, checkpoint $checkpoint"
   echo
-  echo "made by: $0 ${sets[*]} $config $minutes ${seeds[*]} on $(date '+%Y-%m-%d %H:%M'), $(lscpu 2>/dev/null |
+  if $score_only; then
+    echo "(scored with --score-only: the runs were trained earlier, by the same command without it)"; echo
+  fi
+  echo "made by: $0 ${command_line[*]} on $(date '+%Y-%m-%d %H:%M'), $(lscpu 2>/dev/null |
        sed -n 's/^Model name: *//p' | head -n 1), $(nproc) cores"
   echo
   header="| seed | steps |"; rule="|---|---|"

@@ -6,15 +6,8 @@
 #   tests/cli/compare_test.sh ATTNLAB SOURCE_DIR WORK_DIR
 set -euo pipefail
 attnlab="$1"; source_dir="$2"; work="$3"
-command -v jq >/dev/null || { echo "jq is not installed: skipping"; exit 77; }
-rm -rf "$work"; mkdir -p "$work"
-fail() { echo "FAIL: $*" >&2; exit 1; }
-
-# A tiny corpus and two tiny models that differ in one key.
-for i in 1 2 3; do
-  printf 'the cat sleeps .\nthe dog eats .\na red cat .\na big dog sleeps .\n' >> "$work/tiny.en"
-  printf 'le chat dort .\nle chien mange .\nun chat rouge .\nun grand chien dort .\n' >> "$work/tiny.fr"
-done
+source "$(dirname "$0")/tiny_corpus.sh" "$work"   # jq or skip, an empty $work, fail(), $work/tiny.en|fr
+# Two tiny models that differ in one key.
 for name in small small-no-positional; do
   positional=sinusoidal; [ "$name" = small ] || positional=none
   cat > "$work/$name.yaml" <<YAML
