@@ -13,15 +13,15 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
-#include <optional>
 #include <memory>
+#include <optional>
 
 #include "cli/commands.h"
+#include "cloze/cloze_training.h"
 #include "inspect/attention_maps.h"
 #include "inspect/live_page.h"
-#include "util/error.h"
-#include "cloze/cloze_training.h"
 #include "run/run.h"
+#include "util/error.h"
 #include "util/files.h"
 
 namespace attnlab {
@@ -32,7 +32,8 @@ namespace {
 int live_page_command(const AttentionCommandOptions& options) {
   if (options.out.empty()) throw Error("attnlab attention --live writes a page: give --out DIR");
   if (!path_exists(options.engine)) {
-    throw Error("the browser build's engine " + options.engine + " is missing: build it with `cmake --preset wasm && "
+    throw Error("the browser build's engine " + options.engine +
+                " is missing: build it with `cmake --preset wasm && "
                 "cmake --build --preset wasm` (tools/web.sh does it all), or name it with --engine FILE");
   }
   std::optional<LiveRun> run;
@@ -59,18 +60,21 @@ int attention_command(const AttentionCommandOptions& options) {
     throw Error("attnlab attention has nothing to write: give --out DIR (files) and/or --terminal (stdout)");
   }
   if (!options.compare.empty() && options.out.empty()) {
-    throw Error("attnlab attention --compare " + options.compare + " draws the page's compare view: give --out DIR too");
+    throw Error("attnlab attention --compare " + options.compare +
+                " draws the page's compare view: give --out DIR too");
   }
-  if (is_cloze_run(options.run)) {                                       // α, β, β̄, s of a reader
-    if (!options.compare.empty()) throw Error("attnlab attention --compare works on translation runs, not on a cloze run");
+  if (is_cloze_run(options.run)) {  // α, β, β̄, s of a reader
+    if (!options.compare.empty())
+      throw Error("attnlab attention --compare works on translation runs, not on a cloze run");
     return cloze_attention_command(options);
   }
   LoadedRun run = load_run(options.run, options.checkpoint);
   AttentionPicture picture = record_attention(run, options.text, options.target, options.beam, options.ig_steps);
   std::vector<std::string> written;
-  if (!options.compare.empty()) {                      // the same sentence (and --target, --beam) through run 2
+  if (!options.compare.empty()) {  // the same sentence (and --target, --beam) through run 2
     LoadedRun other = load_run(options.compare, options.checkpoint);
-    const AttentionPicture compared = record_attention(other, options.text, options.target, options.beam, options.ig_steps);
+    const AttentionPicture compared =
+        record_attention(other, options.text, options.target, options.beam, options.ig_steps);
     written = write_attention_folder(picture, options.out, &compared, {options.run, options.compare});
   } else if (!options.out.empty()) {
     written = write_attention_folder(picture, options.out);

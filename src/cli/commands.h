@@ -30,50 +30,50 @@ struct Subcommand {
 // --version, which CLI11 reports the same way). command_line.cpp.
 int refuse_command_line(CLI::App& app, const CLI::ParseError& error, int argc, char** argv);
 
-Subcommand add_gradcheck_command(CLI::App& app);   // src/cli/gradcheck_command.cpp (float64)
-Subcommand add_corpus_command(CLI::App& app);      // src/cli/corpus_command.cpp (float32, as all below)
-Subcommand add_train_command(CLI::App& app);       // src/cli/train_command.cpp
-Subcommand add_translate_command(CLI::App& app);   // src/cli/translate_command.cpp
-Subcommand add_eval_command(CLI::App& app);        // src/cli/eval_command.cpp
-Subcommand add_average_command(CLI::App& app);     // src/cli/average_command.cpp
-Subcommand add_trace_command(CLI::App& app);       // src/cli/trace_command.cpp
-Subcommand add_attention_command(CLI::App& app);   // src/cli/attention_command.cpp
-Subcommand add_serve_command(CLI::App& app);       // src/cli/serve_command.cpp
-Subcommand add_report_command(CLI::App& app);      // src/cli/report_command.cpp
-Subcommand add_bench_command(CLI::App& app);       // src/cli/bench_command.cpp
+Subcommand add_gradcheck_command(CLI::App& app);  // src/cli/gradcheck_command.cpp (float64)
+Subcommand add_corpus_command(CLI::App& app);     // src/cli/corpus_command.cpp (float32, as all below)
+Subcommand add_train_command(CLI::App& app);      // src/cli/train_command.cpp
+Subcommand add_translate_command(CLI::App& app);  // src/cli/translate_command.cpp
+Subcommand add_eval_command(CLI::App& app);       // src/cli/eval_command.cpp
+Subcommand add_average_command(CLI::App& app);    // src/cli/average_command.cpp
+Subcommand add_trace_command(CLI::App& app);      // src/cli/trace_command.cpp
+Subcommand add_attention_command(CLI::App& app);  // src/cli/attention_command.cpp
+Subcommand add_serve_command(CLI::App& app);      // src/cli/serve_command.cpp
+Subcommand add_report_command(CLI::App& app);     // src/cli/report_command.cpp
+Subcommand add_bench_command(CLI::App& app);      // src/cli/bench_command.cpp
 // argc and argv: the command line as typed, written into gradvar.md.
-Subcommand add_gradvar_command(CLI::App& app, int argc, char** argv);   // src/cli/gradvar_command.cpp
+Subcommand add_gradvar_command(CLI::App& app, int argc, char** argv);  // src/cli/gradvar_command.cpp
 
 // ---- A cloze run (model.task: cloze) through eval and attention ----
 // eval_command() and attention_command() hand a cloze run over to src/cli/cloze_commands.cpp with their options;
 // the other commands keep their options in their own files.
 
 struct EvalCommandOptions {
-  std::string run;                     // a run folder
-  std::string split;                   // valid | test (the run's config names the files) …
-  std::string src, ref;                // … or two line-aligned files
-  std::optional<int64_t> beam;         // empty: the run's decode.beam
-  int64_t no_repeat_ngram = -1;        // the repetition guard's N; < 0: the run's decode.no_repeat_ngram
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
-  std::string path;                    // paper | fused (empty: the run's model.path)
-  bool json = false;                   // one JSON object instead of the table
-  std::string out;                     // hypotheses file; empty: RUN/eval-SPLIT.hyp or SRC.hyp
+  std::string run;                  // a run folder
+  std::string split;                // valid | test (the run's config names the files) …
+  std::string src, ref;             // … or two line-aligned files
+  std::optional<int64_t> beam;      // empty: the run's decode.beam
+  int64_t no_repeat_ngram = -1;     // the repetition guard's N; < 0: the run's decode.no_repeat_ngram
+  std::string checkpoint = "best";  // best | latest | a checkpoint file
+  std::string path;                 // paper | fused (empty: the run's model.path)
+  bool json = false;                // one JSON object instead of the table
+  std::string out;                  // hypotheses file; empty: RUN/eval-SPLIT.hyp or SRC.hyp
 };
-int cloze_eval_command(const EvalCommandOptions& options);             // src/cli/cloze_commands.cpp
+int cloze_eval_command(const EvalCommandOptions& options);  // src/cli/cloze_commands.cpp
 
 struct AttentionCommandOptions {
-  std::string run;                     // a run folder
-  std::string text;                    // the source sentence
-  std::string target;                  // a target to force (teacher forcing); empty: the greedy translation
-  std::string out;                     // folder for attention.json, the SVGs and index.html (empty: none)
-  bool terminal = false;               // also print every head as a shaded heatmap to stdout
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
-  int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
-  std::string compare;                 // a second run folder for the page's compare view (empty: none)
-  int64_t ig_steps = 16;               // integrated gradients' steps m (src/inspect/flow.h); 0: no attribution
-  bool live = false;                   // --live: the live explorer (src/inspect/live_page.h) instead of one sentence
-  std::string engine = "build/wasm/web/attnlab_web.js";   // the browser build's engine, for --live
+  std::string run;                  // a run folder
+  std::string text;                 // the source sentence
+  std::string target;               // a target to force (teacher forcing); empty: the greedy translation
+  std::string out;                  // folder for attention.json, the SVGs and index.html (empty: none)
+  bool terminal = false;            // also print every head as a shaded heatmap to stdout
+  std::string checkpoint = "best";  // best | latest | a checkpoint file
+  int64_t beam = 0;                 // beam size; 0: the run's decode.beam (1 = greedy)
+  std::string compare;              // a second run folder for the page's compare view (empty: none)
+  int64_t ig_steps = 16;            // integrated gradients' steps m (src/inspect/flow.h); 0: no attribution
+  bool live = false;                // --live: the live explorer (src/inspect/live_page.h) instead of one sentence
+  std::string engine = "build/wasm/web/attnlab_web.js";  // the browser build's engine, for --live
 };
-int cloze_attention_command(const AttentionCommandOptions& options);   // src/cli/cloze_commands.cpp
+int cloze_attention_command(const AttentionCommandOptions& options);  // src/cli/cloze_commands.cpp
 
 }  // namespace attnlab

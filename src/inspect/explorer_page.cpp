@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "inspect/attention_page.h"
-#include "inspect/explorer_files.h"   // generated: explorer_html, explorer_css and one array per script
+#include "inspect/explorer_files.h"  // generated: explorer_html, explorer_css and one array per script
 #include "inspect/page_template.h"
 #include "inspect/svg.h"
 #include "util/error.h"
@@ -22,17 +22,19 @@ std::string explorer_page_html(const std::string& title, const std::string& atte
   // A script element ends at the first "</script", and "<!--" changes how the parser looks for that end: the
   // page's own code must hold neither (the data is escaped, json_for_script).
   for (const char* ending : {"</script", "<!--"}) {
-    if (script.find(ending) != std::string::npos) throw Error(std::string("the explorer's scripts hold \"") + ending + "\"");
+    if (script.find(ending) != std::string::npos)
+      throw Error(std::string("the explorer's scripts hold \"") + ending + "\"");
   }
   if (!compared_json.empty() && compared_names.size() != 2) throw Error("a compared page needs its two runs' names");
-  const nlohmann::json config = {{"mode", runs.empty() ? "file" : "serve"}, {"runs", runs},
-                                 {"compared_runs", compared_names}};
-  return fill_template(text_of(explorer_html), {{"{{title}}", xml_escape(title)},
-                                                {"/*{{css}}*/", text_of(explorer_css)},
-                                                {"{{config}}", json_for_script(config.dump())},
-                                                {"{{data}}", attention_json.empty() ? "null" : json_for_script(attention_json)},
-                                                {"{{compared}}", compared_json.empty() ? "null" : json_for_script(compared_json)},
-                                                {"/*{{script}}*/", script}},
+  const nlohmann::json config = {
+      {"mode", runs.empty() ? "file" : "serve"}, {"runs", runs}, {"compared_runs", compared_names}};
+  return fill_template(text_of(explorer_html),
+                       {{"{{title}}", xml_escape(title)},
+                        {"/*{{css}}*/", text_of(explorer_css)},
+                        {"{{config}}", json_for_script(config.dump())},
+                        {"{{data}}", attention_json.empty() ? "null" : json_for_script(attention_json)},
+                        {"{{compared}}", compared_json.empty() ? "null" : json_for_script(compared_json)},
+                        {"/*{{script}}*/", script}},
                        "the explorer page template");
 }
 

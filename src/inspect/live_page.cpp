@@ -9,9 +9,9 @@
 
 #include "inspect/attention_page.h"
 #include "inspect/explorer_page.h"
+#include "inspect/live_files.h"  // generated: live_panel_html, live_scripts_html, live_css, live_js, training_js,
 #include "inspect/page_template.h"
-#include "inspect/live_files.h"   // generated: live_panel_html, live_scripts_html, live_css, live_js, training_js,
-                                  // copy_yaml, reverse_yaml
+// copy_yaml, reverse_yaml
 #include "util/error.h"
 #include "util/files.h"
 
@@ -71,16 +71,17 @@ std::string live_page_html(const std::string& title, const LiveRun* run, const s
     bundled = {{"name", run->name}, {"checkpoint", run->checkpoint}, {"files", nlohmann::json::object()}};
     for (const auto& [path, bytes] : run->files) bundled["files"][path] = base64(bytes);
   }
-  const std::string scripts =
-      fill_template(text_of(live_scripts_html),
-           {{"{{run}}", json_for_script(bundled.dump())},
-            {"{{copy}}", script_safe(text_of(copy_yaml), "configs/copy.yaml")},
-            {"{{reverse}}", script_safe(text_of(reverse_yaml), "configs/reverse.yaml")},
-            {"/*{{css}}*/", text_of(live_css)},
-            {"/*{{engine}}*/", script_safe(engine_js, "the engine script")},
-            {"/*{{script}}*/", script_safe(text_of(live_js) + text_of(training_js), "live.js or training.js")}},
-                    "live_scripts.html");
-  return fill_template(explorer, {{"</header>", "</header>\n" + text_of(live_panel_html)}, {"</body>", scripts + "</body>"}},
+  const std::string scripts = fill_template(
+      text_of(live_scripts_html),
+      {{"{{run}}", json_for_script(bundled.dump())},
+       {"{{copy}}", script_safe(text_of(copy_yaml), "configs/copy.yaml")},
+       {"{{reverse}}", script_safe(text_of(reverse_yaml), "configs/reverse.yaml")},
+       {"/*{{css}}*/", text_of(live_css)},
+       {"/*{{engine}}*/", script_safe(engine_js, "the engine script")},
+       {"/*{{script}}*/", script_safe(text_of(live_js) + text_of(training_js), "live.js or training.js")}},
+      "live_scripts.html");
+  return fill_template(explorer,
+                       {{"</header>", "</header>\n" + text_of(live_panel_html)}, {"</body>", scripts + "</body>"}},
                        "the explorer page");
 }
 

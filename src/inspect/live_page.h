@@ -18,7 +18,7 @@
 #include <map>
 #include <string>
 
-#include "tensor/real.h"   // ATTNLAB_PRECISION
+#include "tensor/real.h"  // ATTNLAB_PRECISION
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 
@@ -26,8 +26,8 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 // file, and the checkpoint `checkpoint_path` as checkpoints/<its name>.
 struct LiveRun {
   std::string name;
-  std::string checkpoint;                      // its path in the folder ("checkpoints/best.safetensors")
-  std::map<std::string, std::string> files;    // path → bytes
+  std::string checkpoint;                    // its path in the folder ("checkpoints/best.safetensors")
+  std::map<std::string, std::string> files;  // path → bytes
 };
 LiveRun live_run_files(const std::string& run_dir, const std::string& checkpoint_path);
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "tensor/real.h"   // ATTNLAB_PRECISION
+#include "tensor/real.h"  // ATTNLAB_PRECISION
 
 namespace attnlab::inline ATTNLAB_PRECISION {
 

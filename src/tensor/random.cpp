@@ -64,7 +64,9 @@ double Generator::uniform() {
   return static_cast<double>(engine_() >> 11) * 0x1.0p-53;
 }
 
-double Generator::uniform(double low, double high) { return low + (high - low) * uniform(); }
+double Generator::uniform(double low, double high) {
+  return low + (high - low) * uniform();
+}
 
 double Generator::normal(double mean, double stddev) {
   if (has_spare_normal_) {
@@ -81,8 +83,8 @@ double Generator::normal(double mean, double stddev) {
 }
 
 int64_t Generator::integer(int64_t low, int64_t high) {
-  if (high <= low) throw Error("Generator::integer: empty range [" + std::to_string(low) + ", " +
-                               std::to_string(high) + ")");
+  if (high <= low)
+    throw Error("Generator::integer: empty range [" + std::to_string(low) + ", " + std::to_string(high) + ")");
   uint64_t span = static_cast<uint64_t>(high - low);
   // Rejection sampling keeps every value equally likely (a plain modulo would favour small ones).
   uint64_t limit = UINT64_MAX - UINT64_MAX % span;
@@ -114,8 +116,9 @@ void Generator::set_state(const std::string& text) {
   // state() writes the engine's 312 words and its position, 0 or 1 for a kept normal, and that normal; anything
   // else (a cut, a stray word, a NaN) would draw numbers no uninterrupted run draws.
   if (!complete || (in >> stray) || (has_spare != 0 && has_spare != 1) || !std::isfinite(spare)) {
-    throw Error("not a random-generator state attnlab wrote (313 whole numbers of the Mersenne Twister, then 0 or 1 "
-                "and a number)");
+    throw Error(
+        "not a random-generator state attnlab wrote (313 whole numbers of the Mersenne Twister, then 0 or 1 "
+        "and a number)");
   }
   engine_ = engine;
   has_spare_normal_ = has_spare != 0;

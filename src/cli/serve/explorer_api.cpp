@@ -14,7 +14,7 @@ namespace {
 
 constexpr int64_t max_beam = 16;
 constexpr int64_t max_ig_steps = 64;
-constexpr int64_t bytes_per_number = 10;   // "0.1234," and the like; labels and keys are small beside them
+constexpr int64_t bytes_per_number = 10;  // "0.1234," and the like; labels and keys are small beside them
 
 // An integer field of the request: `fallback` when absent; throws attnlab::Error when it is not an integer in
 // [low, high].
@@ -33,7 +33,7 @@ struct TranslateRequest {
   ServedRun* served = nullptr;
   std::string text;
   int64_t beam = 0;
-  int64_t ig_steps = 0;   // integrated gradients' steps (src/inspect/flow.h); 0: no gradient attribution
+  int64_t ig_steps = 0;  // integrated gradients' steps (src/inspect/flow.h); 0: no gradient attribution
 };
 
 // Throws attnlab::Error (a 400) for what the request gets wrong; returns 413's message in `too_large` instead
@@ -42,8 +42,9 @@ TranslateRequest read_translate_request(const std::string& request_body, std::ve
                                         const ExplorerApiOptions& options, std::string& too_large) {
   const nlohmann::json body = nlohmann::json::parse(request_body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
-    throw Error("the request body is not a JSON object (or not valid UTF-8): send {\"text\": \"a sentence\", "
-                "\"run\": 0, \"beam\": 1}");
+    throw Error(
+        "the request body is not a JSON object (or not valid UTF-8): send {\"text\": \"a sentence\", "
+        "\"run\": 0, \"beam\": 1}");
   }
   if (!body.contains("text") || !body["text"].is_string()) throw Error("\"text\" (a string) is missing");
   TranslateRequest request;
@@ -57,7 +58,7 @@ TranslateRequest read_translate_request(const std::string& request_body, std::ve
   request.beam = integer_field(body, "beam", 0, 0, max_beam);
   request.ig_steps = integer_field(body, "ig_steps", 0, 0, max_ig_steps);
   request.served = runs[static_cast<size_t>(r)].get();
-  if (request.served->cloze) return request;   // a question: n · m numbers, small beside --max-text-bytes
+  if (request.served->cloze) return request;  // a question: n · m numbers, small beside --max-text-bytes
   const LoadedRun& run = request.served->run;
   const auto tokens = static_cast<int64_t>(encode_text(run, *run.tokenizers.src, request.text, "text").size());
   const int64_t beam = request.beam > 0 ? request.beam : run.config.decode.beam;
@@ -113,8 +114,9 @@ HttpServer::Router explorer_router(std::vector<std::unique_ptr<ServedRun>>& runs
                 std::lock_guard<std::mutex> lock(translate.served->in_use);
                 try {
                   if (translate.served->cloze) {
-                    return HttpAnswer{200, "application/json",
-                                      cloze_json(record_cloze_question(*translate.served->cloze, translate.text, "\"text\""))};
+                    return HttpAnswer{
+                        200, "application/json",
+                        cloze_json(record_cloze_question(*translate.served->cloze, translate.text, "\"text\""))};
                   }
                   return HttpAnswer{200, "application/json",
                                     attention_json(record_attention(translate.served->run, translate.text, "",

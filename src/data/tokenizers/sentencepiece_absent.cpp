@@ -7,7 +7,8 @@ namespace attnlab::inline ATTNLAB_PRECISION {
 
 namespace {
 Error absent(const std::string& kind) {
-  return Error("tokenizer.kind " + kind + " needs the sentencepiece library, which this build leaves out (the "
+  return Error("tokenizer.kind " + kind +
+               " needs the sentencepiece library, which this build leaves out (the "
                "browser build: cmake/browser.cmake); use a run with tokenizer.kind word or char, or the native "
                "attnlab");
 }
