@@ -184,7 +184,9 @@ class Checker:
 
     def tree_path_exists(self, text):
         path = text.rstrip("/")
-        full = os.path.join(self.root, path)
+        full = os.path.normpath(os.path.join(self.root, path))
+        if os.path.commonpath([os.path.abspath(full), self.root]) != self.root:
+            return False    # outside the tree: it may exist here, but not in a clone
         return os.path.isdir(full) if text.endswith("/") else os.path.exists(full)
 
     def check_line(self, where, file_rel, number, last, quote, label):
@@ -559,6 +561,9 @@ def self_test(root):
                ["page.md:1", "src/util/a.cpp#L3", "on no line"])
         expect("a line reference without its text", tree("quote", "[a.cpp:3](../../src/util/a.cpp#L3)\n"),
                ["page.md:1", "no `quoted text`"])
+        write(os.path.join(work, "beside.yaml"), "a file beside the tree, which a clone would not have\n")
+        expect("a path out of the tree to a file that exists here", tree("outside", "run it on configs/../../beside.yaml\n"),
+               ["page.md:1", "configs/../../beside.yaml", "no such file"])
         expect("a bare file:line", tree("bare", "as `src/util/a.cpp:3` says\n"), ["page.md:1", "nobody checks"])
         expect("'line N' in prose", tree("words", "see line 3 of the file\n"), ["page.md:1", "line 3"])
         expect("a gdb line that moved", tree("gdb", "```gdb\n    at /x/src/util/a.cpp:2\n2\t  return a + b;   // the sum\n```\n"),
