@@ -4,7 +4,7 @@
 // The page's JavaScript (web/live.js) writes a run's files — config.yaml, the tokenizer files, one checkpoint —
 // into Emscripten's in-memory file system under a folder, and from then on asks the same questions the command
 // line asks of a run folder on disk, through the same functions of the chapters:
-//   attnlab_load(dir)            load_run(dir): the config, the tokenizers, the model and its weights
+//   attnlab_load(dir, which)     load_run(dir, which): the config, the tokenizers, the model and its weights
 //   attnlab_attention(request)   what `attnlab serve` answers for POST /api/translate: record_attention() of
 //                                {"text": …, "beam": B, "ig_steps": M} as attention.json (the explorer's data)
 //   attnlab_translate(text)      what `attnlab translate --text` prints: translate_line() with the run's decode
@@ -53,12 +53,14 @@ LoadedRun& the_run() {
 
 extern "C" {
 
-// Loads the run folder `dir` of the in-memory file system (its best checkpoint, as the command line would).
+// Loads the run folder `dir` of the in-memory file system with the checkpoint `which` names, as --checkpoint does on
+// the command line: "best", or a checkpoint file's path (the one the page was written with: attention --live
+// --checkpoint average bundles checkpoints/average.safetensors and no other).
 // Answers {"step": …, "checkpoint": …, "encoder": kind, "decoder": kind, "cross": kind}.
-const char* attnlab_load(const char* dir) {
+const char* attnlab_load(const char* dir, const char* which) {
   using namespace attnlab;
-  return answer_of([dir] {
-    loaded = std::make_unique<LoadedRun>(load_run(dir));
+  return answer_of([dir, which] {
+    loaded = std::make_unique<LoadedRun>(load_run(dir, which));
     const ModelConfig& model = loaded->config.model;
     return nlohmann::json{{"step", loaded->step}, {"checkpoint", loaded->checkpoint_path},
                           {"encoder", name_of(model.encoder_attention.kind)},

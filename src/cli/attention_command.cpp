@@ -116,7 +116,7 @@ Subcommand add_attention_command(CLI::App& app) {
                          "Folder to write the files into (created if missing); give --out, --terminal or both");
   subcommand->add_flag("--terminal", options->terminal, "Print every head as a Unicode-shaded heatmap");
   subcommand->add_option("--checkpoint", options->checkpoint,
-                         "best (default), latest, or the path of a checkpoint file");
+                         "best (default), latest, average (attnlab average), or the path of a checkpoint file");
   subcommand
       ->add_option("--beam", options->beam,
                    "Beam size of the translation (default: the run's decode.beam; 1 = greedy); the decoding "

@@ -25,7 +25,7 @@ struct ReportCommandOptions {
   std::string out;                     // the HTML file (empty: RUN/report.html)
   std::string text;                    // the sentence whose attention is shown (empty: the first sample)
   int64_t samples = 8;                 // sample translations from the test (else validation) split
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
+  std::string checkpoint = "best";     // best | latest | average | a checkpoint file
 };
 
 int report_command(const ReportCommandOptions& options) {
@@ -91,7 +91,7 @@ Subcommand add_report_command(CLI::App& app) {
   subcommand->add_option("--text", options->text, "The sentence whose attention is drawn (default: the first sample)");
   subcommand->add_option("--samples", options->samples, "How many sample translations (default 8)");
   subcommand->add_option("--checkpoint", options->checkpoint,
-                         "best (default), latest, or the path of a checkpoint file");
+                         "best (default), latest, average (attnlab average), or the path of a checkpoint file");
   return {subcommand, [options] { return report_command(*options); }};
 }
 

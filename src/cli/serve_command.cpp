@@ -40,7 +40,7 @@ struct ServeCommandOptions {
   std::vector<std::string> runs;       // the run folders a visitor may choose among
   std::string host = "127.0.0.1";      // the address to listen on: this machine only, unless told otherwise
   int port = 8080;
-  std::string checkpoint = "best";     // best | latest | a checkpoint file (of every run)
+  std::string checkpoint = "best";     // best | latest | average | a checkpoint file (of every run)
   int64_t max_text_bytes = 1000;       // a longer sentence is refused (400)
   int64_t max_answer_mb = 64;          // a sentence whose answer would be larger is refused (413)
   int64_t max_in_flight = 2;           // translations computed at once
@@ -134,7 +134,7 @@ Subcommand add_serve_command(CLI::App& app) {
   subcommand->add_option("--port", options->port, "The TCP port (default 8080)")->check(CLI::Range(1, 65535));
   subcommand->add_option("--host", options->host, "The address to listen on (default 127.0.0.1)");
   subcommand->add_option("--checkpoint", options->checkpoint,
-                         "best (default), latest, or the path of a checkpoint file");
+                         "best (default), latest, average (attnlab average), or the path of a checkpoint file");
   subcommand->add_option("--max-text-bytes", options->max_text_bytes,
                          "The longest sentence accepted, in bytes (default 1000, at most 16384)")
       ->check(CLI::Range(1, 16384));

@@ -26,7 +26,7 @@ struct TraceCommandOptions {
   std::string text;                    // the source sentence
   std::optional<std::string> target;   // teacher-forced target; empty optional: the greedy translation
   int64_t values = 4;                  // numbers shown per line (the first of the first row)
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
+  std::string checkpoint = "best";     // best | latest | average | a checkpoint file
 };
 
 namespace {

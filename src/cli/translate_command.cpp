@@ -26,7 +26,7 @@ namespace attnlab {
 struct TranslateCommandOptions {
   std::string run;                     // a run folder
   std::string text;                    // one sentence; empty: read lines from stdin
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
+  std::string checkpoint = "best";     // best | latest | average | a checkpoint file
   std::string path;                    // paper | fused (empty: the run's model.path)
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
   double alpha = -1;                   // GNMT length penalty α; < 0: the run's decode.length_penalty

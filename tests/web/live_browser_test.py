@@ -9,6 +9,8 @@ For each of the five tiny runs of tests/inspect/explorer_runs.sh (every attentio
   * records, for the fixture's sentence, the attention `attnlab attention` recorded: the same tokens and
     translation, and every weight of every map within 1e-5;
   * answers the explorer's own form: typing a sentence and pressing Translate draws the views, from the page.
+And a page written with --checkpoint average, which bundles checkpoints/average.safetensors and no other checkpoint:
+it loads that file and translates as `attnlab translate --checkpoint average` does.
 Then the page without a run, with --train: the copy task trains in a Web Worker until every validation sentence is
 copied exactly, within 3 minutes, with a falling loss curve drawn (tests/CMakeLists.txt: browser.live_training).
 Prints the page's and the native per-sentence translation times (one thread each; on a loaded machine, rough).
@@ -84,18 +86,21 @@ def in_page(driver, script, *arguments):
         *arguments))
 
 
-def write_page(run, out):
+def write_page(run, out, checkpoint=None):
     command = [attnlab, "attention", "--live", "--engine", engine, "--out", out]
     if run:
         command += ["--run", os.path.join(runs_dir, run)]
+    if checkpoint:
+        command += ["--checkpoint", checkpoint]
     result = subprocess.run(command, capture_output=True, text=True)
     check(result.returncode == 0, "attention --live: " + result.stderr)
     return "file://" + os.path.abspath(os.path.join(out, "index.html"))
 
 
-def native_translation(run, sentence):
+def native_translation(run, sentence, checkpoint="best"):
     started = time.perf_counter()
-    result = subprocess.run([attnlab, "translate", "--run", os.path.join(runs_dir, run), "--text", sentence],
+    result = subprocess.run([attnlab, "translate", "--run", os.path.join(runs_dir, run), "--text", sentence,
+                             "--checkpoint", checkpoint],
                             capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
     return result.stdout.rstrip("\n"), time.perf_counter() - started
 
@@ -156,6 +161,30 @@ def check_run(driver, run, sentences, timings):
     check(not console_errors(driver), run + ": console errors after Translate " + repr(console_errors(driver)))
 
 
+def check_averaged(driver, sentences):
+    """A copy of the dot run with an averaged checkpoint, its page written with --checkpoint average."""
+    run = os.path.join(work, "dot-averaged")          # absolute: os.path.join(runs_dir, run) is run itself
+    shutil.copytree(os.path.join(runs_dir, "dot"), run)
+    result = subprocess.run([attnlab, "average", "--run", run, "--last", "1"], capture_output=True, text=True)
+    check(result.returncode == 0, "attnlab average: " + result.stderr)
+    driver.get(write_page(run, os.path.join(work, "averaged-live"), checkpoint="average"))
+    if not wait(driver, lambda d: body(d, "data-live-ready") in ("1", "error"), "averaged: the engine to load", 60):
+        return
+    status = driver.find_element(By.ID, "live-status").text
+    if not check(body(driver, "data-live-ready") == "1", "the page of --checkpoint average did not load: " + status):
+        return
+    loaded = in_page(driver, "window.attnlabLive.slots[0].loaded")
+    check(str(loaded.get("checkpoint", "")).endswith("checkpoints/average.safetensors"),
+          "the page loaded %r, not the averaged checkpoint" % loaded.get("checkpoint"))
+    for sentence in sentences:
+        expected, _ = native_translation(run, sentence, "average")
+        answer = in_page(driver, "window.attnlabLive.translate(args[0])", sentence)
+        check(answer.get("translation") == expected, "averaged: page translates %r as %r, attnlab translate "
+              "--checkpoint average as %r" % (sentence, answer, expected))
+    print("averaged: the page of --checkpoint average loaded %s and translated %d sentences as attnlab translate"
+          % (loaded.get("checkpoint"), len(sentences)))
+
+
 def check_training(driver):
     driver.get(write_page(None, os.path.join(work, "training-live")))
     wait(driver, lambda d: body(d, "data-live-ready") == "1", "the page without a run to load", 60)
@@ -195,6 +224,7 @@ try:
         timings = []
         for run in RUNS:
             check_run(driver, run, sentences, timings)
+        check_averaged(driver, sentences)
         page_ms = 1000 * sum(t[1] for t in timings) / max(1, len(timings))
         print("per sentence: page %.1f ms (in-page call), native %.1f ms (a whole `attnlab translate` process)"
               % (page_ms, 1000 * sum(t[2] for t in timings) / max(1, len(timings))))

@@ -13,7 +13,7 @@
 // script (Emscripten's SINGLE_FILE) and the run's files are inside the page, or read from the files you pick.
 (function () {
   'use strict';
-  var bundled = JSON.parse(document.getElementById('live-run').textContent);   // {name, files: {path: base64}} | null
+  var bundled = JSON.parse(document.getElementById('live-run').textContent);   // {name, checkpoint, files: {path: base64}} | null
   var status = document.getElementById('live-status');
   var slots = [{dir: '/runs/picked', files: null, name: 'your run'}, {dir: '/runs/trained', files: null, name: 'copy'}];
   var loadedSlot = null;             // the slot whose run the engine holds
@@ -29,8 +29,11 @@
     return bytes;
   }
   // {path: Uint8Array} written under the slot's folder; the engine loads it again before its next answer.
-  live.setRunFiles = function (slot, files, name) {
+  // checkpoint: the file in it to load (checkpoints/NAME.safetensors), or nothing for the best, as the command line's
+  // --checkpoint best would choose (best.safetensors, else the latest step).
+  live.setRunFiles = function (slot, files, name, checkpoint) {
     slots[slot].files = files;
+    slots[slot].checkpoint = checkpoint || null;
     if (name) slots[slot].name = name;
     if (loadedSlot === slot) loadedSlot = null;
     var option = document.querySelector('#ask-run option[value="' + slot + '"]');
@@ -42,7 +45,10 @@
     live.engine = module;
     return module;
   });
-  function call(module, name, argument) { return JSON.parse(module.ccall(name, 'string', ['string'], [argument])); }
+  function call(module, name) {                       // call(module, name, string...): the answer, parsed
+    var strings = Array.prototype.slice.call(arguments, 2);
+    return JSON.parse(module.ccall(name, 'string', strings.map(function () { return 'string'; }), strings));
+  }
   function writeFiles(module, dir, files) {
     Object.keys(files).forEach(function (path) {
       var full = dir + '/' + path;
@@ -59,7 +65,7 @@
     }
     try { module.FS.rmdir(run.dir); } catch (e) { /* first load, or not empty: files are overwritten */ }
     writeFiles(module, run.dir, run.files);
-    var answer = call(module, 'attnlab_load', run.dir);
+    var answer = call(module, 'attnlab_load', run.dir, run.checkpoint ? run.dir + '/' + run.checkpoint : 'best');
     if (answer.error) throw new Error(answer.error);
     loadedSlot = slot;
     run.loaded = answer;
@@ -112,12 +118,19 @@
       return files;
     });
   }
+  // The checkpoint to load among picked files: the best (none named) when there is a best or a step checkpoint,
+  // else the one checkpoint picked (an averaged one, say); several others and none of those: the engine says so.
+  function checkpointOf(files) {
+    var checkpoints = Object.keys(files).filter(function (path) { return /^checkpoints\//.test(path); });
+    var stepOrBest = checkpoints.some(function (path) { return /\/(best|step-\d+)\.safetensors$/.test(path); });
+    return !stepOrBest && checkpoints.length === 1 ? checkpoints[0] : null;
+  }
   function pickFrom(input) {
     input.addEventListener('change', function () {
       var first = input.files[0], name = first && first.webkitRelativePath ? first.webkitRelativePath.split('/')[0]
                                                                           : 'picked run';
       pickedFiles(input.files).then(function (files) {
-        live.setRunFiles(0, files, name);
+        live.setRunFiles(0, files, name, checkpointOf(files));
         return engine.then(function (module) { loadSlot(module, 0); });
       }).then(function () {
         say(name + ': loaded (step ' + slots[0].loaded.step + ') — type a sentence above', 'ready');
@@ -130,7 +143,7 @@
   if (bundled) {
     var files = {};
     Object.keys(bundled.files).forEach(function (path) { files[path] = bytesOf(bundled.files[path]); });
-    live.setRunFiles(0, files, bundled.name);
+    live.setRunFiles(0, files, bundled.name, bundled.checkpoint);
   }
   engine.then(function (module) {
     if (bundled) loadSlot(module, 0);
