@@ -182,10 +182,13 @@ class Checker:
     def rel(self, path):
         return os.path.relpath(path, self.root)
 
+    def inside_tree(self, full):
+        return os.path.commonpath([os.path.abspath(full), self.root]) == self.root
+
     def tree_path_exists(self, text):
         path = text.rstrip("/")
         full = os.path.normpath(os.path.join(self.root, path))
-        if os.path.commonpath([os.path.abspath(full), self.root]) != self.root:
+        if not self.inside_tree(full):
             return False    # outside the tree: it may exist here, but not in a clone
         return os.path.isdir(full) if text.endswith("/") else os.path.exists(full)
 
@@ -258,7 +261,7 @@ class Checker:
             full = os.path.normpath(os.path.join(page_dir, path)) if path else os.path.join(self.root, page_rel)
             if not self.report.check(os.path.exists(full), where, f"link {target}: no such file or folder"):
                 continue
-            if os.path.commonpath([os.path.abspath(full), self.root]) != self.root:
+            if not self.inside_tree(full):
                 self.report.fail(where, f"link {target}: points outside the tree")
                 continue
             file_rel = self.rel(full)

@@ -13,7 +13,8 @@
 // script (Emscripten's SINGLE_FILE) and the run's files are inside the page, or read from the files you pick.
 (function () {
   'use strict';
-  var bundled = JSON.parse(document.getElementById('live-run').textContent);   // {name, checkpoint, files: {path: base64}} | null
+  // The bundled run: {name, checkpoint, files: {path: base64}}, or null when the page was written without one.
+  var bundled = JSON.parse(document.getElementById('live-run').textContent);
   var status = document.getElementById('live-status');
   var slots = [{dir: '/runs/picked', files: null, name: 'your run'}, {dir: '/runs/trained', files: null, name: 'copy'}];
   var loadedSlot = null;             // the slot whose run the engine holds
