@@ -11,7 +11,7 @@
 #                 only to a cross-origin-isolated page, never to one opened from disk. The build compiles without
 #                 -fopenmp and puts a team of one on the include path (web/one_thread/omp.h).
 #   MPI           data parallelism: src/distributed/data_parallel_single.cpp, one process (ATTNLAB_MPI off)
-#   OpenBLAS      src/tensor/blas_product_absent.cpp (ATTNLAB_BLAS off): model.gemm auto takes the packed GEMM
+#   OpenBLAS      src/tensor/product/blas_product_absent.cpp (ATTNLAB_BLAS off): model.gemm auto takes the packed GEMM
 #   sentencepiece the bpe and unigram tokenizers: src/data/tokenizers/sentencepiece_absent.cpp says so; word and
 #                 char work
 #   the command   src/cli (and with it serve's HTTP server, libmicrohttpd), the tests, the tools, the exercises
@@ -39,7 +39,7 @@ add_link_options(-fwasm-exceptions)
 # What Emscripten 3.1.6's C and C++ libraries lack and the chapters use — std::bit_cast, floating-point to_chars
 # and from_chars, malloc_trim — comes from web/compat/, first on the include path (each header says what it adds).
 include_directories(BEFORE SYSTEM ${PROJECT_SOURCE_DIR}/web/compat)
-# The register tiles of the packed product (src/tensor/small_matmul.cpp) are sized for the registers the machine
+# The register tiles of the packed product (src/tensor/product/small_matmul.cpp) are sized for the registers the machine
 # code has; Eigen knows no WebAssembly and guesses 8. The browser's compiler maps simd128 values onto the CPU's
 # vector registers: 16 on x86-64 (SSE, AVX2), 32 on ARM64 (NEON).
 add_compile_definitions(EIGEN_ARCH_DEFAULT_NUMBER_OF_REGISTERS=16)

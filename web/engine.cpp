@@ -16,7 +16,7 @@
 #include <memory>
 #include <string>
 
-#include "inspect/attention_maps.h"
+#include "inspect/maps/attention_maps.h"
 #include "run/run.h"
 #include "util/error.h"
 

@@ -1,7 +1,7 @@
 // training.cpp — a Transformer learning to copy, in the page: the run/ chapter's train(), unchanged, on the
 // in-memory file system, reporting to the page as it goes (the browser build's entry point, with engine.cpp).
 //
-// The page's training worker (src/inspect/live/training.js) calls attnlab_train() once; it returns when training
+// The page's training worker (src/inspect/pages/live/training.js) calls attnlab_train() once; it returns when training
 // ends. Meanwhile the page hears, through Module.onTrainingReport(json):
 //   {"step": s, "loss": l, "learning_rate": r, "seconds": t}                     every few steps (the loss curve)
 //   {"validation": {"step", "loss", "exact_match", "token_accuracy"}, "attention": attention.json}
@@ -20,7 +20,7 @@
 #include <string>
 
 #include "data/synthetic/synthetic.h"
-#include "inspect/attention_maps.h"
+#include "inspect/maps/attention_maps.h"
 #include "run/run.h"
 #include "run/trainer.h"
 #include "util/files.h"

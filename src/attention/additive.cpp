@@ -32,7 +32,8 @@
 #include "autograd/ops.h"
 #include "nn/layers.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -132,4 +133,5 @@ std::unique_ptr<Attention> make_additive_attention(const AttentionConfig& c, Att
   return std::make_unique<AdditiveAttention>(c, d_model, heads, dropout, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -28,7 +28,8 @@
 #include "nn/module.h"
 #include "util/choice.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // What a training batch's targets earned, for hard attention's score function: log p(y_t | the sampled keys) of
 // every target position, computed without a graph (a constant).
@@ -263,4 +264,5 @@ std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, Attenti
 // Every kind make_attention builds, in the order of docs/course/05-attention.md's table.
 std::vector<AttentionKind> attention_kinds();
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

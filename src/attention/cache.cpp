@@ -27,7 +27,8 @@
 #include "tensor/row_math.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -259,4 +260,5 @@ Tensor attend_cached(const AttentionCache& cache, const AttentionConfig& config,
 
 real dot_product(const real* a, const real* b, int64_t n) { return row_dot(a, b, n); }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -5,7 +5,8 @@
 
 #include "autograd/gradcheck.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GradcheckCase> softmax_attention_checks();          // checks/softmax_kinds.cpp
 std::vector<GradcheckCase> external_linear_attention_checks();  // checks/external_linear.cpp
@@ -13,4 +14,5 @@ std::vector<GradcheckCase> local_attention_checks();            // checks/local.
 std::vector<GradcheckCase> reader_attention_checks();           // checks/reader.cpp: aoa, as_reader
 std::vector<GradcheckCase> hard_attention_checks();             // checks/hard.cpp: the Gumbel-softmax relaxation
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

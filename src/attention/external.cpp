@@ -47,7 +47,8 @@
 #include "nn/layers.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -182,4 +183,5 @@ std::unique_ptr<Attention> make_external_attention(const AttentionConfig& c, Att
   return std::make_unique<ExternalAttention>(c, d_model, heads, dropout, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -2,7 +2,8 @@
 #include "attention/attention.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 const char* use_name(AttentionUse use) {
   switch (use) {
@@ -103,4 +104,5 @@ std::unique_ptr<Attention> make_attention(const AttentionConfig& c, AttentionUse
   throw Error(where + ".kind: no attention kind numbered " + std::to_string(static_cast<int>(c.kind)));
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

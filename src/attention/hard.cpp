@@ -59,7 +59,8 @@
 #include "nn/layers.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Tensor gumbel_softmax(const Tensor& scores, const Tensor& additive_mask, const Tensor& noise, double temperature) {
   Tensor perturbed = add(scores, noise);                                    // [B, h, Tq, Tk]  z + g
@@ -371,4 +372,5 @@ std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, Attenti
   return std::make_unique<HardAttention>(c, use, d_model, heads, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

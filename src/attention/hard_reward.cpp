@@ -10,7 +10,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 double Rewards::sentence(int64_t b) const {
   double total = 0;
@@ -107,4 +108,5 @@ std::vector<double> advantages(const Rewards& rewards, int64_t Tq, bool queries_
   return A;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

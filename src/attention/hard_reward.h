@@ -21,7 +21,8 @@
 
 #include "attention/attention.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // The baseline's memory between batches: one moving average per target position (or one, per sentence).
 struct RewardBaseline {
@@ -39,4 +40,5 @@ std::vector<double> advantages(const Rewards& rewards, int64_t Tq, bool queries_
 // R [B, T]: the reward of each position under config (sentence: the sentence's sum in every real position).
 std::vector<double> position_rewards(const Rewards& rewards, const AttentionConfig& config);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

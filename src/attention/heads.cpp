@@ -11,7 +11,8 @@
 #include "autograd/ops.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Tensor split_heads(const Tensor& x, int64_t heads) {
   const int64_t B = x.size(0), T = x.size(1), d_model = x.size(2);
@@ -31,4 +32,5 @@ Tensor merge_heads(const Tensor& x) {
   return reshape(per_position, {B, T, h * d_k});                              // [B, T, d_model]
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

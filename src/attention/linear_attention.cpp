@@ -41,7 +41,8 @@
 #include "nn/layers.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -220,4 +221,5 @@ std::unique_ptr<Attention> make_linear_attention(const AttentionConfig& c, Atten
   return std::make_unique<LinearAttention>(c, d_model, heads, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -51,7 +51,8 @@
 #include "nn/layers.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -270,4 +271,5 @@ std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, Attent
   return std::make_unique<LocalAttention>(c, d_model, heads, dropout, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

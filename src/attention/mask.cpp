@@ -8,7 +8,8 @@
 
 #include "attention/attention.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 bool AttentionMask::allowed(int64_t b, int64_t i, int64_t j, const AttentionConfig& config) const {
   if (!key_is_real[static_cast<size_t>(b * key_len + j)]) return false;
@@ -54,4 +55,5 @@ AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t 
   return mask;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

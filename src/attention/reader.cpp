@@ -8,7 +8,8 @@
 #include "autograd/ops.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -84,4 +85,5 @@ Tensor attention_sum_scores(const Tensor& D, const Tensor& q, const ReaderPaddin
   return reshape(softmax(scores, additive_padding(padding.document_is_real, B, n)), {B, n});   // [B, n]
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -30,7 +30,8 @@
 
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Which positions of a batch are real: [B · n] and [B · m], 1 for a real token, 0 for padding. Every document and
 // every query must have at least one real position (else attnlab::Error).
@@ -55,4 +56,5 @@ Tensor attention_over_attention(const Tensor& D, const Tensor& Q, const ReaderPa
 // D [B, n, d], q [B, d] → s [B, n] = softmax_i(D_i · q), padded positions 0.
 Tensor attention_sum_scores(const Tensor& D, const Tensor& q, const ReaderPadding& padding);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -28,7 +28,8 @@
 #include "autograd/ops.h"
 #include "nn/layers.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -110,4 +111,5 @@ std::unique_ptr<Attention> make_sagan_attention(const AttentionConfig& c, Attent
   return std::make_unique<SaganAttention>(c, d_model, dropout, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -20,7 +20,8 @@
 #include "nn/layers.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -161,4 +162,5 @@ std::unique_ptr<Attention> make_scaled_dot_attention(const AttentionConfig& c, A
   return std::make_unique<ScaledDotAttention>(c, d_model, heads, dropout, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

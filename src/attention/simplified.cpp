@@ -21,7 +21,8 @@
 #include "autograd/ops.h"
 #include "nn/layers.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -91,4 +92,5 @@ std::unique_ptr<Attention> make_simplified_attention(const AttentionConfig& c, A
   return std::make_unique<SimplifiedAttention>(c, d_model, heads, dropout, init);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

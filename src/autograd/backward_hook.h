@@ -17,9 +17,11 @@
 
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 using GradientFinal = std::function<void(const TensorNode& leaf)>;
 void backward(const Tensor& loss, const GradientFinal& gradient_final);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -7,7 +7,8 @@
 #include "autograd/ops.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -87,4 +88,5 @@ GradcheckResult run_gradcheck(const GradcheckCase& check, const GradcheckOptions
   return result;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -20,7 +20,8 @@
 
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct GradcheckCase {
   GradcheckCase() = default;
@@ -97,4 +98,5 @@ std::vector<GradcheckCase> cross_entropy_checks();
 std::vector<GradcheckCase> attention_op_checks();    // prefix_softmax, divide
 std::vector<GradcheckCase> pointer_sum_checks();
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

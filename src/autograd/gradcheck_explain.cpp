@@ -13,7 +13,8 @@
 #include "autograd/graph.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -105,4 +106,5 @@ std::string explain_gradcheck(const GradcheckCase& check, const GradcheckOptions
   return text;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -9,7 +9,8 @@
 #include "util/profile.h"
 #include "tensor/storage.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 thread_local bool grad_mode = true;
@@ -105,4 +106,5 @@ Tensor Tensor::detach() const {
   return Tensor::from_values(shape(), acquire_storage_copy(values()), /*requires_grad=*/false);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -19,7 +19,8 @@
 
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Is the graph being recorded right now? (true unless a NoGradGuard is alive on this thread)
 bool grad_enabled();
@@ -51,4 +52,5 @@ bool no_graph(Tensor& output, const char* op);
 // True when the op should compute a gradient for this input: it asked for one.
 inline bool wants_grad(const Tensor& t) { return t.defined() && t.requires_grad(); }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -18,7 +18,8 @@
 #include "tensor/tensor.h"
 #include "tensor/token_ids.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // ---- Elementwise arithmetic with broadcasting (ops/elementwise.cpp) ----
 // NumPy broadcasting: shapes are aligned at the last axis; each pair of sizes must be equal or one of them 1
@@ -123,4 +124,5 @@ Tensor divide(const Tensor& a, const Tensor& b);
 // An id outside [0, vocab) throws attnlab::Error. The ids receive no gradient.
 Tensor pointer_sum(const Tensor& s, const TokenIds& document, int64_t vocab);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -1,13 +1,13 @@
 // attention_command.cpp — `attnlab attention`: the attention maps of one sentence, as files and in the terminal.
 //
 // Translates --text (greedily, or by beam search with --beam N) or takes --target, runs one teacher-forced
-// forward pass with a recorder (src/inspect/attention_maps.h), and writes into --out: attention.json, one SVG per
-// map and head, and index.html, the explorer (src/inspect/explorer_page.h); with --compare RUN2 the same sentence
+// forward pass with a recorder (src/inspect/maps/attention_maps.h), and writes into --out: attention.json, one SVG per
+// map and head, and index.html, the explorer (src/inspect/pages/explorer_page.h); with --compare RUN2 the same sentence
 // through a second run as well (compared.json), which the page's compare view shows beside the first. With
 // --terminal every head is also printed to standard output as a shaded heatmap. The JSON also carries where
-// information flows (src/inspect/flow.h): rollout, value norms, and — with --ig-steps m > 0, 16 by default —
+// information flows (src/inspect/maps/flow.h): rollout, value norms, and — with --ig-steps m > 0, 16 by default —
 // gradient × input and integrated gradients.
-// With --live it writes the live explorer instead (src/inspect/live_page.h): --out DIR/index.html, the explorer
+// With --live it writes the live explorer instead (src/inspect/pages/live_page.h): --out DIR/index.html, the explorer
 // with the browser build of attnlab inside it and --run's files bundled (or none), which translates typed
 // sentences and trains the copy task in the page, opened from disk.
 #include <CLI/CLI.hpp>
@@ -18,8 +18,8 @@
 
 #include "cli/commands.h"
 #include "cloze/cloze_training.h"
-#include "inspect/attention_maps.h"
-#include "inspect/live_page.h"
+#include "inspect/maps/attention_maps.h"
+#include "inspect/pages/live_page.h"
 #include "run/run.h"
 #include "util/error.h"
 #include "util/files.h"

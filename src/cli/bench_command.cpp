@@ -17,7 +17,7 @@
 #include "lab/bench.h"
 #include "run/config_io.h"
 #include "lab/length_sweep.h"
-#include "tensor/blas_product.h"
+#include "tensor/product/blas_product.h"
 #include "util/files.h"
 #include "util/suggest.h"
 

@@ -5,7 +5,7 @@
 //              baseline (cloze_training.h); --json prints {"task", "split", "questions", "accuracy", "loss",
 //              "frequency_baseline", "checkpoint", "step"}
 //   attention  α, β, β̄ and s (aoa; s alone for as_reader) of one question (--text "<document> @query <query>")
-//              as SVGs and index.html in --out, and/or as text with --terminal (inspect/cloze_maps.h)
+//              as SVGs and index.html in --out, and/or as text with --terminal (inspect/maps/cloze_maps.h)
 #include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -15,7 +15,7 @@
 #include "cli/cloze_question.h"
 #include "cli/commands.h"
 #include "data/synthetic/cloze_question.h"
-#include "inspect/cloze_maps.h"
+#include "inspect/maps/cloze_maps.h"
 #include "cloze/cloze_training.h"
 #include "util/error.h"
 

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "cloze/cloze_training.h"
-#include "inspect/cloze_maps.h"
+#include "inspect/maps/cloze_maps.h"
 
 namespace attnlab {
 

@@ -70,8 +70,8 @@ struct AttentionCommandOptions {
   std::string checkpoint = "best";  // best | latest | a checkpoint file
   int64_t beam = 0;                 // beam size; 0: the run's decode.beam (1 = greedy)
   std::string compare;              // a second run folder for the page's compare view (empty: none)
-  int64_t ig_steps = 16;            // integrated gradients' steps m (src/inspect/flow.h); 0: no attribution
-  bool live = false;                // --live: the live explorer (src/inspect/live_page.h) instead of one sentence
+  int64_t ig_steps = 16;            // integrated gradients' steps m (src/inspect/maps/flow.h); 0: no attribution
+  bool live = false;                // --live: the live explorer (src/inspect/pages/live_page.h) instead of one sentence
   std::string engine = "build/wasm/web/attnlab_web.js";  // the browser build's engine, for --live
 };
 int cloze_attention_command(const AttentionCommandOptions& options);  // src/cli/cloze_commands.cpp

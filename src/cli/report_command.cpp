@@ -1,4 +1,4 @@
-// report_command.cpp — `attnlab report`: one self-contained HTML page about a run (src/inspect/report.h).
+// report_command.cpp — `attnlab report`: one self-contained HTML page about a run (src/inspect/pages/report.h).
 //
 // Reads DIR/metrics.jsonl for the curves, translates the first few sentences of the run's test split (its
 // validation split when it has no test split; paths as in DIR/config.yaml, relative to the current folder) and
@@ -13,7 +13,7 @@
 
 #include "cli/commands.h"
 #include "data/corpus.h"
-#include "inspect/report.h"
+#include "inspect/pages/report.h"
 #include "util/error.h"
 #include "run/run.h"
 #include "util/files.h"

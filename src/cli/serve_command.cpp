@@ -29,7 +29,7 @@
 #include "cli/serve/explorer_api.h"
 #include "cli/serve/http_server.h"
 #include "cli/serve/work_queue.h"
-#include "inspect/explorer_page.h"
+#include "inspect/pages/explorer_page.h"
 #include "run/run.h"
 #include "run/trainer.h"
 #include "util/error.h"

@@ -1,5 +1,5 @@
 // trace_command.cpp — `attnlab trace`: one sentence through a trained model, every stage printed in the order
-// the code computes it (src/inspect/trace.h), to read next to src/model/transformer.cpp and src/attention/.
+// the code computes it (src/inspect/maps/trace.h), to read next to src/model/transformer.cpp and src/attention/.
 //
 // With --target the decoder is fed that target (teacher forcing, as in training); without it the sentence is
 // first translated greedily and the trace shows the pass over the model's own translation.
@@ -14,7 +14,7 @@
 #include "data/corpus.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
-#include "inspect/trace.h"
+#include "inspect/maps/trace.h"
 #include "util/error.h"
 #include "run/run.h"
 #include "util/utf8.h"

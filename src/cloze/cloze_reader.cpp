@@ -8,7 +8,8 @@
 #include "model/masks.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -126,4 +127,5 @@ std::vector<int32_t> predicted_answers(const Tensor& P, const ClozeBatch& batch)
   return answers;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

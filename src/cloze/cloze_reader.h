@@ -27,7 +27,8 @@
 #include "nn/layers.h"
 #include "model/transformer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // A batch of cloze questions, padded with pad_id.
 struct ClozeBatch {
@@ -72,4 +73,5 @@ class ClozeReader : public Module {
 // The answer of each question: the word of highest P (the first such word of the document among equals), [B].
 std::vector<int32_t> predicted_answers(const Tensor& P, const ClozeBatch& batch);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

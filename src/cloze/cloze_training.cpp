@@ -22,7 +22,8 @@
 #include "util/files.h"
 #include "util/suggest.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace fs = std::filesystem;
 
@@ -336,4 +337,5 @@ ClozeBatch cloze_question_batch(const LoadedClozeRun& run, const std::string& li
   return make_cloze_batch({example});
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -25,7 +25,8 @@
 #include "run/run.h"
 #include "run/trainer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // The questions of one split as ids, with the words the frequency baseline needs.
 struct ClozeSplit {
@@ -73,4 +74,5 @@ LoadedClozeRun load_cloze_run(const std::string& run_dir, const std::string& whi
 // One question line (document @query query) as a batch of one for the run's reader; throws naming `where`.
 ClozeBatch cloze_question_batch(const LoadedClozeRun& run, const std::string& line, const std::string& where);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

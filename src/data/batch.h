@@ -12,7 +12,8 @@
 
 #include "tensor/token_ids.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct Batch {
   TokenIds src;                 // [B, S]
@@ -23,4 +24,5 @@ struct Batch {
   std::vector<size_t> indices;  // which pairs of the corpus, in order
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -20,7 +20,8 @@
 #include "util/error.h"
 #include "tensor/random.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -198,4 +199,5 @@ std::vector<Batch> fixed_batches(const std::vector<EncodedPair>& pairs, int64_t 
   return batches;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -20,7 +20,8 @@
 #include "data/corpus.h"
 #include "data/tokenizers/tokenizer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct EncodedPair {
   std::vector<int32_t> src, tgt;  // token ids without bos / eos
@@ -69,4 +70,5 @@ class Batcher {
 // shuffling, so every call gives the same batches. Batch.indices says which pairs each batch holds.
 std::vector<Batch> fixed_batches(const std::vector<EncodedPair>& pairs, int64_t batch_tokens);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

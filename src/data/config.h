@@ -9,7 +9,8 @@
 #include "tensor/real.h"
 #include "util/choice.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct DataConfig {
   // Either two line-aligned files per split (…_src / …_tgt), or one TSV per split (…_tsv: "source<TAB>target").
@@ -36,4 +37,5 @@ struct TokenizerConfig {
   int64_t min_count = 1;          // word / char: drop tokens seen fewer times (they become unk)
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -21,7 +21,8 @@
 
 #include "data/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct ParallelText {
   std::vector<std::string> src, tgt;  // src[i] translates to tgt[i]; spaces normalised, never empty
@@ -62,4 +63,5 @@ std::string lowercase(std::string_view text);
 // A byte that is not valid UTF-8 becomes U+FFFD (the replacement character �).
 std::vector<std::string> utf8_characters(std::string_view text);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

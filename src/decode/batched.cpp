@@ -8,7 +8,8 @@
 #include "decode/translate.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<std::vector<size_t>> length_batches(const std::vector<int64_t>& lengths, int64_t batch_tokens) {
   if (batch_tokens < 1) throw Error("decode.batch_tokens must be at least 1, got " + std::to_string(batch_tokens));
@@ -44,4 +45,5 @@ std::vector<std::vector<int32_t>> translate_batched(Seq2Seq& model, const std::v
   return outputs;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

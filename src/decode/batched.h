@@ -21,7 +21,8 @@
 #include "decode/config.h"
 #include "model/transformer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // The batches for sources of these lengths: lists of indices into `lengths`, shortest sentences first, each list
 // in input order within a length. Empty sources (length 0) are left out of every batch.
@@ -32,4 +33,5 @@ std::vector<std::vector<size_t>> length_batches(const std::vector<int64_t>& leng
 std::vector<std::vector<int32_t>> translate_batched(Seq2Seq& model, const std::vector<std::vector<int32_t>>& sources,
                                                     const DecodeConfig& config);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -11,7 +11,8 @@
 #include "tensor/parallel.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -169,4 +170,5 @@ std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<i
   return best;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -27,7 +27,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // What beam search asks of a model. Rows are hypotheses; the scorer keeps whatever state a row needs.
 class NextTokenScorer {
@@ -50,7 +51,7 @@ struct Hypothesis {
 };
 
 // What one step of the search did with its best 2k candidates, for a learner to watch (the explorer's decoding
-// view, src/inspect/attention_maps.h): each candidate is a live hypothesis extended by one token, and its fate is
+// view, src/inspect/maps/attention_maps.h): each candidate is a live hypothesis extended by one token, and its fate is
 //   kept      it fills one of the k live hypotheses of the next step
 //   finished  it ends in eos (or reached the length limit) and is set aside with its score
 //   dropped   the beam was already full when its turn came
@@ -73,4 +74,5 @@ double gnmt_length_penalty(int64_t length, double alpha);
 std::vector<Hypothesis> beam_search(NextTokenScorer& scorer, const std::vector<int64_t>& limits, int64_t beam,
                                     double alpha, BeamLog* log = nullptr, int64_t no_repeat_ngram = 0);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -14,7 +14,8 @@
 #include "util/error.h"
 #include "util/utf8.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -213,4 +214,5 @@ BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vec
   return bleu_from_stats(corpus);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

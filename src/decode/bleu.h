@@ -23,7 +23,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 constexpr int bleu_max_order = 4;
 
@@ -65,4 +66,5 @@ BleuScore bleu_from_stats(const BleuStats& stats);
 // the two lists differ in length.
 BleuScore corpus_bleu(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -9,7 +9,8 @@
 #include "util/error.h"
 #include "util/utf8.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace {
 
 // The text without white space, as its characters (code points); an invalid byte counts as one character.
@@ -102,4 +103,5 @@ double corpus_chrf(const std::vector<std::string>& hypotheses, const std::vector
   return chrf_from_stats(corpus);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -21,7 +21,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 constexpr int chrf_char_order = 6;
 constexpr double chrf_beta = 2;
@@ -38,4 +39,5 @@ double chrf_from_stats(const ChrfStats& stats);
 // Corpus chrF; throws attnlab::Error when the lists differ in length.
 double corpus_chrf(const std::vector<std::string>& hypotheses, const std::vector<std::string>& references);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

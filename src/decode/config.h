@@ -6,7 +6,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct DecodeConfig {
   int64_t beam = 1;               // 1 = greedy
@@ -18,4 +19,5 @@ struct DecodeConfig {
                                   // decoded in batches of about this many source tokens (batched.h)
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

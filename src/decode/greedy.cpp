@@ -11,7 +11,8 @@
 #include "tensor/row_math.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 TokenIds pad_batch(const std::vector<std::vector<int32_t>>& sequences) {
   size_t longest = 1;
@@ -154,4 +155,5 @@ std::vector<std::vector<int32_t>> greedy_decode_cached(Seq2Seq& model, const Tok
   return output;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

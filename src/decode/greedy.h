@@ -24,7 +24,8 @@
 #include "model/transformer.h"
 #include "decode/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // src [B, S] (pad-padded). Returns, per sentence, the output ids without bos and without the final eos.
 // Length limit per sentence: max_len_ratio · (its source length) + max_len_extra tokens, eos included.
@@ -52,4 +53,5 @@ std::vector<int64_t> real_lengths(const TokenIds& ids);
 // Pads a list of id sequences into a [B, max length] batch (pad_id fills).
 TokenIds pad_batch(const std::vector<std::vector<int32_t>>& sequences);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -5,7 +5,8 @@
 #include <limits>
 #include <set>
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<int32_t> banned_next_tokens(const std::vector<int32_t>& output, int64_t n) {
   std::vector<int32_t> banned;
@@ -38,4 +39,5 @@ bool has_repeated_ngram(const std::vector<int32_t>& tokens, int64_t n) {
   return false;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -19,7 +19,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // The tokens that may not follow `output` (the generated tokens so far, without bos) under the guard of order n,
 // each once, in the order their n-grams first occur. Empty when n ≤ 0 or the output is shorter than n − 1 tokens.
@@ -32,4 +33,5 @@ void ban_tokens(Number* row, const std::vector<int32_t>& banned);
 // Does any n-gram of length n occur twice in `tokens`? (What the guard promises for n ≥ 1; the tests ask it.)
 bool has_repeated_ngram(const std::vector<int32_t>& tokens, int64_t n);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

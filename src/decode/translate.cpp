@@ -10,7 +10,8 @@
 #include "util/error.h"
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -94,4 +95,5 @@ std::vector<std::vector<int32_t>> translate_ids(Seq2Seq& model, const TokenIds& 
   return outputs;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

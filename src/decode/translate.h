@@ -10,7 +10,8 @@
 #include "model/transformer.h"
 #include "decode/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // src [B, S] (pad-padded). Returns, per sentence, the output ids without bos and without eos, never pad or bos
 // (greedy.h). Each sentence's output has at most max_len_ratio · (its source length) + max_len_extra tokens (eos
@@ -23,4 +24,5 @@ std::vector<std::vector<int32_t>> translate_ids(Seq2Seq& model, const TokenIds& 
 std::vector<Hypothesis> beam_search_decode(Seq2Seq& model, const TokenIds& src, const DecodeConfig& config,
                                            BeamLog* log = nullptr);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

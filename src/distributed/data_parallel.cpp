@@ -9,7 +9,8 @@
 #include "tensor/random.h"
 #include "tensor/token_ids.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -82,4 +83,5 @@ uint64_t dropout_seed_for_rank(const std::string& root_generator_state, int rank
   return root.next_u64() ^ (0x9E3779B97F4A7C15ULL * static_cast<uint64_t>(rank));   // golden-ratio spread
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -43,7 +43,8 @@
 #include "data/batch.h"
 #include "nn/module.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // ---- The job: which rank this process is, and the collectives (data_parallel_mpi.cpp / _single.cpp) ------
 
@@ -153,4 +154,5 @@ int64_t threads_per_rank(int64_t requested);
 // (the same masks would make shards' noise identical), and the same state and rank always give the same seed.
 uint64_t dropout_seed_for_rank(const std::string& root_generator_state, int rank);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

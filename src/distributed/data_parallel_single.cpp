@@ -8,7 +8,8 @@
 #include "distributed/data_parallel.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // mpirun -np 4 on this build would start four separate runs, all writing the same run folder: refused.
 MpiJob::MpiJob() {
@@ -50,4 +51,5 @@ void abort_job(int exit_code) { std::exit(exit_code); }
 
 }  // namespace collective
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -8,7 +8,8 @@
 #include "tensor/storage.h"
 #include "train/clip.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::optional<RunPlace> DataParallelTraining::start_together(const std::vector<NamedParameter>& parameters,
                                                              Optimizer& optimizer, Generator& dropout_generator,
@@ -99,4 +100,5 @@ double DataParallelTraining::communication_seconds() const {
          (buckets_ ? buckets_->communication_seconds() : 0.0);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

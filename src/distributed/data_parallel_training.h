@@ -31,7 +31,8 @@
 #include "train/observer.h"
 #include "train/step.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Where a run is, as start_together() hands rank 0's to the others.
 struct RunPlace {
@@ -84,4 +85,5 @@ class DataParallelTraining : public Ranks {
   bool told_overlap_ = false;                 // the first step's buckets have been logged
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -7,7 +7,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 GradientBuckets::GradientBuckets(const std::vector<NamedParameter>& parameters, double bucket_mb)
     : parameters_(parameters), bucket_of_(parameters.size()), final_(parameters.size(), false) {
@@ -94,4 +95,5 @@ void GradientBuckets::finish() {
   }
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

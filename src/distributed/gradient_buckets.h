@@ -43,7 +43,8 @@
 #include "nn/module.h"
 #include "distributed/data_parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 class GradientBuckets {
  public:
@@ -86,4 +87,5 @@ class GradientBuckets {
   double communication_seconds_ = 0;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

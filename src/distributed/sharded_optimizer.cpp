@@ -8,7 +8,8 @@
 #include "distributed/data_parallel.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 OptimizerShards::OptimizerShards(const std::vector<NamedParameter>& parameters, int rank, int ranks)
     : rank_(rank), ranks_(ranks) {
@@ -102,4 +103,5 @@ std::optional<Optimizer> OptimizerShards::gather(const Optimizer& shard) {
   return whole;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -38,7 +38,8 @@
 #include "train/flat_parameters.h"
 #include "train/optimizer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 class OptimizerShards {
  public:
@@ -80,4 +81,5 @@ class OptimizerShards {
   double communication_seconds_ = 0;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

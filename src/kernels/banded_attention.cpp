@@ -46,7 +46,8 @@
 #include "tensor/parallel.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -242,4 +243,5 @@ Tensor band_dropout(const Tensor& weights, int64_t left, int64_t key_len, real p
   return out;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -6,7 +6,8 @@
 
 #include "autograd/gradcheck.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GradcheckCase> linear_checks();                 // checks/fused_linear.cpp
 std::vector<GradcheckCase> linear_cross_entropy_checks();   // checks/fused_linear.cpp
@@ -15,4 +16,5 @@ std::vector<GradcheckCase> scaled_dot_attention_checks();   // checks/scaled_dot
 std::vector<GradcheckCase> banded_attention_checks();       // checks/banded_attention.cpp
 std::vector<GradcheckCase> fused_layer_norm_checks();       // checks/layer_norm.cpp
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -11,10 +11,11 @@
 #include "autograd/graph.h"
 #include "kernels/kernels.h"
 #include "tensor/parallel.h"
-#include "tensor/product.h"
+#include "tensor/product/product.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // ---- The Linear layer's op: y = x · Wᵀ + b in one node ----
 //
@@ -70,4 +71,5 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm ge
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -19,7 +19,8 @@
 
 #include "autograd/graph.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 inline real* gradient_buffer(const Tensor& x, bool& first) {
   first = false;
@@ -36,4 +37,5 @@ inline bool take_output_gradient(TensorNode& out, const Tensor& x) {
   return true;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

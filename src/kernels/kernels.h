@@ -26,13 +26,14 @@
 #include <cstdint>
 
 #include "autograd/ops.h"
-#include "tensor/product.h"
+#include "tensor/product/product.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // ---- fused_linear.cpp ----
 // y = x · Wᵀ + b as one op (nn.Linear). x [..., in], W [out, in], b [out] or undefined (no bias) → y [..., out].
-// Its products run on `gemm` (tensor/product.h; a module passes its own, model.gemm).
+// Its products run on `gemm` (tensor/product/product.h; a module passes its own, model.gemm).
 Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm gemm = Gemm::packed);
 
 // ---- linear_cross_entropy.cpp ----
@@ -75,4 +76,5 @@ Tensor band_mix(const Tensor& weights, const Tensor& v, int64_t left);
 // they stand for (band column w of row i is key j = i − left + w), so both paths drop the same weights.
 Tensor band_dropout(const Tensor& weights, int64_t left, int64_t key_len, real p, Generator& gen);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

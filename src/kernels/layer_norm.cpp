@@ -20,7 +20,8 @@
 #include "kernels/kernels.h"
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -67,4 +68,5 @@ Tensor fused_layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

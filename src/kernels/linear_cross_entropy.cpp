@@ -15,12 +15,13 @@
 #include "autograd/graph.h"
 #include "kernels/gradient_buffer.h"
 #include "kernels/kernels.h"
-#include "tensor/product.h"
+#include "tensor/product/product.h"
 #include "tensor/row_math.h"
 #include "util/error.h"
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -106,7 +107,7 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
   std::vector<real> row_loss(static_cast<size_t>(rows), real(0));       // [rows]: loss_i, 0 where ignored
 
   // Rows per chunk: about 4 M logits (16 MB of floats; the base benchmark model's 2048 positions in 4 chunks of
-  // 524). Each chunk packs all of W for z_c = h_c · Wᵀ (tensor/packed_product.cpp), so fewer, taller chunks pack it
+  // 524). Each chunk packs all of W for z_c = h_c · Wᵀ (tensor/product/packed_product.cpp), so fewer, taller chunks pack it
   // fewer times: on the base model this op took 75–79 ms a step at 1 M logits a chunk, 68 at 2 M, 65 at 4 M
   // (2 threads, `attnlab bench --profile`).
   const int64_t chunk = std::max<int64_t>(16, (int64_t(1) << 22) / std::max<int64_t>(V, 1));
@@ -152,4 +153,5 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

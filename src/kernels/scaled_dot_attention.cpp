@@ -33,7 +33,7 @@
 // paths. The file reads as llm.c's layers do: scaled_dot_attention_forward() and scaled_dot_attention_backward()
 // below, each under its equations, and the op at the bottom that runs the one and records the other.
 //
-// Each block's six products are small_matmul calls (tensor/small_matmul.h: register tiles, each output number one
+// Each block's six products are small_matmul calls (tensor/product/small_matmul.h: register tiles, each output number one
 // chain of multiply-adds over its inner index in order — the same bits wherever the tensors sit). K_hᵀ (forward)
 // and V_hᵀ (backward) are copied transposed into scratch, so that every product runs along contiguous rows; the
 // other head slices are read, and the products written, in place in the tensors when d_k is a whole number of
@@ -48,11 +48,12 @@
 #include "kernels/kernels.h"
 #include "kernels/gradient_buffer.h"
 #include "tensor/row_math.h"
-#include "tensor/small_matmul.h"
+#include "tensor/product/small_matmul.h"
 #include "util/error.h"
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -266,4 +267,5 @@ Tensor scaled_dot_attention(const Tensor& Q, const Tensor& K, const Tensor& V, i
   return out;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -16,7 +16,8 @@
 #include "tensor/storage.h"
 #include "run/trainer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -287,4 +288,5 @@ ProfileResult run_profile(const RunConfig& config, const BenchOptions& options) 
   return result;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -37,7 +37,8 @@
 #include "tensor/token_ids.h"
 #include "train/step.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct BenchOptions {
   int64_t steps = 10;             // timed training steps
@@ -134,4 +135,5 @@ ProfileResult run_profile(const RunConfig& config, const BenchOptions& options);
 // The median of a non-empty list (the mean of the middle two for an even count).
 double median(std::vector<double> values);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

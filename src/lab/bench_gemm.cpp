@@ -7,7 +7,8 @@
 #include "lab/bench.h"
 #include "tensor/random.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GemmShape> model_gemm_shapes(const ModelConfig& m, int64_t B, int64_t T) {
   const int64_t rows = B * T, V = m.tgt_vocab;
@@ -81,4 +82,5 @@ std::vector<GemmSpeed> measure_gemm_backends(const std::vector<GemmShape>& shape
   return speeds;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -9,7 +9,7 @@
 //     d → d       (the attention projections: 4 per self-attention, 4 per cross-attention)
 //     d → d_ff, d_ff → d   (the feed-forward network, once per layer each)
 //     d → V       (the output layer, in chunks of rows as kernels/linear_cross_entropy.cpp cuts it)
-// Each backend (tensor/product.h) runs the same list through add_product — the threads shared out as in training
+// Each backend (tensor/product/product.h) runs the same list through add_product — the threads shared out as in training
 // — backends taking turns, repeat after repeat; a shape's time is the median of its repeats, and a backend's
 // GFLOP/s is all the step's operations over the sum of its shapes' times.
 #pragma once
@@ -18,9 +18,10 @@
 #include <vector>
 
 #include "model/config.h"
-#include "tensor/product.h"
+#include "tensor/product/product.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct GemmShape {
   std::string name;     // "d->d_ff": in -> out
@@ -41,4 +42,5 @@ struct GemmSpeed {
 // Every backend this build has (eigen, packed, and blas with OpenBLAS), timed over `shapes`, `repeats` times.
 std::vector<GemmSpeed> measure_gemm_backends(const std::vector<GemmShape>& shapes, int repeats);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -17,7 +17,8 @@
 #include "nn/context.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -169,4 +170,5 @@ std::vector<HardEvalResult> evaluate_hard_modes(LoadedRun& run, const std::vecto
   return results;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

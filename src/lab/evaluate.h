@@ -25,7 +25,8 @@
 #include "run/run.h"
 #include "train/validation.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct AttentionEntropy {
   double encoder = 0, decoder = 0, cross = 0;  // nats
@@ -64,4 +65,5 @@ std::vector<HardEvalResult> evaluate_hard_modes(LoadedRun& run, const std::vecto
 // Mean entropy of the attention rows of each kind over a teacher-forced pass of `batches` (see above).
 AttentionEntropy attention_entropy(Seq2Seq& model, const std::vector<Batch>& batches);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

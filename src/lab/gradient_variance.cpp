@@ -19,7 +19,8 @@
 #include "util/files.h"
 #include "util/suggest.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 double GradientStatistics::snr() const {
   if (variance_trace > 0) return mean_norm2 / variance_trace;
@@ -185,4 +186,5 @@ std::vector<GradientVarianceRow> measure_gradient_variance(const GradientVarianc
   return rows;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

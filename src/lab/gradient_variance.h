@@ -36,7 +36,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct GradientStatistics {
   int64_t samples = 0;          // K
@@ -69,4 +70,5 @@ struct GradientVarianceRow {
 // closest name), K < 2 or an unknown source.
 std::vector<GradientVarianceRow> measure_gradient_variance(const GradientVarianceRequest& request);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -16,7 +16,8 @@
 #include "util/suggest.h"
 #include "util/svg_plot.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -222,4 +223,5 @@ std::string sweep_svg(const std::vector<SweepSeries>& series, const SweepOptions
   return loglog_svg(plot);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

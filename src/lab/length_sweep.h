@@ -24,7 +24,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct SweepOptions {
   std::vector<std::string> kinds;     // empty: every kind, "window" included
@@ -59,4 +60,5 @@ std::string sweep_markdown(const std::vector<SweepSeries>& series, const SweepOp
 // The results as an SVG log–log plot with reference slopes n and n² (see util/svg_plot.h).
 std::string sweep_svg(const std::vector<SweepSeries>& series, const SweepOptions& options);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

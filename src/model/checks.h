@@ -6,7 +6,8 @@
 
 #include "autograd/gradcheck.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // The encoder and decoder layers in both norm placements, with and without residuals, and a tiny Seq2Seq
 // through its loss ("layer.encoder_layer", "layer.decoder_layer", "model.seq2seq"; model/checks/layers.cpp).
@@ -17,4 +18,5 @@ std::vector<GradcheckCase> model_checks(Generator& init);
 // This is what `attnlab gradcheck` and tests/autograd/f64_gradcheck.cpp run (model/checks/all_checks.cpp).
 std::vector<GradcheckCase> all_gradcheck_cases();
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -1,7 +1,8 @@
 // config.cpp — the words a config file uses for the model's fixed choices (model/config.h, util/choice.h).
 #include "model/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 const std::vector<std::string>& choice_names(Task) {
   static const std::vector<std::string> names{"translation", "cloze"};
@@ -18,4 +19,5 @@ const std::vector<std::string>& choice_names(NormPlacement) {
   return names;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -13,7 +13,8 @@
 #include "tensor/token_ids.h"
 #include "util/choice.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // What the model does (model.task).
 enum class Task {
@@ -56,10 +57,11 @@ struct ModelConfig {
   // How the modules compute (nn/module.h): the paper's chain of plain ops, written in each module under its
   // equation, or the fused kernels of src/kernels/ that stand for those chains. Same numbers to rounding.
   ComputePath path = ComputePath::fused;   // model.path: paper | fused
-  Gemm gemm = Gemm::automatic;              // model.gemm: the fused path's GEMM (tensor/product.h): auto | packed | eigen | blas
+  Gemm gemm = Gemm::automatic;              // model.gemm: the fused path's GEMM (tensor/product/product.h): auto | packed | eigen | blas
   AttentionConfig encoder_attention;  // model.attention.encoder
   AttentionConfig decoder_attention;  // model.attention.decoder (causal self-attention)
   AttentionConfig cross_attention;    // model.attention.cross
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -4,7 +4,8 @@
 #include "model/config.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 AttentionMask make_padding_mask(const TokenIds& keys, int64_t query_len, bool causal) {
   if (keys.shape.rank() != 2) {
@@ -20,4 +21,5 @@ AttentionMask make_padding_mask(const TokenIds& keys, int64_t query_len, bool ca
   return mask;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -11,9 +11,11 @@
 #include "attention/attention.h"
 #include "tensor/token_ids.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Queries of `query_len` positions attending to the tokens `keys` ([B, T_k]); pad_id marks padding.
 AttentionMask make_padding_mask(const TokenIds& keys, int64_t query_len, bool causal);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -10,7 +10,8 @@
 #include "util/error.h"
 #include "util/machine_memory.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -398,4 +399,5 @@ Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardCont
   return decoder_logits(tgt_in, memory, src, ctx);                                   // [B, T, V]
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

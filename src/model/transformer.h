@@ -26,7 +26,8 @@
 #include "nn/embedding.h"
 #include "nn/layers.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // How every sublayer f (attention or feed-forward) is wired to the stream x it reads (model.norm, model.residual):
 //   post, residual:  x = LayerNorm(x + Dropout(f(x)))      pre, residual:  x = x + Dropout(f(LayerNorm(x)))
@@ -91,7 +92,7 @@ class Seq2Seq : public Module {
   Tensor encode(const TokenIds& src, ForwardContext& ctx);
   // The same from the source's token embeddings e = E[src] · √d_model [B, S, d] (positions not yet added) and src
   // for the padding mask: encode(src) = encode_embedded(E[src] · √d, src). For attributions to the embeddings
-  // (src/inspect/flow.cpp), which differentiate with respect to e and scale it.
+  // (src/inspect/maps/flow.cpp), which differentiate with respect to e and scale it.
   Tensor encode_embedded(const Tensor& e, const TokenIds& src, ForwardContext& ctx);
   // tgt_in [B, T] (bos + target), memory from encode(src) → logits [B, T, tgt_vocab]
   Tensor decoder_logits(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
@@ -159,4 +160,5 @@ double estimated_parameters(const ModelConfig& config);
 // (weights, gradients, Adam's two moments). `what` names the copies in the message.
 void check_model_fits_memory(const ModelConfig& config, int copies, const std::string& what);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -23,7 +23,8 @@
 #include "autograd/gradcheck.h"
 #include "nn/module.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 inline constexpr uint64_t module_seed = 20170612;  // the day "Attention Is All You Need" appeared on arXiv
 
@@ -52,4 +53,5 @@ GradcheckCase module_case(std::string name, std::string what, std::shared_ptr<M>
 // weights drawn from `init` (all_gradcheck_cases passes one Generator(module_seed) through every module check).
 std::vector<GradcheckCase> nn_layer_checks(Generator& init);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -3,7 +3,8 @@
 
 #include "autograd/ops.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::string ForwardContext::trace_name(const Module& where, const char* stage) {
   std::string path = where.path();
@@ -16,4 +17,5 @@ Tensor ForwardContext::masked_for_trace(const Tensor& scores, const Tensor& addi
   return add(scores, additive_mask);                 // [B, h, Tq, Tk] + [B, 1, Tq, Tk]
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

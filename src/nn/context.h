@@ -5,7 +5,7 @@
 // * recorder: when set, every attention module hands its attention map to it (chapter "Looking inside");
 //   when null nothing is copied — recording costs nothing unless asked for.
 // * tracer: when set, the forward code hands it every stage it computes, in the order the code reads
-//   (`attnlab trace`, src/inspect/trace.h): `ctx.trace(*this, "q", Q)` names the line "<module path>.q".
+//   (`attnlab trace`, src/inspect/maps/trace.h): `ctx.trace(*this, "q", Q)` names the line "<module path>.q".
 //   When null each such line is one null check: no name is built, nothing is copied, no result changes.
 // * replay_samples: hard attention repeats the keys of the last training pass (its clean reward, below).
 #pragma once
@@ -15,7 +15,8 @@
 #include "nn/module.h"
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Receives attention maps: name like "encoder.layers.0.self_attn", weights [B, heads, T_query, T_key]
 // (for external attention T_key is the number of memory slots).
@@ -57,4 +58,5 @@ struct ForwardContext {
   static Tensor masked_for_trace(const Tensor& scores, const Tensor& additive_mask);
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -7,7 +7,8 @@
 #include "autograd/ops.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Embedding::Embedding(int64_t vocab_size, int64_t d_model, Generator& init) {
   // N(0, d_model^-1/2): after the √d_model scale the embeddings have unit-sized entries.
@@ -70,4 +71,5 @@ Tensor PositionalEncoding::forward(const Tensor& x, int64_t start) const {
   return x;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

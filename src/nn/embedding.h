@@ -14,7 +14,8 @@
 #include "nn/module.h"
 #include "tensor/token_ids.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 class Embedding : public Module {
  public:
@@ -45,4 +46,5 @@ class PositionalEncoding : public Module {
   int64_t d_model_, max_len_;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -5,7 +5,8 @@
 #include "kernels/kernels.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx) {
   if (!ctx.training || p <= 0) return x;
@@ -45,7 +46,7 @@ FeedForward::FeedForward(int64_t d_model, int64_t d_ff, Activation act, double p
 Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
   Tensor hidden = linear1.forward(x);                                       // [B, T, d_ff]
   // The fused path does activation and dropout as one op when it can: ReLU, while training with dropout. (A trace
-  // runs on the paper's path, inspect/trace.cpp, and never trains.)
+  // runs on the paper's path, inspect/maps/trace.cpp, and never trains.)
   const bool fuse = fused() && activation == Activation::relu && ctx.training && dropout > 0;
   if (!fuse) {
     hidden = activation == Activation::relu ? relu(hidden) : gelu(hidden);  // [B, T, d_ff]
@@ -60,4 +61,5 @@ Tensor FeedForward::forward(const Tensor& x, ForwardContext& ctx) const {
   return out;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -10,7 +10,8 @@
 #include "nn/context.h"
 #include "nn/linear.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Dropout as used inside modules: active only when ctx.training and p > 0.
 Tensor apply_dropout(const Tensor& x, double p, ForwardContext& ctx);
@@ -41,4 +42,5 @@ class FeedForward : public Module {
   double dropout;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

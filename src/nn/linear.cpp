@@ -8,7 +8,8 @@
 #include "kernels/kernels.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Linear::Linear(int64_t in_features, int64_t out_features, Generator& init, bool use_bias) {
   if (in_features <= 0 || out_features <= 0) {
@@ -28,4 +29,5 @@ Tensor Linear::forward(const Tensor& x) const {
   return linear(x, weight, bias, gemm());                                      // the same as one op (kernels/fused_linear.cpp)
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -7,7 +7,8 @@
 
 #include "nn/module.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 class Linear : public Module {
  public:
@@ -18,4 +19,5 @@ class Linear : public Module {
   Tensor bias;    // [out], or undefined when bias = false
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -3,7 +3,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 const std::vector<std::string>& choice_names(ComputePath) {
   static const std::vector<std::string> names{"paper", "fused"};
@@ -59,4 +60,5 @@ void Module::zero_grad() const {
   for (const NamedParameter& p : named_parameters()) p.tensor.zero_grad();
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

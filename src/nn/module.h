@@ -12,15 +12,16 @@
 #include <utility>
 #include <vector>
 
-#include "tensor/product.h"
+#include "tensor/product/product.h"
 #include "tensor/tensor.h"
 #include "util/choice.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // The two paths every module can compute by (model.path, configs/README.md):
 //   paper  the paper's chain of plain ops, written in the module right under its equation — what to read; its
-//          matrix products are the matmul op's, on Eigen's GEMM (tensor/product.h)
+//          matrix products are the matmul op's, on Eigen's GEMM (tensor/product/product.h)
 //   fused  the fast kernels of src/kernels/ that stand for those chains, with attnlab's own packed GEMM under
 //          their products (the default: the same numbers to rounding, less time and memory; tests/model/
 //          test_two_paths.cpp checks the two agree)
@@ -53,7 +54,7 @@ class Module {
   ComputePath compute_path() const { return compute_path_; }
   bool fused() const { return compute_path_ == ComputePath::fused; }
   void use_compute_path(ComputePath path);
-  // Which GEMM the fused path's products run on (model.gemm, tensor/product.h); use_gemm resolves `auto` and sets
+  // Which GEMM the fused path's products run on (model.gemm, tensor/product/product.h); use_gemm resolves `auto` and sets
   // it for this module and every child. The paper's path always runs on Eigen's, the plain one.
   Gemm gemm() const { return gemm_; }
   void use_gemm(Gemm gemm);
@@ -81,4 +82,5 @@ class Module {
   Gemm gemm_ = Gemm::packed;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

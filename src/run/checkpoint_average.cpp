@@ -18,7 +18,8 @@
 #include "util/files.h"
 #include "util/quote.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace fs = std::filesystem;
 
@@ -190,4 +191,5 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
   spdlog::info("average: wrote {}, the mean of {} checkpoints ({})", out, paths.size(), sources);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -25,7 +25,8 @@
 
 #include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // RUN/checkpoints/average.safetensors: where `attnlab average` and train.average_last write by default, and the
 // checkpoint the name "average" stands for (run.h, checkpoint_to_load).
@@ -45,4 +46,5 @@ std::vector<std::string> best_checkpoints(const std::string& run_dir, int64_t n)
 // attnlab checkpoint or is of a differently shaped model or another model:/tokenizer: config than the first.
 void average_checkpoints(const std::vector<std::string>& paths, const std::string& out);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

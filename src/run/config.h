@@ -15,7 +15,8 @@
 #include "model/config.h"
 #include "train/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct RunConfig {
   DataConfig data;
@@ -25,4 +26,5 @@ struct RunConfig {
   DecodeConfig decode;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -23,7 +23,8 @@
 #include "util/error.h"
 #include "util/files.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 using namespace config_table;   // Table, Section, Key, Range, Window, Shorthand, SetAt; read_yaml, write_yaml, …
 
@@ -225,4 +226,5 @@ std::vector<ConfigKeyDoc> config_key_docs() {
   return docs;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

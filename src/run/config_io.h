@@ -22,7 +22,8 @@
 
 #include "run/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Reads, overrides and checks a config file. Throws attnlab::Error for a missing file, a YAML syntax error
 // (with line and column), an unknown key, a wrong type, an out-of-range value or a contradiction between keys.
@@ -45,4 +46,5 @@ struct ConfigKeyDoc {
 };
 std::vector<ConfigKeyDoc> config_key_docs();
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

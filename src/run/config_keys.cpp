@@ -10,7 +10,8 @@
 #include <string>
 #include <vector>
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 using namespace config_table;   // Table, Section, Key, Range, Window, Shorthand, Choice
 
@@ -244,4 +245,5 @@ const Table& config_keys() {
   return attnlab_keys;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

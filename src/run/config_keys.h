@@ -7,7 +7,8 @@
 #include "run/config.h"
 #include "run/config_table.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Every section and key of a config file, in the order to_yaml() writes them.
 const config_table::Table& config_keys();
@@ -16,4 +17,5 @@ const config_table::Table& config_keys();
 extern const std::vector<std::string> attention_uses;
 const AttentionConfig& attention_of(const RunConfig& config, const std::string& use);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -16,7 +16,8 @@
 #include "util/quote.h"
 #include "util/suggest.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace config_table {
 namespace {
 
@@ -422,4 +423,5 @@ std::string write_yaml(const Table& table, const RunConfig& config) {
 }
 
 }  // namespace config_table
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

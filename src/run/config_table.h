@@ -21,7 +21,8 @@
 
 #include "run/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace config_table {
 
 // `none`, or [left, right]: three fields written as one key (model.attention.<use>.window).
@@ -110,4 +111,5 @@ std::string write_yaml(const Table& table, const RunConfig& config);
 std::string value_text(const Field& field);
 
 }  // namespace config_table
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -18,7 +18,8 @@
 #include "util/quote.h"
 #include "util/utf8.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace fs = std::filesystem;
 
@@ -181,4 +182,5 @@ std::string translate_line(const LoadedRun& run, const DecodeConfig& decode, con
   return run.tokenizers.tgt->decode(out[0]);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -17,7 +17,8 @@
 #include "model/transformer.h"
 #include "run/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct RunTokenizers {
   std::shared_ptr<Tokenizer> src;
@@ -72,4 +73,5 @@ std::vector<int32_t> encode_line(const LoadedRun& run, const std::string& line, 
 std::string translate_line(const LoadedRun& run, const DecodeConfig& decode, const std::string& line,
                            const std::string& where);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -3,7 +3,8 @@
 
 #include <system_error>
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 StartAttempt::StartAttempt(std::string run_dir) : run_dir_(std::move(run_dir)) {
   std::error_code error;   // the name itself, not what a link points to; when in doubt, it existed
@@ -33,4 +34,5 @@ std::vector<std::filesystem::path> StartAttempt::entries() const {
   return found;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -14,7 +14,8 @@
 
 #include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 class StartAttempt {
  public:
@@ -36,4 +37,5 @@ class StartAttempt {
   bool keep_ = false;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -33,7 +33,8 @@
 #include "run/start_attempt.h"
 #include "util/files.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -430,7 +431,7 @@ void reset_training_stop() { stop_requested.store(0); }
 int use_threads(int64_t requested) {
   int threads = requested > 0 ? static_cast<int>(requested)
                               : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  omp_set_num_threads(threads);                 // Eigen's GEMM stays on one thread: tensor/product.cpp shares
+  omp_set_num_threads(threads);                 // Eigen's GEMM stays on one thread: tensor/product/product.cpp shares
   return threads;
 }
 
@@ -464,4 +465,5 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   return records.summary;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -34,7 +34,8 @@
 #include "train/observer.h"
 #include "train/validation.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct TrainRequest {
   std::string config_path;             // for a new run
@@ -67,4 +68,5 @@ void reset_training_stop();
 // Returns the count used.
 int use_threads(int64_t requested);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -22,7 +22,8 @@
 #include "tensor/real.h"
 #include "tensor/storage.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 inline constexpr int64_t elementwise_chunk = 16384;                     // numbers: 64 KiB of floats
 
@@ -36,7 +37,7 @@ inline bool worth_threads(int64_t numbers) { return numbers >= elementwise_chunk
 
 // The same question for a product-like loop, whose work is counted in multiply-adds: a core does one in a small
 // fraction of the time it takes per number of an elementwise loop, so the bar is higher — 4 M multiply-adds,
-// about 30 µs on one core. matmul's own split (tensor/product.cpp) and the attention kernels ask this. With
+// about 30 µs on one core. matmul's own split (tensor/product/product.cpp) and the attention kernels ask this. With
 // 16 K as the bar, the encoder of one sentence woke the threads for its attention (4 heads × 32 × 32 × 32
 // multiply-adds, a few µs of work).
 inline constexpr int64_t product_split_work = int64_t(1) << 22;
@@ -121,4 +122,5 @@ void add_column_sums(int64_t rows, int64_t d, const Term& term, real* out) {
   release_storage(partial);                                             // back to the pool for the next step
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -11,7 +11,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // ---- MT19937-64 (random.h) ----
 // x_{k+n} = x_{k+m} ⊕ A((x_k upper 33 bits) | (x_{k+1} lower 31 bits)), with A(y) = y >> 1, ⊕ a when y is odd;
@@ -125,4 +126,5 @@ void Generator::set_state(const std::string& text) {
   spare_normal_ = spare;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -17,7 +17,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // MT19937-64 (Matsumoto & Nishimura 1998; Nishimura 2000): 312 words of state, regenerated as a block, each draw
 // one word tempered. Its state as text is the 312 words and the position of the next draw, as GCC's library
@@ -55,4 +56,5 @@ class Generator {
   double spare_normal_ = 0.0;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -17,10 +17,12 @@
 #define ATTNLAB_PRECISION f32
 #endif
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 #ifdef ATTNLAB_DOUBLE
 using real = double;
 #else
 using real = float;
 #endif
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -7,7 +7,8 @@
 #include <cmath>
 #include <limits>
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -113,4 +114,5 @@ real row_dot(const real* x, const real* y, int64_t n) {
   return vec::predux(total);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -39,7 +39,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // max_j x_j over x[0 … n−1], n ≥ 1.
 real row_max(const real* x, int64_t n);
@@ -56,4 +57,5 @@ real row_sum(const real* x, int64_t n);
 // Σ_j x_j · y_j in the same fixed packet order (each packet's products added with one multiply-add).
 real row_dot(const real* x, const real* y, int64_t n);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

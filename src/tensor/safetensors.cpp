@@ -34,7 +34,8 @@
 #include "util/quote.h"
 #include "util/utf8.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -451,4 +452,5 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
   file.commit();
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -29,7 +29,8 @@
 #include "tensor/real.h"
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct NamedTensor {
   std::string name;  // PyTorch state-dict style: "encoder.layers.0.self_attn.q_proj.weight"
@@ -55,4 +56,5 @@ SafetensorsContents load_safetensors(const std::string& path);
 // A rank-0 tensor (shape []) is read as shape [1], attnlab's scalar; more than 4 axes is refused.
 SafetensorsContents parse_safetensors(const std::string& bytes, const std::string& source_name);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

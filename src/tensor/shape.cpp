@@ -3,7 +3,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Shape::Shape(std::initializer_list<int64_t> sizes) : Shape(std::vector<int64_t>(sizes)) {}
 
@@ -69,4 +70,5 @@ bool Shape::operator==(const Shape& other) const {
   return true;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -10,7 +10,8 @@
 
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -154,4 +155,5 @@ StorageCounts storage_counts() {
   return counts;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

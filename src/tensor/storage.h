@@ -47,7 +47,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<real> acquire_storage(int64_t n, real fill);
 std::vector<real> acquire_storage_uninitialized(int64_t n);  // every number must then be written before it is read
@@ -64,4 +65,5 @@ struct StorageCounts {
 };
 StorageCounts storage_counts();
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

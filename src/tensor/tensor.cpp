@@ -7,7 +7,8 @@
 #include "tensor/parallel.h"
 #include "tensor/storage.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Tensor Tensor::zeros(const Shape& shape, bool requires_grad) { return full(shape, 0, requires_grad); }
 
@@ -136,4 +137,5 @@ std::string describe(const Tensor& t, int max_values) {
   return text + "]";
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

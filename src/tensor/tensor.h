@@ -22,7 +22,8 @@
 #include "tensor/real.h"
 #include "tensor/shape.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Row-major Eigen matrices and zero-copy views onto a tensor's numbers.
 using Matrix = Eigen::Matrix<real, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
@@ -116,4 +117,5 @@ class Tensor {
 // "[2, 3] [0.1, -0.5, 2, …]" — shape and the first few values, for messages and the debugger.
 std::string describe(const Tensor& t, int max_values = 6);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

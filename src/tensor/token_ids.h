@@ -9,7 +9,8 @@
 
 #include "tensor/shape.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Fixed special token ids, the same for every tokenizer attnlab makes (they sit here, at the bottom, because
 // the data, the model, decoding and the loss all need them).
@@ -23,4 +24,5 @@ struct TokenIds {
   std::vector<int32_t> values;  // shape.numel() ids, row-major
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -17,7 +17,8 @@
 #include "util/files.h"
 #include "util/quote.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace fs = std::filesystem;
 
@@ -292,4 +293,5 @@ std::string CheckpointDirectory::save_best(const Module& model, const Optimizer&
   return written;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

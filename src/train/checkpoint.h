@@ -35,7 +35,8 @@
 #include "tensor/random.h"
 #include "train/optimizer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct CheckpointState {
   int64_t step = 0;                          // training steps completed
@@ -95,4 +96,5 @@ class CheckpointDirectory {
   int64_t keep_last_;
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -11,7 +11,8 @@
 
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 using ArrayMap = Eigen::Map<Eigen::Array<real, Eigen::Dynamic, 1>>;
@@ -96,4 +97,5 @@ double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_
   return norm;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -15,7 +15,8 @@
 #include "nn/module.h"
 #include "train/flat_parameters.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // Returns ‖g‖ before clipping, and clips when it is greater than max_norm. max_norm ≤ 0 means no clipping
 // (the norm is still returned, for the log). Parameters without a gradient count as zero.
@@ -31,4 +32,5 @@ double clip_grad_norm(const std::vector<NamedParameter>& parameters, double max_
 double sum_of_squares(const std::vector<NamedParameter>& parameters, FlatRange range = {});
 void clip_to_norm(const std::vector<NamedParameter>& parameters, double norm, double max_norm, FlatRange range = {});
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

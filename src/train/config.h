@@ -11,7 +11,8 @@
 #include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
 #include "util/choice.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // train.optimizer (optimizer.h): Adam, or AdamW with its decoupled weight decay.
 enum class OptimizerKind { adam, adamw };
@@ -52,4 +53,5 @@ struct TrainConfig {
                                   // runs (0 = in one all-reduce after backward; gradient_buckets.h)
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -3,7 +3,8 @@
 
 #include <algorithm>
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 int64_t flat_size(const std::vector<NamedParameter>& parameters) {
   int64_t total = 0;
@@ -23,4 +24,5 @@ std::vector<ParameterPart> parts_in(const std::vector<NamedParameter>& parameter
   return parts;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -15,7 +15,8 @@
 
 #include "nn/module.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct FlatRange {
   int64_t begin = 0;
@@ -34,4 +35,5 @@ int64_t flat_size(const std::vector<NamedParameter>& parameters);   // Ψ
 // The parts of the parameters inside `range`, in flat order; parameters outside it, or with no numbers, have none.
 std::vector<ParameterPart> parts_in(const std::vector<NamedParameter>& parameters, FlatRange range);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

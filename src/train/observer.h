@@ -8,7 +8,8 @@
 
 #include "train/validation.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct StepReport {
   int64_t step = 0, max_steps = 0;
@@ -33,4 +34,5 @@ class TrainingObserver {
   virtual void on_message(const std::string& /*text*/) {}
 };
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -18,7 +18,8 @@
 #include "util/error.h"
 #include "util/quote.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -273,4 +274,5 @@ void Optimizer::load_state(const std::vector<NamedTensor>& tensors, int64_t step
   steps_ = steps;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -40,7 +40,8 @@
 #include "train/config.h"
 #include "train/flat_parameters.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct OptimizerOptions {
   OptimizerKind kind = OptimizerKind::adam;
@@ -121,4 +122,5 @@ class Optimizer {
 std::string exp_avg_name(const std::string& parameter_name);     // "optimizer.exp_avg.<name>"
 std::string exp_avg_sq_name(const std::string& parameter_name);  // "optimizer.exp_avg_sq.<name>"
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

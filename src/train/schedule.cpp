@@ -10,7 +10,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 const std::vector<std::string>& choice_names(ScheduleKind) {
   static const std::vector<std::string> names{"noam", "inverse_sqrt", "constant", "cosine"};
@@ -73,4 +74,5 @@ double learning_rate(const TrainConfig& config, double step, int64_t d_model) {
   throw Error("train.schedule: no schedule numbered " + std::to_string(static_cast<int>(config.schedule)));
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

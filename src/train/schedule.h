@@ -34,7 +34,8 @@
 
 #include "train/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // The learning rate for optimizer step `step` (≥ 1: the first step is step 1) under config.schedule.
 // Throws attnlab::Error naming the key for an unknown schedule, step < 1, warmup_steps < 0, d_model < 1, or
@@ -47,4 +48,5 @@ double learning_rate(const TrainConfig& config, double step, int64_t d_model);
 // under schedule_by: time.
 double schedule_position(const TrainConfig& config, int64_t step, double seconds);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -11,7 +11,8 @@
 #include "util/error.h"
 #include "util/profile.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -119,4 +120,5 @@ PartLoss translation_part(Seq2Seq& model, const Batch& batch, Ranks& ranks, real
   return part;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -31,7 +31,8 @@
 #include "train/config.h"
 #include "train/optimizer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // What a step does differently on N ranks: each is a plain call (or nothing) for one process.
 class Ranks {
@@ -100,4 +101,5 @@ StepResult training_step(Learner& learner, const PartForward& next_part, int64_t
 PartLoss translation_part(Seq2Seq& model, const Batch& batch, Ranks& ranks, real label_smoothing,
                           ForwardContext& ctx);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

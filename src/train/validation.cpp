@@ -7,7 +7,8 @@
 #include "decode/bleu.h"
 #include "decode/batched.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 ValidationResult run_validation(Seq2Seq& model, const std::vector<Batch>& batches, const std::vector<EncodedPair>& pairs,
                           int64_t decode_samples, const DecodeConfig& decode, const Tokenizer* tgt_tokenizer,
@@ -60,4 +61,5 @@ ValidationResult run_validation(Seq2Seq& model, const std::vector<Batch>& batche
   return result;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

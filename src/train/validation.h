@@ -16,7 +16,8 @@
 #include "model/transformer.h"
 #include "decode/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct ValidationResult {
   double loss = 0, perplexity = 0, token_accuracy = 0;
@@ -32,4 +33,5 @@ ValidationResult run_validation(Seq2Seq& model, const std::vector<Batch>& batche
                           int64_t decode_samples, const DecodeConfig& decode,
                           const Tokenizer* tgt_tokenizer = nullptr, const std::vector<std::string>* references = nullptr);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -9,7 +9,7 @@
 
 #include "autograd/ops.h"
 #include "kernels/kernels.h"
-#include "tensor/product.h"
+#include "tensor/product/product.h"
 #include "util/error.h"
 
 using namespace attnlab;
@@ -350,7 +350,7 @@ static void check_copies_agree_and_match_definition(Generator& gen, int64_t n, i
 
 TEST_CASE("large products of the matmul op (Eigen's GEMM, no scratch copies) give the same bits at every offset, "
           "and match the definition") {
-  // Products with every size ≥ 16 are added straight into the output (tensor/product.h). The packed GEMM the
+  // Products with every size ≥ 16 are added straight into the output (tensor/product/product.h). The packed GEMM the
   // fused kernels use is held to the same below (check_shared_products, offsets 0 and 3).
   Generator gen(5);
   for (bool transpose_a : {false, true}) {
@@ -410,7 +410,7 @@ TEST_CASE("products shared among the threads (bands of rows, of columns or of th
   // k = 2100 for C [64, 40]): then k is cut, and the threads' partial products are added. A thin product (fewer
   // than 16 rows) with n·k·m ≥ 100 K shares C's columns instead: [4, 600] with k = 128, as beam search's output
   // layer. Called directly (matmul's batch loop may itself be shared among the threads, and a product inside it
-  // is not cut again). Every GEMM the build has (tensor/product.h: eigen, packed, blas).
+  // is not cut again). Every GEMM the build has (tensor/product/product.h: eigen, packed, blas).
   Generator gen(11);
   const int threads_before = omp_get_max_threads();
   for (Gemm gemm : built_gemms()) {

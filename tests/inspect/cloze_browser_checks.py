@@ -1,4 +1,4 @@
-"""cloze_browser_checks.py — the explorer's cloze view (src/inspect/explorer/cloze.js) in the browser, offline and
+"""cloze_browser_checks.py — the explorer's cloze view (src/inspect/pages/explorer/cloze.js) in the browser, offline and
 under `attnlab serve` (used by explorer_browser_test.py, which owns the browser and the checklist).
 
   * `attnlab attention` on a cloze run writes cloze.json and the explorer: the cloze view draws α, β, β̄ and s as

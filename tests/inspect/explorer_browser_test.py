@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""explorer_browser_test.py — the attention explorer (src/inspect/explorer_page.h) in a real browser.
+"""explorer_browser_test.py — the attention explorer (src/inspect/pages/explorer_page.h) in a real browser.
 
 Drives Debian's headless Chromium through chromium-driver and python3-selenium, on the pages tests/inspect/explorer_runs.sh
 wrote for five tiny trained runs (every attention kind among them), opened from disk:

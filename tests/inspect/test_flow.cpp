@@ -1,12 +1,12 @@
-// test_flow.cpp — where information flows (src/inspect/flow.h): rollout, value norms, gradient attribution.
+// test_flow.cpp — where information flows (src/inspect/maps/flow.h): rollout, value norms, gradient attribution.
 #include <doctest/doctest.h>
 
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "inspect/attention_maps.h"
-#include "inspect/flow.h"
+#include "inspect/maps/attention_maps.h"
+#include "inspect/maps/flow.h"
 #include "util/error.h"
 #include "test_support.h"
 

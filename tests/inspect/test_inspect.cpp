@@ -11,12 +11,12 @@
 #include <vector>
 
 #include "data/tokenizers/tokenizer.h"
-#include "inspect/attention_maps.h"
-#include "inspect/attention_page.h"
-#include "inspect/cloze_maps.h"
-#include "inspect/explorer_page.h"
-#include "inspect/report.h"
-#include "inspect/svg.h"
+#include "inspect/maps/attention_maps.h"
+#include "inspect/pages/attention_page.h"
+#include "inspect/maps/cloze_maps.h"
+#include "inspect/pages/explorer_page.h"
+#include "inspect/pages/report.h"
+#include "inspect/pages/svg.h"
 #include "util/error.h"
 #include "test_support.h"
 

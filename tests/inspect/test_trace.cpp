@@ -1,4 +1,4 @@
-// test_trace.cpp — `attnlab trace` (src/inspect/trace.h): one sentence through the model, stage by stage.
+// test_trace.cpp — `attnlab trace` (src/inspect/maps/trace.h): one sentence through the model, stage by stage.
 //
 // The trace is only worth having if it is the model: its stages come in the order the code computes them, each
 // with the shape the line prints, its logits are the model's output, and switching it on changes no number.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "autograd/graph.h"
-#include "inspect/trace.h"
+#include "inspect/maps/trace.h"
 #include "util/error.h"
 
 using namespace attnlab;

@@ -291,7 +291,7 @@ TEST_CASE("tie_output removes output_projection.weight; the target table's gradi
 //
 // "Unchanged" means bit for bit: a hidden key gets weight exactly 0 (e^−∞), and 0 · v adds nothing, so the
 // numbers at positions ≤ i are computed by exactly the same operations either way. (This relies on matmul being
-// bit-reproducible wherever its operands sit in memory: see tensor/product.cpp.) A leak from the future would show as
+// bit-reproducible wherever its operands sit in memory: see tensor/product/product.cpp.) A leak from the future would show as
 // a difference of order 1e-2.
 
 void check_causality(AttentionKind kind, NormPlacement norm) {

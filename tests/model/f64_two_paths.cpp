@@ -41,7 +41,7 @@ TEST_CASE("the comparison can fail: two different models are told apart far beyo
 }
 
 TEST_CASE("two models in one process compute by their own paths: each gives what it gives alone") {
-  // Nothing about the path is process-wide, the GEMM included (tensor/product.h): building or running one model
+  // Nothing about the path is process-wide, the GEMM included (tensor/product/product.h): building or running one model
   // must not change another's numbers. The model and batch are large enough ([20, 32] · [32, 32] and up) that
   // every product runs on a GEMM, where the two paths' GEMMs differ in their last bits. Each model alone first,
   // then both built side by side and run one after the other: the same bits.

@@ -1,4 +1,4 @@
-// test_packed_product.cpp — attnlab's own GEMM (src/tensor/packed_product.cpp) computes C += op(X) · op(Y) as the
+// test_packed_product.cpp — attnlab's own GEMM (src/tensor/product/packed_product.cpp) computes C += op(X) · op(Y) as the
 // definition does, for every transpose, ragged sizes and strided views; its bits do not depend on where the numbers
 // sit, on how C is cut into bands, nor on the thread count; and it agrees with Eigen's GEMM, its reference, and with
 // OpenBLAS's (model.gemm: blas), whose bits do not depend on the bands either. What stays bit-reproducible, backend
@@ -10,8 +10,8 @@
 #include <cmath>
 #include <vector>
 
-#include "tensor/packed_product.h"
-#include "tensor/product.h"
+#include "tensor/product/packed_product.h"
+#include "tensor/product/product.h"
 #include "tensor/random.h"
 
 using namespace attnlab;

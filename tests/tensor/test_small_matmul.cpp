@@ -1,4 +1,4 @@
-// test_small_matmul.cpp — the register-tiled products (src/tensor/small_matmul.h) that the fused kernels and the
+// test_small_matmul.cpp — the register-tiled products (src/tensor/product/small_matmul.h) that the fused kernels and the
 // packed GEMM are made of compute C = X · Y as the obvious triple loop does, read X through any strides, and give
 // the same bits whichever tile a number falls in.
 #include <doctest/doctest.h>
@@ -6,7 +6,7 @@
 #include <cmath>
 #include <vector>
 
-#include "tensor/small_matmul.h"
+#include "tensor/product/small_matmul.h"
 #include "tensor/random.h"
 
 using namespace attnlab;

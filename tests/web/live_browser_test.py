@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""live_browser_test.py — the live explorer (src/inspect/live_page.h): attnlab in a page, opened from disk in
+"""live_browser_test.py — the live explorer (src/inspect/pages/live_page.h): attnlab in a page, opened from disk in
 headless Chromium, against the native attnlab on the same runs.
 
 For each of the five tiny runs of tests/inspect/explorer_runs.sh (every attention kind among them), the page that

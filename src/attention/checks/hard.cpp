@@ -10,7 +10,8 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -39,4 +40,5 @@ std::vector<GradcheckCase> hard_attention_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -7,7 +7,8 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -51,4 +52,5 @@ std::vector<GradcheckCase> reader_attention_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

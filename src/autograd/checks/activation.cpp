@@ -8,7 +8,8 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -58,4 +59,5 @@ std::vector<GradcheckCase> activation_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

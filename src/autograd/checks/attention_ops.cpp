@@ -7,7 +7,8 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -66,4 +67,5 @@ std::vector<GradcheckCase> attention_op_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

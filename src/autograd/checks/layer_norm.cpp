@@ -3,7 +3,8 @@
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -45,4 +46,5 @@ std::vector<GradcheckCase> layer_norm_checks_for(const std::string& op, LayerNor
 
 std::vector<GradcheckCase> layer_norm_checks() { return layer_norm_checks_for("layer_norm", layer_norm); }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

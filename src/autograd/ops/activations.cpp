@@ -31,7 +31,8 @@
 #include "autograd/ops.h"
 #include "autograd/ops/add_to_grad.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Tensor relu(const Tensor& x) {
   Tensor y = Tensor::empty(x.shape());                                  // same shape as x, all written
@@ -133,4 +134,5 @@ Tensor elu_plus_one(const Tensor& x) {
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

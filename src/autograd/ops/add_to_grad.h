@@ -11,7 +11,8 @@
 #include "autograd/graph.h"
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 template <typename Term>
 void add_to_grad(const Tensor& x, const Term& term) {
@@ -19,4 +20,5 @@ void add_to_grad(const Tensor& x, const Term& term) {
   for_each_index(x.numel(), [=](int64_t i) { gx[i] += term(i); });
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -51,7 +51,8 @@
 #include "autograd/ops.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -158,4 +159,5 @@ Tensor divide(const Tensor& a, const Tensor& b) {
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -6,7 +6,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -66,4 +67,5 @@ void add_additive_mask(const Tensor& x, const Tensor& additive_mask, real* out, 
   for_each_broadcast(bc, [&](int64_t o, int64_t i, int64_t j) { out[o] = px[i] + pm[j]; });  // i == o here
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

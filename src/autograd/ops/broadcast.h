@@ -15,7 +15,8 @@
 
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 struct Broadcast {
   Shape out;                          // the broadcast shape
@@ -86,4 +87,5 @@ void for_each_broadcast_parallel(const Broadcast& bc, const F& f) {
 // size-1 or missing axes, but may not make x bigger). Without a mask, out = x. Throws attnlab::Error naming `op`.
 void add_additive_mask(const Tensor& x, const Tensor& additive_mask, real* out, const char* op);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -31,7 +31,8 @@
 #include "util/error.h"
 #include "tensor/parallel.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -145,4 +146,5 @@ Tensor cross_entropy(const Tensor& logits, const TokenIds& targets, real label_s
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

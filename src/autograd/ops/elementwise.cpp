@@ -16,7 +16,8 @@
 #include "autograd/ops.h"
 #include "autograd/ops/add_to_grad.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -128,4 +129,5 @@ Tensor add_scalar(const Tensor& x, real constant) {
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -17,7 +17,8 @@
 #include "autograd/ops.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Tensor embedding(const Tensor& weight, const TokenIds& ids) {
   if (weight.rank() != 2) {
@@ -59,4 +60,5 @@ Tensor embedding(const Tensor& weight, const TokenIds& ids) {
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

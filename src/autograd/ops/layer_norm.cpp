@@ -40,7 +40,8 @@
 #include "tensor/row_math.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // ---- Forward, one row of d features: y = γ ⊙ x̂ + β,  x̂ = (x − μ) · rstd,  rstd = 1/√(σ² + ε) ----
 // Writes y and returns what backward needs of the row: μ and rstd.
@@ -120,4 +121,5 @@ Tensor layer_norm(const Tensor& x, const Tensor& gamma, const Tensor& beta, real
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -10,7 +10,8 @@
 
 #include "tensor/tensor.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // What backward needs of each row, kept by the backward closure (which must not keep y: a node holding itself
 // would never be freed).
@@ -32,4 +33,5 @@ void layer_norm_row_forward(const real* x, const real* gamma, const real* beta, 
 void layer_norm_row_backward(const real* x, const real* g, const real* gamma, int64_t d, real mean, real rstd,
                              real* sum_gamma, real* sum_beta, real* dx, real* x_hat, real* g_hat);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -22,10 +22,11 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "tensor/product.h"
+#include "tensor/product/product.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -147,4 +148,5 @@ Tensor matmul(const Tensor& a, const Tensor& b, bool transpose_a, bool transpose
   return c;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -18,7 +18,8 @@
 #include "autograd/ops.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 Tensor pointer_sum(const Tensor& s, const TokenIds& document, int64_t vocab) {
   if (s.rank() != 2 || document.shape.rank() != 2 || s.size(0) != document.shape[0] ||
@@ -52,4 +53,5 @@ Tensor pointer_sum(const Tensor& s, const TokenIds& document, int64_t vocab) {
   return P;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -20,7 +20,8 @@
 
 #include "autograd/ops.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -196,4 +197,5 @@ Tensor divide_by_sum(const Tensor& x, int axis, real eps) {
   return y;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -5,7 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/cloze_question.h"
-#include "inspect/attention_maps.h"
+#include "inspect/maps/attention_maps.h"
 #include "util/error.h"
 
 namespace attnlab {
@@ -33,7 +33,7 @@ struct TranslateRequest {
   ServedRun* served = nullptr;
   std::string text;
   int64_t beam = 0;
-  int64_t ig_steps = 0;  // integrated gradients' steps (src/inspect/flow.h); 0: no gradient attribution
+  int64_t ig_steps = 0;  // integrated gradients' steps (src/inspect/maps/flow.h); 0: no gradient attribution
 };
 
 // Throws attnlab::Error (a 400) for what the request gets wrong; returns 413's message in `too_large` instead

@@ -1,13 +1,13 @@
 // explorer_api.h — what `attnlab serve` answers: the explorer page, the runs, and one sentence's attention.
 //
-//   GET  /                the explorer page (src/inspect/explorer_page.h) with a form: no sentence yet
+//   GET  /                the explorer page (src/inspect/pages/explorer_page.h) with a form: no sentence yet
 //   GET  /api/runs        {"runs": ["runs/a", "runs/b"]}
 //   POST /api/translate   {"run": 0, "text": "a happy girl .", "beam": 1, "ig_steps": 16}  (all but "text"
 //                         optional; ig_steps 0 … 64, 0 by default: no gradient attribution in "flow")
 //                         → the sentence's attention.json (the schema `attnlab attention` writes,
 //                           docs/guide/explorer-and-serve.md): the translation, every map, the numbers behind
 //                           each weight; for a cloze run (model.task: cloze) "text" is a question
-//                           ("<document> @query <query>") and the answer cloze.json (src/inspect/cloze_maps.h)
+//                           ("<document> @query <query>") and the answer cloze.json (src/inspect/maps/cloze_maps.h)
 //   anything else         404
 // Every refusal is a JSON object {"error": "…"} saying what was wrong: 400 for a request that is not a JSON
 // object, a text that is missing, empty, longer than --max-text-bytes, not UTF-8 or with no token, a run or beam

@@ -9,7 +9,8 @@
 #include "util/quote.h"
 #include "util/suggest.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -168,4 +169,5 @@ std::string cloze_frequency_baseline(const std::vector<std::string>& document) {
   return best;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -37,7 +37,8 @@
 #include "tensor/random.h"
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 constexpr int64_t cloze_train_size = 2000;
 constexpr int64_t cloze_valid_size = 250;
@@ -48,4 +49,5 @@ std::pair<std::string, std::string> draw_cloze_pair(Generator& generator);
 // The corpus: files train.question / train.answer, valid.*, test.* (see synthetic.h for the splits).
 Corpus make_cloze_corpus(uint64_t seed, int64_t train_size);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -6,7 +6,8 @@
 
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 constexpr const char* cloze_placeholder = "@placeholder";   // the blank in the query
 constexpr const char* cloze_query_marker = "@query";        // between document and query on a question line
@@ -27,4 +28,5 @@ ClozeQuestion split_cloze_question(const std::string& line, const std::string& w
 // to occur among equals; "" when the document has no noun.
 std::string cloze_frequency_baseline(const std::vector<std::string>& document);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

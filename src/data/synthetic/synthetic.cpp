@@ -14,7 +14,8 @@
 #include "util/files.h"
 #include "util/suggest.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace fs = std::filesystem;
 
@@ -167,4 +168,5 @@ std::vector<WrittenFile> write_corpus(const Corpus& corpus, const std::string& d
   return written;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

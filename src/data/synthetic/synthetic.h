@@ -29,7 +29,8 @@
 #include "tensor/random.h"
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // One generated split, line-aligned: target[i] is the translation of source[i]. (Not data/corpus.h's
 // ParallelText, which holds a corpus read from files: the generator and the reader are separate chapters of data.)
@@ -89,4 +90,5 @@ struct WrittenFile {
 };
 std::vector<WrittenFile> write_corpus(const Corpus& corpus, const std::string& directory);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

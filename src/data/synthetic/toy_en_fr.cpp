@@ -44,7 +44,8 @@
 #include "data/synthetic/toy_en_fr_lexicon.h"
 #include "data/synthetic/toy_en_fr_rules.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace toy_en_fr {
 namespace {
 
@@ -389,4 +390,5 @@ Corpus make_toy_en_fr_corpus(uint64_t seed, int64_t train_size) {
   return corpus;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

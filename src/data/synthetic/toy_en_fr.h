@@ -23,7 +23,8 @@
 #include "tensor/random.h"
 #include "tensor/real.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 constexpr int64_t toy_en_fr_train_size = 20000;
 constexpr int64_t toy_en_fr_valid_size = 1000;
@@ -37,4 +38,5 @@ std::pair<std::string, std::string> draw_toy_en_fr_pair(Generator& generator);
 // The corpus: files train.en / train.fr, valid.en / valid.fr, test.en / test.fr (see synthetic.h for splits).
 Corpus make_toy_en_fr_corpus(uint64_t seed, int64_t train_size);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

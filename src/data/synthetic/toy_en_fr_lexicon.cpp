@@ -8,7 +8,8 @@
 
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace toy_en_fr {
 
 // Irregular plurals sit in the table like regular ones: men, mice, knives; chevaux, oiseaux, journaux.
@@ -353,4 +354,5 @@ void check_lexicon() {
 }
 
 }  // namespace toy_en_fr
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -11,7 +11,8 @@
 
 #include "tensor/real.h"   // ATTNLAB_PRECISION, the namespace of this build's precision
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace toy_en_fr {
 
 enum Gender { masculine, feminine };
@@ -134,4 +135,5 @@ extern const std::set<std::string> aspirated_h_words;
 void check_lexicon();
 
 }  // namespace toy_en_fr
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

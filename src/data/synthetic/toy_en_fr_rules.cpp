@@ -9,7 +9,8 @@
 #include <utility>
 #include <vector>
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace toy_en_fr {
 
 bool starts_with(const std::string& word, const std::string& prefix) { return word.rfind(prefix, 0) == 0; }
@@ -110,4 +111,5 @@ std::string agree_verb(const Conjugation& conjugation, int verb_form) {
 std::vector<std::string> negate(const std::string& verb) { return {"ne", verb, "pas"}; }
 
 }  // namespace toy_en_fr
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

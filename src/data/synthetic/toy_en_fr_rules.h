@@ -7,7 +7,8 @@
 
 #include "data/synthetic/toy_en_fr_lexicon.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 namespace toy_en_fr {
 
 bool starts_with(const std::string& word, const std::string& prefix);
@@ -26,4 +27,5 @@ std::string agree_verb(const Conjugation& conjugation, int verb_form);          
 std::vector<std::string> negate(const std::string& verb);                             // ne … pas
 
 }  // namespace toy_en_fr
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -12,7 +12,8 @@
 #include "data/corpus.h"
 #include "data/tokenizers/tokenizer_kinds.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -43,4 +44,5 @@ std::unique_ptr<Tokenizer> load_char_tokenizer(const std::string& path_prefix) {
   return tokenizer;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

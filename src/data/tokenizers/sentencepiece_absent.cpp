@@ -3,7 +3,8 @@
 #include "data/tokenizers/tokenizer_kinds.h"
 #include "util/error.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 Error absent(const std::string& kind) {
@@ -23,4 +24,5 @@ std::unique_ptr<Tokenizer> load_sentencepiece_tokenizer(const std::string& path_
   throw absent("bpe or unigram (" + path_prefix + ".model)");
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -32,7 +32,8 @@
 #include "util/error.h"
 #include "util/quote.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -182,4 +183,5 @@ std::unique_ptr<Tokenizer> load_sentencepiece_tokenizer(const std::string& path_
   return std::make_unique<SentencePieceTokenizer>(path_prefix + ".model");
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

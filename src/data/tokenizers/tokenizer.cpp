@@ -18,7 +18,8 @@
 #include "util/quote.h"
 #include "util/suggest.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 const std::vector<std::string>& choice_names(TokenizerKind) {
   static const std::vector<std::string> names{"word", "char", "bpe", "unigram"};
@@ -164,4 +165,5 @@ const std::string& VocabularyTokenizer::piece_of(int32_t id) const {
   return pieces_[static_cast<size_t>(id)];
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -15,7 +15,8 @@
 
 #include "data/config.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 class Tokenizer {
  public:
@@ -36,4 +37,5 @@ std::unique_ptr<Tokenizer> train_tokenizer(const TokenizerConfig& config, const 
 // Loads what save() wrote; throws attnlab::Error naming the file if it is missing or not a tokenizer.
 std::unique_ptr<Tokenizer> load_tokenizer(const TokenizerConfig& config, const std::string& path_prefix);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

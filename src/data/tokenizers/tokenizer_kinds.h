@@ -20,7 +20,8 @@
 
 #include "data/tokenizers/tokenizer.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 // How the special ids pad 0, bos 1, eos 2, unk 3 print, in every kind (sentencepiece's own defaults).
 inline const std::array<std::string, 4> special_pieces = {"<pad>", "<s>", "</s>", "<unk>"};
@@ -76,4 +77,5 @@ std::unique_ptr<Tokenizer> train_sentencepiece_tokenizer(const TokenizerConfig& 
                                                          const std::string& work_prefix);
 std::unique_ptr<Tokenizer> load_sentencepiece_tokenizer(const std::string& path_prefix);
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

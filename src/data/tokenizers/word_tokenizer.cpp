@@ -24,7 +24,8 @@
 #include "data/corpus.h"
 #include "data/tokenizers/tokenizer_kinds.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -119,4 +120,5 @@ std::unique_ptr<Tokenizer> load_word_tokenizer(const std::string& path_prefix) {
   return tokenizer;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -12,7 +12,8 @@
 #include "autograd/ops.h"
 #include "kernels/kernels.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -69,4 +70,5 @@ std::vector<GradcheckCase> banded_attention_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

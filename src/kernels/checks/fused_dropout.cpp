@@ -6,7 +6,8 @@
 #include "autograd/ops.h"
 #include "kernels/kernels.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GradcheckCase> fused_dropout_checks() {
   std::vector<GradcheckCase> cases;
@@ -34,4 +35,5 @@ std::vector<GradcheckCase> fused_dropout_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -4,7 +4,8 @@
 #include "kernels/checks.h"
 #include "kernels/kernels.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GradcheckCase> linear_checks() {
   std::vector<GradcheckCase> cases;
@@ -49,4 +50,5 @@ std::vector<GradcheckCase> linear_cross_entropy_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

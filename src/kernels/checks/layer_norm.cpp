@@ -4,10 +4,12 @@
 #include "kernels/checks.h"
 #include "kernels/kernels.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GradcheckCase> fused_layer_norm_checks() {
   return layer_norm_checks_for("fused_layer_norm", fused_layer_norm);
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -8,7 +8,8 @@
 #include "autograd/ops.h"
 #include "kernels/kernels.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -60,4 +61,5 @@ std::vector<GradcheckCase> scaled_dot_attention_checks() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -4,7 +4,8 @@
 #include "model/checks.h"
 #include "nn/checks.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GradcheckCase> all_gradcheck_cases() {
   std::vector<GradcheckCase> cases;
@@ -30,4 +31,5 @@ std::vector<GradcheckCase> all_gradcheck_cases() {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -10,7 +10,8 @@
 #include "model/transformer.h"
 #include "nn/checks.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
@@ -87,4 +88,5 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -9,7 +9,8 @@
 #include "nn/layers.h"
 #include "nn/linear.h"
 
-namespace attnlab::inline ATTNLAB_PRECISION {
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
 
 std::vector<GradcheckCase> nn_layer_checks(Generator& init) {
   std::vector<GradcheckCase> cases;
@@ -57,4 +58,5 @@ std::vector<GradcheckCase> nn_layer_checks(Generator& init) {
   return cases;
 }
 
-}  // namespace attnlab::inline ATTNLAB_PRECISION
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

@@ -1,0 +1,230 @@
+// explorer.js — the explorer put together (src/inspect/pages/explorer_page.h says what each view shows): the sentence,
+// the tabs, drawing a view only when it is shown, the page's state in its address, and saving a view as a picture.
+// The views are in maps.js, neuron.js, steps.js, flow.js and cloze.js; serve.js asks `attnlab serve` for data.
+//
+// The address holds what is on screen, so a link shows the same thing: index.html#view=neuron&type=cross&layer=1
+// &head=0&query=2 (and under serve &text=…&run=0&beam=1, translated when the page opens). Fields:
+//   view      head | model | matrix | neuron | decoding | flow | compare | cloze
+//   type      encoder_self | decoder_self | cross | all (the open view's)    layer, head, query  numbers
+//   heads     the head view's heads shown, "0,1"     pin  the head view's pinned token, "q3" or "k0"
+//   step      the decoding view's step                measure  the flow view's (rollout, norms, gxi, ig, four)
+(function () {
+  'use strict';
+  var X = window.attnlabExplorer, el = X.el;
+  X.state = {view: 'head', type: 'cross', layer: 0, headsOn: [], meanHeads: false, meanLayers: false, pinned: null,
+             neuron: {type: 'encoder_self', layer: 0, head: 0, query: 0, key: null}, step: 0,
+             flow: {measure: 'rollout', type: 'cross', layer: 0, head: -1}};
+  // The same sentence through a second run, for the compare view ({name, data}): written into the page by
+  // `attnlab attention --compare`, or asked of `attnlab serve` under "compare with".
+  var comparedData = JSON.parse(document.getElementById('explorer-compared').textContent);
+  X.compared = comparedData ? {name: X.config.compared_runs[1], data: comparedData} : null;
+  var TRANSLATION_VIEWS = ['head', 'model', 'matrix', 'neuron', 'decoding', 'flow', 'compare'];
+  var renders = 0, dirty = {};
+  X.isCloze = function () { return !!(X.data && X.data.task === 'cloze'); };
+  function viewsShown() { return X.isCloze() ? ['cloze'] : TRANSLATION_VIEWS; }
+
+  // ---- the page's state in its address ----
+  function params() {
+    var s = X.state, v = s.view, out = {view: v};
+    var typed = v === 'neuron' ? s.neuron : v === 'flow' ? s.flow : null;
+    out.type = typed ? typed.type : s.type;
+    out.layer = typed ? typed.layer : s.layer;
+    if (v === 'neuron') { out.head = s.neuron.head; out.query = s.neuron.query; }
+    if (v === 'flow') { out.head = s.flow.head; out.measure = s.flow.measure; }
+    if (v === 'head') {
+      out.heads = s.headsOn.map(function (on, h) { return on ? h : null; }).filter(function (h) { return h !== null; }).join(',');
+      if (s.pinned) out.pin = s.pinned[0] + s.pinned[1];
+    }
+    if (v === 'decoding') out.step = s.step;
+    if (X.config.mode === 'serve' && X.data) Object.assign(out, X.serveParams());
+    return out;
+  }
+  X.saveState = function () {
+    if (!X.data) return;   // a served page before its first answer keeps the address it was opened with
+    var p = params(), text = Object.keys(p).filter(function (k) { return p[k] !== undefined && p[k] !== ''; })
+      .map(function (k) { return k + '=' + encodeURIComponent(p[k]); }).join('&');
+    if (location.hash.slice(1) !== text) history.replaceState(null, '', '#' + text);
+    document.body.setAttribute('data-state-url', text);
+  };
+  // Reads the address into the state; returns the fields (serve.js reads text, run, beam, ig, compare).
+  X.loadState = function () {
+    var p = {}, s = X.state;
+    location.hash.slice(1).split('&').forEach(function (pair) {
+      var at = pair.indexOf('=');
+      if (at > 0) p[pair.slice(0, at)] = decodeURIComponent(pair.slice(at + 1).replace(/\+/g, ' '));
+    });
+    var number = function (name, fallback) { return /^-?\d+$/.test(p[name] || '') ? Number(p[name]) : fallback; };
+    if (TRANSLATION_VIEWS.concat(['cloze']).indexOf(p.view) >= 0) s.view = p.view;
+    if (['encoder_self', 'decoder_self', 'cross', 'all'].indexOf(p.type) >= 0) {
+      s.type = p.type;
+      if (p.type !== 'all') s.neuron.type = s.flow.type = p.type;
+    }
+    s.layer = s.neuron.layer = s.flow.layer = number('layer', s.layer);
+    s.neuron.head = Math.max(0, number('head', s.neuron.head));
+    s.flow.head = number('head', s.flow.head);
+    s.neuron.query = number('query', s.neuron.query);
+    s.step = number('step', s.step);
+    if (p.measure) s.flow.measure = p.measure;
+    if (p.heads !== undefined) {
+      var on = p.heads.split(',').map(Number);
+      s.headsOn = X.range(16).map(function (h) { return on.indexOf(h) >= 0; });
+    }
+    if (/^[qk]\d+$/.test(p.pin || '')) s.pinned = [p.pin[0], Number(p.pin.slice(1))];
+    return p;
+  };
+
+  // ---- the sentence ----
+  function renderSentence() {
+    var root = X.clear(document.getElementById('sentence'));
+    if (!X.data) {
+      el('p', {class: 'empty'}, root, X.config.mode === 'serve' ? 'Type a sentence above and press Translate.'
+                                                                : 'This page holds no sentence.');
+      return;
+    }
+    if (X.isCloze()) { X.clozeSentence(root); return; }
+    var data = X.data;
+    var how = data.target_forced ? 'given' : data.decoding && data.decoding.beam > 1
+              ? 'beam search, k = ' + data.decoding.beam : 'greedy translation';
+    tokenRow(root, 'source', X.sourceLabels(data), '', data.tokens.source_unknown || []);
+    tokenRow(root, 'target', data.tokens.target_output, ' (' + how + ')', []);
+    X.unknownNote(root);
+    el('div', {class: 'meta'}, root, 'Decoder position t reads target token t − 1 (<s> first) and predicts target ' +
+       'token t: in every view a decoder row is named by the token it predicts.');
+    var kinds = X.presentTypes().map(function (t) { return X.TYPE_TITLES[t] + ': ' + X.mapsOf(t)[0].kind; }).join(' · ');
+    el('div', {class: 'meta', id: 'kinds'}, root, 'weights of ' + data.checkpoint + ' (step ' + data.step + ') · ' + kinds);
+  }
+  function tokenRow(root, what, tokens, note, unknown) {
+    var line = el('div', {class: 'row'}, root);
+    el('span', {class: 'what'}, line, what);
+    var list = el('span', {class: 'tokens'}, line);
+    tokens.forEach(function (t, s) {
+      el('code', unknown[s] ? {class: 'unk', title: 'not in the vocabulary: the model read <unk>'} : {}, list, t);
+    });
+    el('span', {class: 'meta'}, line, note);
+  }
+  X.tokenRow = tokenRow;
+
+  // ---- the tabs, and drawing only the view that is shown ----
+  var tabs = Array.prototype.slice.call(document.querySelectorAll('#tabs [role=tab]'));
+  function showView(view) {
+    if (viewsShown().indexOf(view) < 0) view = viewsShown()[0];
+    X.state.view = view;
+    tabs.forEach(function (tab) {
+      var on = tab.getAttribute('data-view') === view, shown = viewsShown().indexOf(tab.getAttribute('data-view')) >= 0;
+      tab.hidden = !shown;
+      tab.classList.toggle('active', on);
+      tab.setAttribute('aria-selected', on ? 'true' : 'false');
+      tab.setAttribute('tabindex', on ? '0' : '-1');
+    });
+    document.querySelectorAll('.view').forEach(function (v) { v.classList.toggle('active', v.id === 'view-' + view); });
+    document.body.setAttribute('data-view', view);
+    if (dirty[view]) draw(view);
+    X.hideTip();
+    X.saveState();
+  }
+  // Draws one view into its section (a save button first); the other views wait until they are shown.
+  function draw(view) {
+    var root = X.clear(document.getElementById('view-' + view));
+    dirty[view] = false;
+    if (!X.data) { el('p', {class: 'empty'}, root, 'Nothing to show yet.'); return; }
+    var tools = el('div', {class: 'view-tools'}, root);
+    var save = el('button', {type: 'button', class: 'chip save', 'data-key': 'save-' + view,
+                             'aria-label': 'save this view as a picture (SVG)'}, tools, '⤓ save picture (SVG)');
+    save.addEventListener('click', function () { X.savePicture(view); });
+    X.views[view].render(root);
+    root.setAttribute('data-drawn', String(Number(root.getAttribute('data-drawn') || 0) + 1));
+  }
+  // Draws a view again after a control changed; the focus stays on the control (the element with the same
+  // data-key), and the other views are drawn again when next shown.
+  X.redraw = function (view) {
+    var active = document.activeElement, key = active && active.getAttribute && active.getAttribute('data-key');
+    Object.keys(X.views).forEach(function (v) { dirty[v] = true; });
+    draw(view);
+    if (key) {
+      var again = document.getElementById('view-' + view).querySelector('[data-key="' + key + '"]');
+      if (again) again.focus();
+    }
+    X.saveState();
+  };
+  X.renderAll = function () {
+    renderSentence();
+    Object.keys(X.views).forEach(function (v) { dirty[v] = true; X.clear(document.getElementById('view-' + v)); });
+    showView(X.state.view);
+    renders += 1;
+    document.body.setAttribute('data-renders', String(renders));
+    document.body.setAttribute('data-explorer-ready', X.data ? '1' : '0');
+  };
+  tabs.forEach(function (tab, k) {
+    tab.addEventListener('click', function () { showView(tab.getAttribute('data-view')); });
+    tab.addEventListener('keydown', function (event) {      // ← → Home End: the next shown tab, opened at once
+      var shown = tabs.filter(function (t) { return !t.hidden; }), at = shown.indexOf(tab);
+      var to = {ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: shown.length - 1}[event.key];
+      if (to === undefined) return;
+      event.preventDefault();
+      var next = shown[(to + shown.length) % shown.length];
+      showView(next.getAttribute('data-view'));
+      next.focus();
+    });
+  });
+
+  // ---- the large picture (model view) ----
+  var modal = document.getElementById('modal'), opener = null;
+  X.openModal = function (name, from) {
+    opener = from || null;
+    modal.hidden = false;
+    modal.setAttribute('data-open', name);
+    modal.querySelector('.close').focus();
+  };
+  function closeModal() {
+    if (modal.hidden) return;
+    modal.hidden = true;
+    modal.setAttribute('data-open', '');
+    if (opener) opener.focus();
+  }
+  modal.querySelector('.close').addEventListener('click', closeModal);
+  modal.addEventListener('click', function (event) { if (event.target.id === 'modal') closeModal(); });
+  document.addEventListener('keydown', function (event) {
+    if (event.key === 'Escape') closeModal();
+    var inside = event.target.closest && event.target.closest('input, select, #tabs, [role=grid], [role=group]');
+    if (X.state.view === 'decoding' && X.data && !event.defaultPrevented && !inside) {
+      if (event.key === 'ArrowRight') { X.state.step += 1; X.redraw('decoding'); }
+      if (event.key === 'ArrowLeft') { X.state.step -= 1; X.redraw('decoding'); }
+    }
+  });
+
+  // ---- the current view as a picture ----
+  // An SVG file holding the view as it is drawn (its HTML in a foreignObject, with the page's CSS, thumbnails
+  // as PNG images): it opens in any browser and keeps the text as text. Kept in X.lastPicture for the tests.
+  X.savePicture = function (view) {
+    var root = document.getElementById('view-' + view), clone = root.cloneNode(true);
+    var tools = clone.querySelector('.view-tools');
+    if (tools) tools.parentNode.removeChild(tools);
+    var canvases = root.querySelectorAll('canvas');
+    clone.querySelectorAll('canvas').forEach(function (canvas, k) {
+      var image = el('img', {src: canvases[k].toDataURL('image/png'), width: canvas.width, height: canvas.height});
+      canvas.parentNode.replaceChild(image, canvas);
+    });
+    var width = Math.ceil(root.scrollWidth + 48), height = Math.ceil(root.scrollHeight + 48);
+    var css = document.querySelector('style').textContent.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+    var svg = '<svg xmlns="http://www.w3.org/2000/svg" width="' + width + '" height="' + height + '" viewBox="0 0 ' +
+              width + ' ' + height + '"><foreignObject x="0" y="0" width="' + width + '" height="' + height + '">' +
+              '<div xmlns="http://www.w3.org/1999/xhtml" class="picture"><style>' + css + '</style>' +
+              new XMLSerializer().serializeToString(clone) + '</div></foreignObject></svg>';
+    var name = 'attnlab-' + view + '.svg';
+    X.lastPicture = {name: name, svg: svg};
+    document.body.setAttribute('data-picture', name + ' ' + svg.length);
+    var link = el('a', {href: URL.createObjectURL(new Blob([svg], {type: 'image/svg+xml'})), download: name});
+    document.body.appendChild(link);
+    link.click();
+    document.body.removeChild(link);
+  };
+
+  // A link pasted into the address bar of an open page changes only what follows "#": read it again.
+  window.addEventListener('hashchange', function () {
+    var p = X.loadState();
+    if (!(X.config.mode === 'serve' && X.askFromAddress(p))) X.renderAll();
+  });
+  X.loadState();
+  if (X.config.mode === 'serve') X.startServe();
+  X.renderAll();
+})();

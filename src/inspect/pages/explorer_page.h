@@ -1,0 +1,42 @@
+// explorer_page.h — the attention explorer: one self-contained page to ask the maps questions.
+//
+// `attnlab attention` writes it as index.html next to attention.json and the SVG files; `attnlab serve` hands
+// out the same page and answers its requests for new sentences. The views (src/inspect/pages/explorer/explorer.js):
+//   head view     query and key tokens in two columns, joined by one line per head whose opacity is the weight;
+//                 hover a token to keep only its lines, click to pin it; encoder self, decoder self, cross, all
+//   model view    every layer × head as a thumbnail with its attention entropy; click one to open it large
+//   matrix view   heatmaps of every map and head, with the mean over heads and over layers
+//   neuron view   for one query and each key, the numbers that made the weight (q, k, q⊙k, q·k, scaled, masked,
+//                 normalised — or the kind's own stages: additive's tanh features, linear's φ(q)·φ(k), external's
+//                 two normalisations, sagan's γ, a window's band, local_m/local_p's centre, window and Gaussian,
+//                 hard's distribution and chosen key)
+//   decoding view the translation token by token: the cross-attention row of each step, the five likeliest next
+//                 tokens, and with beam search every hypothesis kept, finished or dropped
+//   compare view  the same sentence through two runs, mean of heads per layer, side by side (attnlab attention
+//                 --compare RUN2 writes both into the page; attnlab serve with two runs asks for both)
+//   cloze view    for a cloze run (cloze.json, cloze_maps.h): α, β, β̄ and s of one question, and a word's numbers
+// Every view has a colour legend and says what its rows and columns are (a decoder row is named by the token it
+// predicts); every control works from the keyboard with its ARIA role; only the shown view is drawn; the address
+// holds the page's state (view, type, layer, head, …), and each view can be saved as an SVG picture.
+// Everything it shows comes from attention.json (attention_maps.h): the maps, the stages of the same forward
+// pass, and the decoder's distributions. Nothing is fetched from elsewhere: the page's HTML, CSS and JavaScript
+// are the project's own files in src/inspect/pages/explorer/, read into the binary at build time
+// (cmake/embed_text.cmake), and written inline.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
+
+// The page. `attention_json`: the data of one sentence (attention_json(), or cloze_json()), or "" for a page that asks a server
+// for it; `runs`: the runs a server offers (empty for a page on disk). A page on disk may hold a second run's data
+// of the same sentence for its compare view: `compared_json`, with `compared_names` the two runs' names (the
+// first run's, then the second's).
+std::string explorer_page_html(const std::string& title, const std::string& attention_json,
+                               const std::vector<std::string>& runs, const std::string& compared_json = "",
+                               const std::vector<std::string>& compared_names = {});
+
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab
