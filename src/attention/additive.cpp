@@ -28,40 +28,27 @@
 // long sequences or wide models its memory makes it the most expensive kind here.
 #include <cmath>
 
-#include "attention/attention.h"
+#include "attention/multi_head.h"
 #include "autograd/ops.h"
-#include "nn/layers.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-class AdditiveAttention : public Attention {
+class AdditiveAttention : public MultiHeadAttention {
  public:
   AdditiveAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout, Generator& init)
-      : q_proj(register_module("q_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        k_proj(register_module("k_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        v_proj(register_module("v_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        out_proj(register_module("out_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        config_(c),
-        heads_(heads),
-        dropout_(dropout) {
+      : MultiHeadAttention(c, d_model, heads, dropout) {
+    add_projections(d_model, init);                                          // W_Q, W_K, W_V, W_O
     const int64_t d_k = d_model / heads;
-    const real bound = static_cast<real>(1.0 / std::sqrt(double(d_k)));          // as Linear(d_k, 1)
+    const real bound = static_cast<real>(1.0 / std::sqrt(double(d_k)));      // as Linear(d_k, 1)
     score_weight = register_parameter("score_proj.weight", Tensor::uniform({heads, d_k}, init, -bound, bound));
   }
 
-  Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
-    const int64_t B = x.size(0), Tq = x.size(1), Tk = memory.size(1), h = heads_;
-    Tensor Q = split_heads(q_proj.forward(x), h);                            // [B, h, Tq, d_k]
-    ctx.trace(*this, "q", Q);
-    Tensor K = split_heads(k_proj.forward(memory), h);                       // [B, h, Tk, d_k]
-    ctx.trace(*this, "k", K);
-    Tensor V = split_heads(v_proj.forward(memory), h);                       // [B, h, Tk, d_k]
-    ctx.trace(*this, "v", V);
-    const int64_t d_k = Q.size(3);
-
+  // score_h(i, j) = w_hᵀ · tanh(Q_h,i + K_h,j), for every head, query and key at once.
+  Tensor score(const Tensor& Q, const Tensor& K, ForwardContext& ctx) override {
+    const int64_t B = Q.size(0), h = Q.size(1), Tq = Q.size(2), Tk = K.size(2), d_k = Q.size(3);
     // Every query next to every key: broadcasting [.., Tq, 1, d_k] + [.., 1, Tk, d_k] makes all Tq · Tk sums.
     Tensor Q_i = reshape(Q, {B * h, Tq, 1, d_k});                            // [B·h, Tq, 1, d_k]
     Tensor K_j = reshape(K, {B * h, 1, Tk, d_k});                            // [B·h, 1, Tk, d_k]
@@ -72,58 +59,18 @@ class AdditiveAttention : public Attention {
     ctx.trace(*this, "tanh", hidden);                                        // row i·Tk + j: tanh(Q_i + K_j)
     Tensor w = reshape(score_weight, {h, 1, d_k});                           // [h, 1, d_k]
     Tensor scores = sum(mul(hidden, w), /*axis=*/-1);                        // [B, h, Tq·Tk]
-    scores = reshape(scores, {B, h, Tq, Tk});                                // [B, h, Tq, Tk]
-
-    Tensor additive_mask = mask.additive(config_);                           // [B, 1, Tq, Tk], 0 or −∞
-    ctx.trace(*this, "scores", scores, additive_mask);                       // as the softmax sees them
-    Tensor weights = softmax(scores, additive_mask);                         // [B, h, Tq, Tk], rows sum to 1
-    ctx.trace(*this, "weights", weights);
-    if (ctx.recorder) ctx.recorder->record(name, weights);
-    weights = apply_dropout(weights, dropout_, ctx);                         // [B, h, Tq, Tk]
-    Tensor context = matmul(weights, V);                                     // [B, h, Tq, d_k]
-    ctx.trace(*this, "context", context);
-    Tensor out = out_proj.forward(merge_heads(context));                     // [B, Tq, d_model]
-    ctx.trace(out_proj, out);
-    return out;
+    return reshape(scores, {B, h, Tq, Tk});                                  // [B, h, Tq, Tk]
   }
 
-  // Incremental decoding (cache.cpp): the score of the newest query against each cached key, one at a time.
-  AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
-    const int64_t d_k = q_proj.weight.size(0) / heads_;
-    return make_kv_cache(batch, heads_, capacity, d_k, d_k, config_);
-  }
-  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
-    return make_kv_cache(split_heads(k_proj.forward(memory), heads_),         // [B, h, Tk, d_k]
-                         split_heads(v_proj.forward(memory), heads_), memory_is_real);
-  }
-  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
-    Tensor Q = split_heads(q_proj.forward(x), heads_);                       // [B, h, 1, d_k]
-    if (cache.self) {
-      append_key(cache, split_heads(k_proj.forward(x), heads_),              // k_t, v_t: [B, h, 1, d_k]
-                 split_heads(v_proj.forward(x), heads_), x_is_real);
-    }
-    const int64_t d_k = Q.size(3), h = heads_;
-    Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
-      const real* q = Q.data() + row * d_k;                                  // q_t of this head [d_k]
-      const real* w = score_weight.data() + (row % h) * d_k;                 // w_h [d_k]
-      real score = 0;                                                        // w_hᵀ tanh(q_t + k_j)
-      for (int64_t c = 0; c < d_k; ++c) score += std::tanh(q[c] + k[c]) * w[c];
-      return score;
-    });                                                                      // [B, h, 1, d_k]
-    ++cache.position;
-    return out_proj.forward(merge_heads(context));                           // [B, 1, d_model]
+  // The same for the newest query q_t and one cached key k_j of head `head`, in incremental decoding.
+  real score_one(int64_t head, const real* q, const real* k, int64_t d_k) const override {
+    const real* w = score_weight.data() + head * d_k;                        // w_h [d_k]
+    real score = 0;                                                          // w_hᵀ tanh(q_t + k_j)
+    for (int64_t c = 0; c < d_k; ++c) score += std::tanh(q[c] + k[c]) * w[c];
+    return score;
   }
 
-  Linear& q_proj;
-  Linear& k_proj;
-  Linear& v_proj;
-  Linear& out_proj;
   Tensor score_weight;  // [heads, d_k], "score_proj.weight": row h is w_h (Bahdanau's v)
-
- private:
-  AttentionConfig config_;
-  int64_t heads_;
-  double dropout_;
 };
 
 }  // namespace

@@ -31,16 +31,6 @@
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
-// What a training batch's targets earned, for hard attention's score function: log p(y_t | the sampled keys) of
-// every target position, computed without a graph (a constant).
-struct Rewards {
-  int64_t batch = 0, positions = 0;   // B, T
-  std::vector<double> log_p;          // [B, T]: log p(y_bt); 0 at padding
-  std::vector<uint8_t> real;          // [B, T]: 1 for a real target token
-  double tokens = 0;                  // the real target tokens: the loss's divisor
-  double sentence(int64_t b) const;   // Σ_t log p(y_bt): the sentence's log-likelihood
-};
-
 // Where an attention module sits in the Transformer.
 enum class AttentionUse {
   encoder_self,  // source attends to source
@@ -124,6 +114,9 @@ struct AttentionMask {
   Tensor band_additive(const AttentionConfig& config, int64_t left, int64_t width) const;
 };
 
+// 1 for a real key, 0 for padding: key_is_real's B · Tk flags laid out in `shape` (e.g. [B, 1, Tk, 1], to broadcast).
+Tensor real_keys(const std::vector<uint8_t>& key_is_real, const Shape& shape);
+
 // A mask for sentences with key_lengths[b] real keys followed by padding up to key_len (tests and checks build
 // masks this way; the model builds them from token ids, src/model/masks.h).
 AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t query_len, int64_t key_len,
@@ -189,11 +182,9 @@ class Attention : public Module {
   // x_is_real [B] says which rows hold a real token (0: a pad token, hidden from later positions).
   virtual Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache);
 
-  // Learning by reward (hard attention, hard.cpp): a kind that samples where it looks gets no gradient from the
-  // loss for that choice. After the loss of a training batch is known, the model hands every attention the
-  // log-likelihood of each target token (Rewards below) and adds what comes back to the loss before backward: the
-  // score-function term of the samples the last forward() drew. Every other kind returns an undefined tensor.
-  virtual Tensor score_function_loss(const Rewards& rewards);
+  // A kind that samples where it looks (hard attention) cannot learn that choice from the loss's gradient: while
+  // training, its forward() leaves what it drew, and the score-function term the draws owe, in ctx.sampled
+  // (nn/sampled.h); the training step adds the term to the loss.
 
   std::string name;  // "encoder.layers.0.self_attn", set by the layer that owns it, for the recorder
 };
@@ -207,6 +198,19 @@ AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int
 AttentionCache make_kv_cache(const Tensor& K, const Tensor& V, const std::vector<uint8_t>& key_is_real);
 // Appends one key and value per row: K_new [B, h, 1, d_k], V_new [B, h, 1, d_v] (into a ring's oldest slot).
 void append_key(AttentionCache& cache, const Tensor& K_new, const Tensor& V_new, const std::vector<uint8_t>& is_real);
+// The caches that keep a running state instead of keys (state_cache.cpp):
+//   linear attention, an RNN: S = Σ_j φ(k_j) v_jᵀ [B, h, d_k, d_v] and Z = Σ_j φ(k_j) [B, h, d_k]
+AttentionCache make_linear_state(int64_t batch, int64_t heads, int64_t d_k, int64_t d_v);   // self: empty
+AttentionCache make_linear_state(const Tensor& phi_K, const Tensor& V);                    // cross: the source's
+// S += φ(k_t) v_tᵀ, Z += φ(k_t) for the rows whose token is real; phi_k [B, h, 1, d_k], v [B, h, 1, d_v].
+void add_to_linear_state(AttentionCache& cache, const Tensor& phi_k, const Tensor& v,
+                         const std::vector<uint8_t>& is_real);
+// φ(q_t)ᵀ S / (φ(q_t)ᵀ Z + ε): phi_q [B, h, 1, d_k] → [B, h, 1, d_v].
+Tensor read_linear_state(const AttentionCache& cache, const Tensor& phi_q, real eps);
+//   external attention's prefix softmax over tokens: per head and slot the running max M and sum l [B, h, S]
+AttentionCache make_running_softmax(int64_t batch, int64_t heads, int64_t slots);
+// The newest token's ã [B, h, 1, S] from its scores z [B, h, 1, S], M and l updated (0 and unchanged for a pad).
+Tensor running_softmax(AttentionCache& cache, const Tensor& z, const std::vector<uint8_t>& is_real);
 // The score of one query and one key: row = b · h + head, key points at that key's d_k numbers.
 using StepScore = std::function<real(int64_t row, const real* key)>;
 // How one query's scores become its weights, in place: a[j − first] holds the score of key j (−∞ for a key
@@ -251,13 +255,6 @@ std::unique_ptr<Attention> make_linear_attention(const AttentionConfig& c, Atten
                                                  int64_t heads, double dropout, Generator& init);
 std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                 int64_t heads, double dropout, Generator& init);   // local_m, local_p
-// Gumbel-softmax straight-through (Jang et al. 2017; hard.cpp). With g_ij = −log(−log u_ij) (noise, a constant):
-//   gumbel_softmax:    y = softmax((z + g) / τ + mask)      [B, h, Tq, Tk], differentiable in z (the scores)
-//   straight_through:  forward the one-hot row of keys[row] (argmax_j (z + g)_ij, a sample of softmax(z)), backward
-//                      y's gradient as if the forward had been y: out = y + (one_hot − y), the bracket a constant.
-Tensor gumbel_softmax(const Tensor& scores, const Tensor& additive_mask, const Tensor& noise, double temperature);
-Tensor straight_through(const Tensor& soft, const std::vector<int64_t>& keys);
-
 std::unique_ptr<Attention> make_hard_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                int64_t heads, double dropout, Generator& init);
 

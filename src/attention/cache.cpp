@@ -111,8 +111,6 @@ AttentionCache Attention::start_cross_cache(const Tensor&, const std::vector<uin
 Tensor Attention::step(const Tensor&, const std::vector<uint8_t>&, AttentionCache&) {
   throw Error("attention " + name + ": this kind has no incremental decoding (step)");
 }
-// Only hard attention learns by reward (hard.cpp); for every other kind the loss's gradient is the whole story.
-Tensor Attention::score_function_loss(const Rewards&) { return Tensor(); }
 
 AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v,
                              const AttentionConfig& config) {

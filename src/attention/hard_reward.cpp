@@ -13,12 +13,6 @@
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
-double Rewards::sentence(int64_t b) const {
-  double total = 0;
-  for (int64_t t = 0; t < positions; ++t) total += log_p[static_cast<size_t>(b * positions + t)];
-  return total;
-}
-
 std::vector<double> position_rewards(const Rewards& rewards, const AttentionConfig& config) {
   const int64_t B = rewards.batch, T = rewards.positions;
   std::vector<double> R(static_cast<size_t>(B * T), 0.0);                      // [B, T]

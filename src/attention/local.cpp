@@ -13,20 +13,16 @@
 // The score is the family's default, q·k / √d_k per head (Luong's "general"/"dot" scores are its one-head
 // relatives), and each head has its own centre: W_p [d_model, d_model] is split into heads like W_Q, and head h
 // has its own v_p,h [d_k]: p_i,h = S_i · σ(v_p,hᵀ tanh(W_p,h x_i)).
-//
 // Where the window may lie: S_i is the last position query i may look at, and positions count from 0 (the paper
 // counts from 1, so its S becomes our S − 1):
 //   cross-attention and encoder self-attention   S_i = the sentence's real length − 1 (padding is not counted)
 //   decoder self-attention (causal)              S_i = i: a query sees nothing later than itself
-// local_m's centre is p_i = min(i, S_i). For cross-attention the issue that asked for this kind suggested
-// p_i = i · S / T (scaled to the source length), but T, the target's length, is what the decoder is in the middle
-// of producing: while translating it is unknown, and while training it would tell every position how long the
-// sentence will be (the mask proofs catch exactly that). So p_i = i as in the paper, held at the source's last
-// word once the target is longer than the source.
+// local_m's centre is p_i = min(i, S_i): as in the paper, held at the source's last word once the target is longer.
+// (Not i · S / T: T, the target's length, is unknown while translating, and while training it would tell every
+// position how long the sentence will be — the mask proofs catch exactly that.)
 // Self-attention: local_m as encoder or decoder self-attention is exactly a restricted window [D, D] ([D, 0]
-// causal) of scaled_dot (tests/attention/f64_attention_local_hard.cpp checks it); local_p lets each word choose where in
-// its own sentence to look.
-//
+// causal) of scaled_dot (tests/attention/f64_attention_local_hard.cpp checks it); local_p lets each word choose
+// where in its own sentence to look.
 // What is differentiable and what is not:
 //   * the scores, the softmax and the Gaussian: yes, as everywhere. ∂a_ij/∂p_i = a_ij (j − p_i) / σ²;
 //   * the window's bounds [p_i − D, p_i + D]: no. Which keys are inside is an integer decision; moving p_i a
@@ -34,11 +30,8 @@
 //     softmax · e^(−2), not at 0). The gradient check therefore uses points away from the bounds;
 //   * so v_p and W_p learn only through the Gaussian: the one place p_i enters as a number;
 //   * local_m's centre is a constant (i), and has no parameters.
-// σ(z) is written 0.5 · (tanh(z / 2) + 1), the same function with the ops the engine already has.
-//
-// Paths: this is the paper's path only, the paper's chain of plain ops — with model.path: fused it runs the
-// same chain. It computes every score and masks all but the window: O(n² · d). A banded kernel like scaled_dot's
-// (O(n · D · d)) fits local_m, whose window moves with i, but not local_p, whose window sits wherever p_i lands.
+// Paths: the chain only (model.path: fused runs it too), every score computed and all but the window masked:
+// O(n² · d). A banded kernel (O(n · D · d)) would fit local_m's moving window, not local_p's.
 //
 // Parameters (PyTorch names): q_proj, k_proj, v_proj, out_proj as scaled_dot; local_p adds position_proj.weight
 // [d_model, d_model] (W_p, no bias, as in the paper) and position_score.weight [heads, d_k] (row h is v_p,h).
@@ -46,29 +39,23 @@
 #include <cmath>
 #include <limits>
 
-#include "attention/attention.h"
+#include "attention/scaled_dot.h"
 #include "autograd/ops.h"
-#include "nn/layers.h"
-#include "util/error.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-class LocalAttention : public Attention {
+// scaled_dot's score and chain; the weights are its own: the window around p_i (and local_p's Gaussian).
+class LocalAttention : public ScaledDotAttention {
  public:
   LocalAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout, Generator& init)
-      : q_proj(register_module("q_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        k_proj(register_module("k_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        v_proj(register_module("v_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        out_proj(register_module("out_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        config_(c),
-        heads_(heads),
-        dropout_(dropout),
+      : ScaledDotAttention(c, d_model, heads, dropout, /*d_k=*/d_model / heads),
         predictive_(c.kind == AttentionKind::local_p) {
+    add_projections(d_model, init);                                          // W_Q, W_K, W_V, W_O
     if (predictive_) {
-      position_proj = &register_module("position_proj", std::make_unique<Linear>(d_model, d_model, init, false));
+      position_proj = add_projection("position_proj", d_model, d_model, init, /*bias=*/false);   // W_p
       const int64_t d_k = d_model / heads;
       const real bound = static_cast<real>(1.0 / std::sqrt(double(d_k)));    // as Linear(d_k, 1)
       position_score = register_parameter("position_score.weight",
@@ -76,113 +63,58 @@ class LocalAttention : public Attention {
     }
   }
 
-  Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
-    const int64_t B = x.size(0), Tq = x.size(1), Tk = memory.size(1);
-    if (mask.batch != B || mask.query_len != Tq || mask.key_len != Tk) {
-      throw Error("local attention (" + name + "): the mask is for " + std::to_string(mask.batch) + " × " +
-                  std::to_string(mask.query_len) + " queries × " + std::to_string(mask.key_len) +
-                  " keys, but the inputs are queries " + x.shape().str() + " and keys " + memory.shape().str());
-    }
-    Tensor Q = split_heads(q_proj.forward(x), heads_);                      // [B, h, Tq, d_k]
-    ctx.trace(*this, "q", Q);
-    Tensor K = split_heads(k_proj.forward(memory), heads_);                 // [B, h, Tk, d_k]
-    ctx.trace(*this, "k", K);
-    Tensor V = split_heads(v_proj.forward(memory), heads_);                 // [B, h, Tk, d_k]
-    ctx.trace(*this, "v", V);
-
-    // 1. The centres p_i, one per head and query, and the window [p_i − D, p_i + D] around each.
+  // 1. The centres p_i, one per head and query, and the window [p_i − D, p_i + D] around each; 2. softmax of the
+  // scores over the window; 3. (local_p) times the Gaussian around p_i.
+  Tensor weigh(const Tensor& scores, const AttentionMask& mask, const Tensor& x, ForwardContext& ctx) override {
+    const int64_t B = x.size(0), Tq = x.size(1);
     std::vector<real> last(static_cast<size_t>(B * Tq));                    // S_i per (sentence, query)
     for (int64_t b = 0; b < B; ++b)
       for (int64_t i = 0; i < Tq; ++i) last[static_cast<size_t>(b * Tq + i)] = last_position(mask, b, i);
     Tensor p = centres(x, last, /*first_position=*/0);                      // [B, h, Tq, 1]
     trace_centres(p, ctx);                                                  // `attnlab trace`: p_i per head
     Tensor additive_mask = window_mask(p, mask);                            // [B, h, Tq, Tk], 0 or −∞ (no gradient)
-
-    // 2. softmax(Q Kᵀ / √d_k) over the window, 3. (local_p) times the Gaussian around p_i.
-    Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, h, Tq, Tk] = Q Kᵀ
-    if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));      // [B, h, Tq, Tk] / √d_k
     ctx.trace(*this, "scores", scores, additive_mask);                      // as the softmax sees them
     Tensor weights = softmax(scores, additive_mask);                        // [B, h, Tq, Tk], rows sum to 1
-    if (predictive_) {
-      ctx.trace(*this, "softmax", weights);                                 // before the Gaussian
-      Tensor gauss = gaussian(p, Tk);                                       // [B, h, Tq, Tk] e^(−(j − p_i)²/2σ²)
-      ctx.trace(*this, "gaussian", gauss);
-      weights = mul(weights, gauss);                                        // [B, h, Tq, Tk], rows sum to < 1
-    }
-    ctx.trace(*this, "weights", weights);
-    if (ctx.recorder) ctx.recorder->record(name, weights);
-
-    // 4. The context, as every softmax kind: Σ_j a_ij v_j per head, heads merged, W_O.
-    Tensor context = matmul(apply_dropout(weights, dropout_, ctx), V);      // [B, h, Tq, d_k]
-    ctx.trace(*this, "context", context);
-    Tensor out = out_proj.forward(merge_heads(context));                    // [B, Tq, d_model]
-    ctx.trace(out_proj, out);
-    return out;
+    if (!predictive_) return weights;
+    ctx.trace(*this, "softmax", weights);                                   // before the Gaussian
+    Tensor gauss = gaussian(p, mask.key_len);                               // [B, h, Tq, Tk] e^(−(j − p_i)²/2σ²)
+    ctx.trace(*this, "gaussian", gauss);
+    return mul(weights, gauss);                                             // [B, h, Tq, Tk], rows sum to < 1
   }
 
   // Incremental decoding: the keys and values are kept as for scaled_dot (all of them: local_p's window may sit
   // anywhere in the prefix). A step computes the newest query's centres from its own input and weighs the cached
-  // keys by the same rule as forward(): −∞ outside the window, softmax, times the Gaussian for local_p.
-  AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
-    const int64_t d_k = q_proj.weight.size(0) / heads_;
-    return make_kv_cache(batch, heads_, capacity, d_k, d_k, config_);
-  }
-  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
-    return make_kv_cache(split_heads(k_proj.forward(memory), heads_),         // [B, h, Tk, d_k]
-                         split_heads(v_proj.forward(memory), heads_), memory_is_real);
-  }
-  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
-    const int64_t B = x.size(0), h = heads_;
-    Tensor Q = split_heads(q_proj.forward(x), h);                            // [B, h, 1, d_k]
-    if (cache.self) {
-      append_key(cache, split_heads(k_proj.forward(x), h),                   // k_t, v_t: [B, h, 1, d_k]
-                 split_heads(v_proj.forward(x), h), x_is_real);
-    }
-    std::vector<real> last(static_cast<size_t>(B));                          // S_i of each row's query
-    for (int64_t b = 0; b < B; ++b) {
-      if (cache.self) {
-        last[static_cast<size_t>(b)] = static_cast<real>(cache.position);    // causal: S_i = i
-      } else {
-        const uint8_t* is_real = cache.key_is_real.data() + cache.kv_row(b) * cache.capacity;   // [Tk]
-        const int64_t real_keys = std::count(is_real, is_real + cache.keys, uint8_t{1});          // S + 1
-        last[static_cast<size_t>(b)] = static_cast<real>(std::max<int64_t>(real_keys - 1, 0));
-      }
+  // keys by the same rule as weigh(): −∞ outside the window, softmax, times the Gaussian for local_p.
+  Tensor attend_step(const Tensor& Q, const Tensor& x, const AttentionCache& cache) override {
+    std::vector<real> last(static_cast<size_t>(x.size(0)));                  // S_i of each row's query
+    for (size_t b = 0; b < last.size(); ++b) {                               // causal: i; else real keys − 1
+      const uint8_t* is_real = cache.key_is_real.data() + cache.kv_row(int64_t(b)) * cache.capacity;   // [Tk]
+      last[b] = cache.self ? real(cache.position) : real(last_real(is_real, cache.keys));
     }
     const Tensor p = centres(x, last, cache.position);                       // [B, h, 1, 1]
-    const int64_t d_k = Q.size(3);
-    const real factor = config_.scale ? score_scale(d_k) : real(1);
-    Tensor context = attend_cached(
-        cache, config_,
-        [&](int64_t row, const real* k) { return dot_product(Q.data() + row * d_k, k, d_k) * factor; },
-        [&](int64_t row, int64_t first, std::vector<real>& a) {
-          const real centre = p.data()[row];                                 // p_t of this head
-          for (size_t n = 0; n < a.size(); ++n) {
-            if (!in_window(first + static_cast<int64_t>(n), centre)) a[n] = -std::numeric_limits<real>::infinity();
-          }
-          softmax_in_place(a);
-          if (!predictive_) return;
-          for (size_t n = 0; n < a.size(); ++n) a[n] *= gaussian_factor(first + static_cast<int64_t>(n), centre);
-        });                                                                  // [B, h, 1, d_k]
-    ++cache.position;
-    return out_proj.forward(merge_heads(context));                           // [B, 1, d_model]
+    return attend_keys(Q, cache, [&](int64_t row, int64_t first, std::vector<real>& a) {
+      const real centre = p.data()[row];                                     // p_t of this head
+      for (size_t n = 0; n < a.size(); ++n) {
+        if (!in_window(first + static_cast<int64_t>(n), centre)) a[n] = -std::numeric_limits<real>::infinity();
+      }
+      softmax_in_place(a);
+      if (!predictive_) return;
+      for (size_t n = 0; n < a.size(); ++n) a[n] *= gaussian_factor(first + static_cast<int64_t>(n), centre);
+    });                                                                      // [B, h, 1, d_k]
   }
 
-  Linear& q_proj;
-  Linear& k_proj;
-  Linear& v_proj;
-  Linear& out_proj;
   Linear* position_proj = nullptr;  // W_p (local_p only), "position_proj.weight" [d_model, d_model]
   Tensor position_score;            // v_p (local_p only), "position_score.weight" [heads, d_k]
 
  private:
   // S_i, the last position query i of sentence b may look at (see the top of the file).
   static real last_position(const AttentionMask& mask, int64_t b, int64_t i) {
-    if (mask.causal) return static_cast<real>(i);
-    const uint8_t* is_real = mask.key_is_real.data() + b * mask.key_len;   // [Tk]
-    const int64_t real_keys = std::count(is_real, is_real + mask.key_len, uint8_t{1});
-    return static_cast<real>(std::max<int64_t>(real_keys - 1, 0));
+    return mask.causal ? real(i) : real(last_real(mask.key_is_real.data() + b * mask.key_len, mask.key_len));
   }
-
+  // The sentence's real length − 1 (0 for none), from its keys' flags is_real [Tk].
+  static int64_t last_real(const uint8_t* is_real, int64_t Tk) {
+    return std::max<int64_t>(std::count(is_real, is_real + Tk, uint8_t{1}) - 1, 0);
+  }
   // The centres p [B, h, Tq, 1] of queries x [B, Tq, d_model] at positions first_position, first_position + 1, …;
   // last [B · Tq] holds each query's S_i.
   //   local_m: p_i = min(i, S_i), a constant.     local_p: p_i = S_i · σ(v_pᵀ tanh(W_p x_i)), in the graph.
@@ -215,16 +147,13 @@ class LocalAttention : public Attention {
       Tensor centres = Tensor::zeros({B, Tq});                               // [B, Tq]
       for (int64_t b = 0; b < B; ++b)
         for (int64_t i = 0; i < Tq; ++i) centres.data()[b * Tq + i] = p.data()[(b * h + head) * Tq + i];
-      const std::string stage = "p_head" + std::to_string(head);
-      ctx.trace(*this, stage.c_str(), centres);
+      ctx.trace(*this, ("p_head" + std::to_string(head)).c_str(), centres);
     }
   }
-
   // Is key j inside the window [p − D, p + D] of a query centred at p?
   bool in_window(int64_t j, real p) const {
     return std::abs(static_cast<real>(j) - p) <= static_cast<real>(config_.local_width);
   }
-
   // exp(−(j − p)² / 2σ²) with σ = D / 2.
   real gaussian_factor(int64_t j, real p) const {
     const real sigma = static_cast<real>(config_.local_width) / 2, distance = static_cast<real>(j) - p;
@@ -241,9 +170,8 @@ class LocalAttention : public Attention {
         for (int64_t i = 0; i < Tq; ++i) {
           const int64_t row = (b * h + head) * Tq + i;
           for (int64_t j = 0; j < Tk; ++j) {
-            if (!mask.allowed(b, i, j, config_) || !in_window(j, p.data()[row])) {
-              additive.data()[row * Tk + j] = -std::numeric_limits<real>::infinity();
-            }
+            const bool visible = mask.allowed(b, i, j, config_) && in_window(j, p.data()[row]);
+            if (!visible) additive.data()[row * Tk + j] = -std::numeric_limits<real>::infinity();
           }
         }
     return additive;
@@ -258,9 +186,6 @@ class LocalAttention : public Attention {
     return exp(scale(mul(distance, distance), -1 / (2 * sigma * sigma)));    // [B, h, Tq, Tk]
   }
 
-  AttentionConfig config_;
-  int64_t heads_;
-  double dropout_;
   bool predictive_;  // local_p (true) or local_m (false)
 };
 

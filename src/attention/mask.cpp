@@ -55,5 +55,11 @@ AttentionMask make_length_mask(const std::vector<int64_t>& key_lengths, int64_t 
   return mask;
 }
 
+Tensor real_keys(const std::vector<uint8_t>& key_is_real, const Shape& shape) {
+  Tensor keep = Tensor::zeros(shape);                                           // B · Tk numbers, in `shape`
+  for (size_t t = 0; t < key_is_real.size(); ++t) keep.data()[t] = key_is_real[t] ? 1 : 0;
+  return keep;
+}
+
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

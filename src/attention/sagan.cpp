@@ -22,85 +22,37 @@
 // start (γ = 0) — its origin, long-range structure in GAN images; in a Transformer, to watch a layer decide how
 // much attention it wants (read γ from the checkpoint). One head of d/8 sees less than h heads of d/h.
 #include <algorithm>
-#include <cmath>
 
-#include "attention/attention.h"
+#include "attention/scaled_dot.h"
 #include "autograd/ops.h"
-#include "nn/layers.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-class SaganAttention : public Attention {
+// The size of the queries' and keys' space: d_model / 8, at least 1.
+int64_t query_key_size(int64_t d_model) { return std::max<int64_t>(1, d_model / 8); }
+
+// scaled_dot's score over one head, with its own projections and the gate γ in place of W_O.
+class SaganAttention : public ScaledDotAttention {
  public:
   SaganAttention(const AttentionConfig& c, int64_t d_model, double dropout, Generator& init)
-      : q_proj(register_module("q_proj", std::make_unique<Linear>(d_model, query_key_size(d_model), init))),
-        k_proj(register_module("k_proj", std::make_unique<Linear>(d_model, query_key_size(d_model), init))),
-        v_proj(register_module("v_proj", std::make_unique<Linear>(d_model, d_model, init))),
-        config_(c),
-        dropout_(dropout) {
-    gamma = register_parameter("gamma", Tensor::zeros({1}));                // γ = 0: the layer starts silent
+      : ScaledDotAttention(c, d_model, /*heads=*/1, dropout, /*d_k=*/query_key_size(d_model)) {
+    q_proj = add_projection("q_proj", d_model, query_key_size(d_model), init);   // f(x): d → d/8
+    k_proj = add_projection("k_proj", d_model, query_key_size(d_model), init);   // g(x): d → d/8
+    v_proj = add_projection("v_proj", d_model, d_model, init);                   // h(x): d → d
+    gamma = register_parameter("gamma", Tensor::zeros({1}));                    // γ = 0: the layer starts silent
   }
 
-  // The size of the queries' and keys' space: d_model / 8, at least 1.
-  static int64_t query_key_size(int64_t d_model) { return std::max<int64_t>(1, d_model / 8); }
-
-  Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override {
-    // One head: an axis of size 1 in the place of the heads, so the mask [B, 1, Tq, Tk] and the recorded map
-    // have the same layout as every other kind's.
-    Tensor Q = split_heads(q_proj.forward(x), 1);                             // [B, 1, Tq, d/8]
-    ctx.trace(*this, "q", Q);
-    Tensor K = split_heads(k_proj.forward(memory), 1);                        // [B, 1, Tk, d/8]
-    ctx.trace(*this, "k", K);
-    Tensor V = split_heads(v_proj.forward(memory), 1);                        // [B, 1, Tk, d]
-    ctx.trace(*this, "v", V);
-    Tensor scores = matmul(Q, K, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, 1, Tq, Tk] = Q Kᵀ
-    if (config_.scale) scores = scale(scores, score_scale(Q.size(3)));
-    Tensor additive_mask = mask.additive(config_);                            // [B, 1, Tq, Tk], 0 or −∞
-    ctx.trace(*this, "scores", scores, additive_mask);                        // as the softmax sees them
-    Tensor weights = softmax(scores, additive_mask);                          // [B, 1, Tq, Tk], rows sum to 1
-    ctx.trace(*this, "weights", weights);
-    if (ctx.recorder) ctx.recorder->record(name, weights);
-    weights = apply_dropout(weights, dropout_, ctx);                          // [B, 1, Tq, Tk]
-    Tensor context = merge_heads(matmul(weights, V));                         // [B, Tq, d]
-    ctx.trace(*this, "context", context);
-    Tensor out = mul(gamma, context);                                         // [B, Tq, d] = γ · context
+  // out = γ · context: the heads' (one head's) output, gated; no W_O.
+  Tensor output(const Tensor& context, ForwardContext& ctx) override {
+    Tensor out = mul(gamma, context);                                        // [B, T, d] = γ · context
     ctx.trace(*this, "out", out);
     return out;
   }
 
-  // Incremental decoding (cache.cpp): one head, keys of d/8 numbers, values of d.
-  AttentionCache start_self_cache(int64_t batch, int64_t capacity) override {
-    return make_kv_cache(batch, 1, capacity, q_proj.weight.size(0), v_proj.weight.size(0), config_);
-  }
-  AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) override {
-    return make_kv_cache(split_heads(k_proj.forward(memory), 1),              // [B, 1, Tk, d/8]
-                         split_heads(v_proj.forward(memory), 1), memory_is_real);  // [B, 1, Tk, d]
-  }
-  Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) override {
-    Tensor Q = split_heads(q_proj.forward(x), 1);                             // [B, 1, 1, d/8]
-    if (cache.self) {
-      append_key(cache, split_heads(k_proj.forward(x), 1), split_heads(v_proj.forward(x), 1), x_is_real);
-    }
-    const int64_t d_q = Q.size(3);
-    const real factor = config_.scale ? score_scale(d_q) : real(1);
-    Tensor context = attend_cached(cache, config_, [&](int64_t row, const real* k) {
-      return dot_product(Q.data() + row * d_q, k, d_q) * factor;              // q_t · k_j / √(d/8)
-    });                                                                       // [B, 1, 1, d]
-    ++cache.position;
-    return mul(gamma, merge_heads(context));                                  // [B, 1, d] = γ · context
-  }
-
-  Linear& q_proj;   // d → d/8
-  Linear& k_proj;   // d → d/8
-  Linear& v_proj;   // d → d
-  Tensor gamma;     // [1], starts at 0
-
- private:
-  AttentionConfig config_;
-  double dropout_;
+  Tensor gamma;  // [1], starts at 0
 };
 
 }  // namespace

@@ -18,7 +18,7 @@
 //   ∂Q_h += s · ∂S K_h                               [Tq, d_k]
 //   ∂K_h += s · ∂Sᵀ Q_h                              [Tk, d_k]
 //
-// It replaces the chain of ops ScaledDotAttention::attention() runs on the paper's path (model.path: paper)
+// It replaces the chain of ops MultiHeadAttention::attend() runs for scaled_dot on the paper's path (model.path: paper)
 // (src/attention/scaled_dot.cpp):
 //   split_heads → matmul(Q, K, false, true) → scale → softmax(·, mask) → dropout → matmul(·, V) → merge_heads
 // with six graph nodes (eight with the splits and merges) and five [B, h, T, T]- or [B, h, T, d_k]-sized

@@ -20,7 +20,7 @@
 //   batches   K different training batches (batch k of the training data, in the order epoch 0 of train.seed
 //             draws them): the ordinary minibatch noise of SGD, plus, for hard attention, the sampling noise.
 // The gradient is the one train_step() backpropagates: the label-smoothed loss of the batch plus, for hard
-// attention, its score-function term (Seq2Seq::score_function_loss), before clipping. Dropout is off (model.dropout
+// attention, its score-function term (nn/sampled.h), before clipping. Dropout is off (model.dropout
 // = 0 for the measurement), so the only randomness on one batch is hard attention's sampling. The moving-average
 // reward baseline of hard attention starts at the first sample's mean reward and moves over the K samples as it
 // does in training (it is not saved in checkpoints, so a loaded model starts it afresh anyway). Likewise

@@ -286,8 +286,9 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
                      ForwardContext& ctx) {
   Tensor memory = encode(src, ctx);                                           // [B, S, d]
   Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
-  if (ctx.training && learns_by_reward()) {                                  // for score_function_loss()
-    keep_rewards(clean_reward() ? replayed_output(src, tgt_in) : y, targets);
+  if (ctx.sampled && !ctx.sampled->choices.empty()) {                       // hard attention drew keys: their
+    const Tensor& judged = clean_reward() ? replayed_output(src, tgt_in, *ctx.sampled) : y;   // reward, for the
+    ctx.sampled->rewards = rewards_of(judged, targets);                      // step's score_function_loss
   }
   if (!fused()) {
     Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
@@ -295,13 +296,6 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
   }
   // The same loss and gradients without ever holding the [B, T, V] logits (kernels/linear_cross_entropy.cpp).
   return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id, gemm());   // [1]
-}
-
-bool Seq2Seq::learns_by_reward() const {
-  for (const AttentionConfig* a : {&config_.encoder_attention, &config_.decoder_attention, &config_.cross_attention}) {
-    if (a->kind == AttentionKind::hard) return true;
-  }
-  return false;
 }
 
 bool Seq2Seq::clean_reward() const {
@@ -313,19 +307,20 @@ bool Seq2Seq::clean_reward() const {
 
 // hard_clean_reward: the decoder's output again, dropout off, each hard attention reading the keys it just drew,
 // so that the reward log p(y | s) carries no dropout noise. No graph: the reward is a constant.
-Tensor Seq2Seq::replayed_output(const TokenIds& src, const TokenIds& tgt_in) {
+Tensor Seq2Seq::replayed_output(const TokenIds& src, const TokenIds& tgt_in, const SampledChoices& drawn) {
   NoGradGuard no_graph;
   ForwardContext replay;                                                      // training false: no dropout
-  replay.replay_samples = true;
+  replay.replay = &drawn;
   return decoder_output(tgt_in, encode(src, replay), src, replay);            // [B, T, d]
 }
 
-void Seq2Seq::keep_rewards(const Tensor& y, const TokenIds& targets) {
+// log p(y_bt) of every target token under the decoder's output y [B, T, d]: what the draws earned.
+Rewards Seq2Seq::rewards_of(const Tensor& y, const TokenIds& targets) const {
   NoGradGuard no_graph;                                                       // the reward is a constant
   Tensor logits = matmul(y, output_weight_, false, /*transpose_b=*/true);            // [B, T, V]
   const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
-  rewards_ = Rewards{B, T, std::vector<double>(static_cast<size_t>(B * T), 0.0),
-                     std::vector<uint8_t>(static_cast<size_t>(B * T), 0), 0.0};
+  Rewards rewards{B, T, std::vector<double>(static_cast<size_t>(B * T), 0.0),
+                  std::vector<uint8_t>(static_cast<size_t>(B * T), 0), 0.0};
   for (int64_t b = 0; b < B; ++b)
     for (int64_t t = 0; t < T; ++t) {
       const int32_t target = targets.values[static_cast<size_t>(b * T + t)];
@@ -334,26 +329,11 @@ void Seq2Seq::keep_rewards(const Tensor& y, const TokenIds& targets) {
       const double max = *std::max_element(row, row + V);
       double total = 0;                                                        // log p = z_y − max − log Σ e^(z − max)
       for (int64_t v = 0; v < V; ++v) total += std::exp(double(row[v]) - max);
-      rewards_.log_p[static_cast<size_t>(b * T + t)] = double(row[target]) - max - std::log(total);
-      rewards_.real[static_cast<size_t>(b * T + t)] = 1;
-      rewards_.tokens += 1;
+      rewards.log_p[static_cast<size_t>(b * T + t)] = double(row[target]) - max - std::log(total);
+      rewards.real[static_cast<size_t>(b * T + t)] = 1;
+      rewards.tokens += 1;
     }
-}
-
-Tensor Seq2Seq::score_function_loss() {
-  if (rewards_.batch == 0) return Tensor();
-  Tensor total;                                                               // [1], or undefined
-  auto collect = [&](Attention& attention) {
-    Tensor term = attention.score_function_loss(rewards_);
-    if (term.defined()) total = total.defined() ? add(total, term) : term;
-  };
-  for (EncoderLayer* layer : encoder_layers_) collect(layer->self_attn);
-  for (DecoderLayer* layer : decoder_layers_) {
-    collect(layer->self_attn);
-    collect(layer->encoder_attn);
-  }
-  rewards_ = Rewards{};
-  return total;
+  return rewards;
 }
 
 DecoderState Seq2Seq::start_decoding(const Tensor& memory, const TokenIds& src, int64_t capacity) {

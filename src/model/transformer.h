@@ -100,16 +100,11 @@ class Seq2Seq : public Module {
   Tensor decoder_output(const TokenIds& tgt_in, const Tensor& memory, const TokenIds& src, ForwardContext& ctx);
   // The training loss, label-smoothed cross-entropy of targets [B, T] (pad ignored), [1]: the same number and
   // gradients as cross_entropy(forward(src, tgt_in), targets, …), computed without the [B, T, V] logits.
+  // When hard attention drew keys into ctx.sampled (nn/sampled.h), it also writes there what they earned: the
+  // log-likelihood log p(y_t | the draws) of every target token, for the step's score_function_loss(sampled).
   Tensor loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds& targets, real label_smoothing,
               ForwardContext& ctx);
   Tensor forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx);      // both
-
-  // Hard attention (attention/hard.cpp) chooses its keys by sampling, so the loss gives its W_Q and W_K no
-  // gradient; they learn from a reward, the log-likelihood log p(y_t | sampled keys) of each target token. When a
-  // model with hard attention is trained, loss() keeps those rewards; the trainer then calls this once, right
-  // after loss(), and adds the result to the loss before backward: the score-function (REINFORCE) terms of every
-  // hard attention module, [1]. Undefined when there is nothing to add (no hard attention, or not training).
-  Tensor score_function_loss();
 
   // Incremental decoding (call under NoGradGuard). start_decoding projects the source's keys and values for
   // every decoder layer (memory [B, S, d] from encode(src)) and makes room for `capacity` target positions;
@@ -133,12 +128,11 @@ class Seq2Seq : public Module {
   LayerNorm* encoder_norm_ = nullptr;           // pre-LN only
   LayerNorm* decoder_norm_ = nullptr;           // pre-LN only
   Tensor output_weight_;                         // [tgt_vocab, d_model]: own parameter, or the tied embedding
-  // For score_function_loss(): is any attention hard, and the last training loss()'s rewards and target tokens.
-  bool learns_by_reward() const;
+  // Hard attention's reward: log p(y_bt) under the decoder's output y [B, T, d] — with hard_clean_reward under
+  // replayed_output(), the output again with dropout off and the same keys drawn.
   bool clean_reward() const;                                     // some hard attention sets hard_clean_reward
-  Tensor replayed_output(const TokenIds& src, const TokenIds& tgt_in);   // [B, T, d], dropout off, keys replayed
-  void keep_rewards(const Tensor& y, const TokenIds& targets);   // y [B, T, d] the decoder's output
-  Rewards rewards_;                              // log p(y_bt) of every target position (batch 0: none kept)
+  Tensor replayed_output(const TokenIds& src, const TokenIds& tgt_in, const SampledChoices& drawn);   // [B, T, d]
+  Rewards rewards_of(const Tensor& y, const TokenIds& targets) const;
 };
 
 // Throws attnlab::Error naming the config key for anything that cannot build a model, including a model whose

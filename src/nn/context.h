@@ -7,12 +7,14 @@
 // * tracer: when set, the forward code hands it every stage it computes, in the order the code reads
 //   (`attnlab trace`, src/inspect/maps/trace.h): `ctx.trace(*this, "q", Q)` names the line "<module path>.q".
 //   When null each such line is one null check: no name is built, nothing is copied, no result changes.
-// * replay_samples: hard attention repeats the keys of the last training pass (its clean reward, below).
+// * sampled: where a module that samples (hard attention) leaves what it drew and what that owes (nn/sampled.h);
+//   the training step owns it. replay: a pass that reads those draws instead of drawing anew (below).
 #pragma once
 
 #include <string>
 
 #include "nn/module.h"
+#include "nn/sampled.h"
 #include "tensor/tensor.h"
 
 namespace attnlab {
@@ -38,10 +40,12 @@ struct ForwardContext {
   Generator* generator = nullptr;       // required when training with dropout > 0
   AttentionRecorder* recorder = nullptr;
   Tracer* tracer = nullptr;
+  // While training: where sampling modules add their draws (null: nobody asked, draws owe nothing).
+  SampledChoices* sampled = nullptr;
   // A second pass over the training batch, with training false (no dropout), in which hard attention reads the
-  // keys it drew in the training pass instead of choosing anew: how its reward is measured without dropout's
-  // noise (model.attention.<use>.hard_clean_reward, Seq2Seq::loss).
-  bool replay_samples = false;
+  // keys it drew in the training pass (these) instead of choosing anew: how its reward is measured without
+  // dropout's noise (model.attention.<use>.hard_clean_reward, Seq2Seq::loss).
+  const SampledChoices* replay = nullptr;
 
   // Hands `value` to the tracer as "<where.path()>.<stage>" (just the path when stage is empty).
   void trace(const Module& where, const char* stage, const Tensor& value) const {

@@ -111,11 +111,14 @@ PartLoss translation_part(Seq2Seq& model, const Batch& batch, Ranks& ranks, real
   if (shard.src.shape[0] == 0) return part;                  // fewer sentences than ranks: nothing for this one
   // Label-smoothed cross-entropy of the decoder's predictions for the targets, in one call, without keeping the
   // [B, T, V] logits. Dropout draws its masks from ctx's generator.
+  SampledChoices sampled;                                    // what hard attention draws in this forward (if any)
+  ctx.sampled = &sampled;
   part.loss = model.loss(shard.src, shard.tgt_in, shard.targets, label_smoothing, ctx);   // [1]
+  ctx.sampled = nullptr;
   part.value = part.loss.item();
   // Hard attention samples where it looks: the loss gives its choice no gradient, so it learns from the reward
-  // the loss just measured (attention/hard.cpp). Nothing is added for the other kinds.
-  if (Tensor reinforce = model.score_function_loss(); reinforce.defined()) part.loss = add(part.loss, reinforce);
+  // the loss just measured (attention/hard.cpp, nn/sampled.h). Nothing is added for the other kinds.
+  if (Tensor reinforce = score_function_loss(sampled); reinforce.defined()) part.loss = add(part.loss, reinforce);
   part.share = ranks.share(shard, batch);                    // n_r / n (1 for one process)
   return part;
 }

@@ -61,14 +61,22 @@ inline double centre_of(const Keeper& keeper, int64_t b, int64_t head, int64_t i
 }
 
 // A forward pass at evaluation (or training, with a generator) that keeps the stages and the map.
+// With `drawn`, hard attention's draws and what they owe are left there (nn/sampled.h), as for the training step.
 inline Tensor run(Attention& module, const Tensor& x, const Tensor& memory, const AttentionMask& mask, Keeper& keeper,
-           Generator* training = nullptr) {
+           Generator* training = nullptr, SampledChoices* drawn = nullptr) {
   ForwardContext ctx;
   ctx.tracer = &keeper;
   ctx.recorder = &keeper;
   ctx.training = training != nullptr;
   ctx.generator = training;
+  ctx.sampled = drawn;
   return module.forward(x, memory, mask, ctx);
+}
+
+// The score-function term of what a forward drew, under `rewards` (as the step asks for it: train/step.cpp).
+inline Tensor term_of(SampledChoices& drawn, const Rewards& rewards) {
+  drawn.rewards = rewards;
+  return score_function_loss(drawn);
 }
 
 inline double largest_difference(const Tensor& a, const Tensor& b) {

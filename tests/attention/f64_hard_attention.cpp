@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "attention/hard_estimators.h"
 #include "autograd/ops.h"
 #include "model/transformer.h"
 #include "util/error.h"
@@ -59,7 +60,6 @@ TEST_CASE("hard attention's maps are the distribution a; the key chosen is trace
             if (!training) CHECK(chosen == best);
           }
     }
-    hard->score_function_loss(Rewards{2, 5, std::vector<double>(10, 0.0), std::vector<uint8_t>(10, 1), 8});
   }
 }
 
@@ -149,19 +149,20 @@ TEST_CASE("gumbel_st: W_Q and W_K learn from the loss itself, and no score term 
   Generator gen(31), sampling(32);
   const Tensor x = Tensor::randn({2, 3, 8}, gen), memory = Tensor::randn({2, 4, 8}, gen);
   Keeper keeper;
+  SampledChoices drawn;
   hard->zero_grad();
-  sum(run(*hard, x, memory, make_length_mask({4, 2}, 3, 4, false), keeper, &sampling)).backward();
+  sum(run(*hard, x, memory, make_length_mask({4, 2}, 3, 4, false), keeper, &sampling, &drawn)).backward();
   for (const char* name : {"q_proj.weight", "k_proj.weight"}) {
     CAPTURE(name);
     double reach = 0;
     for (real g : parameter_named(*hard, name).grad_values()) reach += std::abs(g);
     CHECK(reach > 1e-6);
   }
-  const Tensor term = hard->score_function_loss(Rewards{2, 3, std::vector<double>(6, -1.0), std::vector<uint8_t>(6, 1), 6});
+  const Tensor term = term_of(drawn, Rewards{2, 3, std::vector<double>(6, -1.0), std::vector<uint8_t>(6, 1), 6});
   CHECK_FALSE(term.defined());                                               // λ_e = 0: nothing but the relaxation
 }
 
-TEST_CASE("the model hands rewards to its attention only for hard attention, and only while training") {
+TEST_CASE("the model measures rewards for hard attention's draws only, and only while training") {
   for (AttentionKind kind : {AttentionKind::hard, AttentionKind::scaled_dot}) {
     CAPTURE(name_of(kind));
     ModelConfig c;
@@ -173,14 +174,22 @@ TEST_CASE("the model hands rewards to its attention only for hard attention, and
     const TokenIds src{{2, 3}, {4, 5, 6, 7, 8, pad_id}}, tgt_in{{2, 3}, {bos_id, 4, 5, bos_id, 6, pad_id}};
     const TokenIds targets{{2, 3}, {4, 5, eos_id, 6, eos_id, pad_id}};
     ForwardContext eval;
+    SampledChoices eval_draws;
+    eval.sampled = &eval_draws;
     model.loss(src, tgt_in, targets, 0, eval);
-    CHECK_FALSE(model.score_function_loss().defined());                      // evaluation: nothing to learn from
+    CHECK(eval_draws.choices.empty());                                       // evaluation: nothing to learn from
+    CHECK_FALSE(score_function_loss(eval_draws).defined());
     ForwardContext training{/*training=*/true, &sampling, nullptr};
+    SampledChoices drawn;
+    training.sampled = &drawn;
     Tensor loss = model.loss(src, tgt_in, targets, 0, training);
-    Tensor reinforce = model.score_function_loss();
+    Tensor reinforce = score_function_loss(drawn);
     CHECK(reinforce.defined() == (kind == AttentionKind::hard));
     if (kind != AttentionKind::hard) continue;
-    CHECK_FALSE(model.score_function_loss().defined());                      // handed over once
+    REQUIRE(drawn.choices.size() == 1);                                      // the one hard attention: cross
+    CHECK(drawn.choices[0].by->path() == "decoder.layers.0.encoder_attn");
+    CHECK(drawn.rewards.batch == 2);
+    CHECK(drawn.rewards.tokens == 5);                                        // the real target tokens
     // The first batch sets the baseline to its own mean reward, so the term is (R_b − mean R) log π_b / N: it
     // reaches W_Q of the cross-attention, which the loss alone does not.
     add(loss, reinforce).backward();
@@ -210,8 +219,10 @@ TEST_CASE("hard_clean_reward: the reward's pass replays the keys drawn, without 
     const TokenIds tgt_in{{3, 4}, {bos_id, 4, 5, 6, bos_id, 6, 7, 8, bos_id, 9, 10, 11}};
     const TokenIds targets{{3, 4}, {4, 5, 6, eos_id, 6, 7, 8, eos_id, 9, 10, 11, eos_id}};
     ForwardContext training{/*training=*/true, &sampling, nullptr};
+    SampledChoices drawn;
+    training.sampled = &drawn;
     const double loss = model.loss(src, tgt_in, targets, 0, training).item();
-    const double term = model.score_function_loss().item();
+    const double term = score_function_loss(drawn).item();
     return std::pair<double, double>{loss, term};
   };
   // Without dropout the replayed pass is the training pass: the same rewards, so the same term. A pass that chose

@@ -103,8 +103,10 @@ Estimate sampled_gradients(TinyHard& tiny, int samples) {
   for (int k = 0; k < samples; ++k) {
     tiny.module->zero_grad();
     ForwardContext ctx{/*training=*/true, &sampling, nullptr};
+    SampledChoices drawn;
+    ctx.sampled = &drawn;
     Tensor losses = tiny.losses(tiny.module->forward(tiny.x, tiny.memory, tiny.mask, ctx));   // [B, 2], s sampled
-    Tensor term = tiny.module->score_function_loss(tiny.rewards_of(losses));
+    Tensor term = term_of(drawn, tiny.rewards_of(losses));
     add(sum(losses), term).backward();                                       // ∇ℓ − A ∇ log π
     const std::vector<double> g = tiny.gradients();
     for (size_t c = 0; c < n; ++c) total[c] += g[c], squares[c] += g[c] * g[c];
@@ -257,10 +259,11 @@ TEST_CASE("hard_clip scales the score term so that its gradient at the scores ha
   const Tensor x = Tensor::randn({2, 3, 8}, gen), memory = Tensor::randn({2, 4, 8}, gen);
   const AttentionMask mask = make_length_mask({4, 3}, 3, 4, false);
   Keeper keeper, ignored;
-  run(*free, x, memory, mask, keeper, &draw_a);
-  run(*held, x, memory, mask, ignored, &draw_b);
+  SampledChoices free_draws, held_draws;
+  run(*free, x, memory, mask, keeper, &draw_a, &free_draws);
+  run(*held, x, memory, mask, ignored, &draw_b, &held_draws);
   const Rewards r{2, 3, {-1, -2, -0.5, -3, -1, -2}, {1, 1, 1, 1, 1, 1}, 6};
-  const double unclipped = free->score_function_loss(r).item(), held_term = held->score_function_loss(r).item();
+  const double unclipped = term_of(free_draws, r).item(), held_term = term_of(held_draws, r).item();
   // ∂term/∂z by autograd: term(z) = −(1/N) Σ A log softmax(z)_s − (λ_e/N) Σ H(softmax(z)); the sentence reward,
   // the first batch's own mean as baseline: A_b = R_b − mean R.
   Tensor z = keeper.stages.at("scores").detach();
@@ -289,14 +292,15 @@ TEST_CASE("the score term's sign: a sample rewarded above the baseline becomes l
     CAPTURE(advantage);
     TinyHard tiny(/*batch=*/1);
     Generator sampling(5);
-    auto forward = [&](bool training, Keeper& keeper) {
-      return run(*tiny.module, tiny.x, tiny.memory, tiny.mask, keeper, training ? &sampling : nullptr);
+    auto forward = [&](bool training, Keeper& keeper, SampledChoices* drawn = nullptr) {
+      return run(*tiny.module, tiny.x, tiny.memory, tiny.mask, keeper, training ? &sampling : nullptr, drawn);
     };
     Keeper first;
-    forward(true, first);
-    tiny.module->score_function_loss(tiny.rewards_all(-3.0));                          // sets the baseline b = −3
+    SampledChoices first_draws, drawn;
+    forward(true, first, &first_draws);
+    term_of(first_draws, tiny.rewards_all(-3.0));                            // sets the baseline b = −3
     Keeper sampled;
-    forward(true, sampled);
+    forward(true, sampled, &drawn);
     auto sampled_key = [&](int64_t i) {                                     // the 1 in query i's row of the choice
       int64_t s = 0;
       while (sampled.stages.at("chosen").at({0, 0, i, s}) != 1) ++s;
@@ -306,7 +310,7 @@ TEST_CASE("the score term's sign: a sample rewarded above the baseline becomes l
     const double a_before = sampled.stages.at("weights").at({0, 0, 0, s0});
     const double a_1 = sampled.stages.at("weights").at({0, 0, 1, s1});
     tiny.module->zero_grad();
-    Tensor term = tiny.module->score_function_loss(tiny.rewards_all(-3.0 + advantage));
+    Tensor term = term_of(drawn, tiny.rewards_all(-3.0 + advantage));
     // −(R − b) log π(s), π(s) = a_{0, s0} · a_{1, s1}, b = −3: the sign the whole estimator hangs on.
     CHECK(term.item() == doctest::Approx(-advantage * (std::log(a_before) + std::log(a_1))).epsilon(1e-12));
     term.backward();

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "attention/attention.h"
+#include "attention/hard_estimators.h"
 #include "attention/checks.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
