@@ -11,9 +11,8 @@
 // (training in the page: web/training.cpp). Every answer is a JSON text; a failure is {"error": "…"} with the
 // chapter's own message. The returned pointer stays valid until the next call (one answer at a time: the page
 // has one thread).
-#include <nlohmann/json.hpp>
-
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "inspect/maps/attention_maps.h"

@@ -1,13 +1,13 @@
 // graph.cpp — recording the graph and walking it backwards.
 #include "autograd/graph.h"
-#include "autograd/backward_hook.h"
 
 #include <memory>
 #include <unordered_set>
 
+#include "autograd/backward_hook.h"
+#include "tensor/storage.h"
 #include "util/error.h"
 #include "util/profile.h"
-#include "tensor/storage.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

@@ -21,8 +21,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "model/transformer.h"
 #include "decode/config.h"
+#include "model/transformer.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

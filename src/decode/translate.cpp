@@ -7,8 +7,8 @@
 
 #include "autograd/graph.h"
 #include "decode/greedy.h"
-#include "util/error.h"
 #include "tensor/parallel.h"
+#include "util/error.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "decode/beam_search.h"
-#include "model/transformer.h"
 #include "decode/config.h"
+#include "model/transformer.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

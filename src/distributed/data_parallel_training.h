@@ -22,13 +22,13 @@
 #include <string>
 #include <vector>
 
-#include "tensor/random.h"
-#include "train/config.h"
 #include "distributed/data_parallel.h"
 #include "distributed/gradient_buckets.h"
-#include "train/optimizer.h"
 #include "distributed/sharded_optimizer.h"
+#include "tensor/random.h"
+#include "train/config.h"
 #include "train/observer.h"
+#include "train/optimizer.h"
 #include "train/step.h"
 
 namespace attnlab {

@@ -40,8 +40,8 @@
 #include <vector>
 
 #include "autograd/backward_hook.h"
-#include "nn/module.h"
 #include "distributed/data_parallel.h"
+#include "nn/module.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

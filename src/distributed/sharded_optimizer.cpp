@@ -4,8 +4,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "train/clip.h"
 #include "distributed/data_parallel.h"
+#include "train/clip.h"
 #include "util/error.h"
 
 namespace attnlab {

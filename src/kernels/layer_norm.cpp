@@ -10,12 +10,13 @@
 //     instead of into a row of scratch that is then added to a zero-filled buffer.
 // tests/kernels/test_fused_layer_norm.cpp checks the two against each other, forward and backward, and the kernel
 // against itself at 1 and 2 threads.
+#include "autograd/ops/layer_norm.h"
+
 #include <algorithm>
 #include <vector>
 
 #include "autograd/ops.h"
 #include "autograd/ops/add_to_grad.h"
-#include "autograd/ops/layer_norm.h"
 #include "kernels/gradient_buffer.h"
 #include "kernels/kernels.h"
 #include "tensor/parallel.h"

@@ -15,10 +15,10 @@
 #include "autograd/graph.h"
 #include "kernels/gradient_buffer.h"
 #include "kernels/kernels.h"
+#include "tensor/parallel.h"
 #include "tensor/product/product.h"
 #include "tensor/row_math.h"
 #include "util/error.h"
-#include "tensor/parallel.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

@@ -45,12 +45,12 @@
 #include <vector>
 
 #include "autograd/ops.h"
-#include "kernels/kernels.h"
 #include "kernels/gradient_buffer.h"
-#include "tensor/row_math.h"
-#include "tensor/product/small_matmul.h"
-#include "util/error.h"
+#include "kernels/kernels.h"
 #include "tensor/parallel.h"
+#include "tensor/product/small_matmul.h"
+#include "tensor/row_math.h"
+#include "util/error.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

@@ -1,9 +1,10 @@
 // storage.cpp — the size-class pool of tensor buffers (see storage.h).
 #include "tensor/storage.h"
 
+#include <malloc.h>  // malloc_trim (glibc)
+
 #include <algorithm>
 #include <bit>
-#include <malloc.h>  // malloc_trim (glibc)
 #include <limits>
 #include <map>
 #include <mutex>

@@ -3,9 +3,9 @@
 
 #include <cstdio>
 
-#include "util/error.h"
 #include "tensor/parallel.h"
 #include "tensor/storage.h"
+#include "util/error.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

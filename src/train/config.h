@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
+#include "tensor/real.h"  // ATTNLAB_PRECISION: the namespace of this build's precision
 #include "util/choice.h"
 
 namespace attnlab {

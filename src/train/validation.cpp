@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "autograd/ops.h"
-#include "decode/bleu.h"
 #include "decode/batched.h"
+#include "decode/bleu.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

@@ -7,14 +7,13 @@
 //   BLEU             corpus BLEU (src/decode/bleu.h) of the detokenised translations of the same sample
 #pragma once
 
-#include <vector>
-
 #include <string>
+#include <vector>
 
 #include "data/batching.h"
 #include "data/tokenizers/tokenizer.h"
-#include "model/transformer.h"
 #include "decode/config.h"
+#include "model/transformer.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-
 namespace attnlab {
 
 size_t edit_distance(const std::string& a, const std::string& b);

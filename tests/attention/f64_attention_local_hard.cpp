@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "attention/attention.h"
+#include "attention_test_support.h"
 #include "autograd/ops.h"
 #include "util/error.h"
-#include "attention_test_support.h"
 
 using namespace attnlab;
 using namespace attnlab::attention_test;

@@ -18,10 +18,10 @@
 
 #include "attention/attention.h"
 #include "attention/hard_estimators.h"
+#include "attention_test_support.h"
 #include "autograd/ops.h"
 #include "model/transformer.h"
 #include "util/error.h"
-#include "attention_test_support.h"
 
 using namespace attnlab;
 using namespace attnlab::attention_test;

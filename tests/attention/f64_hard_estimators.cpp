@@ -16,9 +16,9 @@
 
 #include "attention/attention.h"
 #include "attention/hard_reward.h"
+#include "attention_test_support.h"
 #include "autograd/ops.h"
 #include "util/error.h"
-#include "attention_test_support.h"
 
 using namespace attnlab;
 using namespace attnlab::attention_test;

@@ -6,8 +6,8 @@
 #include <string>
 
 #include "autograd/gradcheck.h"
-#include "model/checks.h"
 #include "autograd/ops.h"
+#include "model/checks.h"
 
 using namespace attnlab;
 

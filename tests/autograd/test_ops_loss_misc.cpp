@@ -3,7 +3,6 @@
 // The gradients themselves are checked against finite differences in float64 (f64_gradcheck.cpp); these tests
 // pin down the forward values, the randomness and the error messages.
 #include <doctest/doctest.h>
-
 #include <omp.h>
 
 #include <algorithm>

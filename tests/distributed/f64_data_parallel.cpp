@@ -12,8 +12,8 @@
 
 #include "autograd/ops.h"
 #include "data/batching.h"
-#include "model/transformer.h"
 #include "distributed/data_parallel.h"
+#include "model/transformer.h"
 
 using namespace attnlab;
 

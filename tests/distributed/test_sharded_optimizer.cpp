@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
+#include "distributed/sharded_optimizer.h"
 #include "tensor/random.h"
 #include "train/checkpoint.h"
 #include "train/clip.h"
 #include "train/flat_parameters.h"
 #include "train/optimizer.h"
-#include "distributed/sharded_optimizer.h"
 #include "util/error.h"
 
 using namespace attnlab;

@@ -7,8 +7,8 @@
 // (all of which are read here, so ASan sees a tensor whose storage is too short).
 #include <set>
 
-#include "tensor/safetensors.h"
 #include "fuzz_support.h"
+#include "tensor/safetensors.h"
 
 using namespace attnlab;
 using attnlab::fuzz::check;

@@ -7,8 +7,8 @@
 
 #include "inspect/maps/attention_maps.h"
 #include "inspect/maps/flow.h"
-#include "util/error.h"
 #include "test_support.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -12,13 +12,13 @@
 
 #include "data/tokenizers/tokenizer.h"
 #include "inspect/maps/attention_maps.h"
-#include "inspect/pages/attention_page.h"
 #include "inspect/maps/cloze_maps.h"
+#include "inspect/pages/attention_page.h"
 #include "inspect/pages/explorer_page.h"
 #include "inspect/pages/report.h"
 #include "inspect/pages/svg.h"
-#include "util/error.h"
 #include "test_support.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

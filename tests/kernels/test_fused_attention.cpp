@@ -2,7 +2,6 @@
 // the chain of plain ops computes — split_heads → Q Kᵀ → scale → masked softmax → dropout → · V → merge_heads —
 // forward and backward, dropping the same weights; and its bits do not depend on the thread count.
 #include <doctest/doctest.h>
-
 #include <omp.h>
 
 #include <cmath>

@@ -2,7 +2,6 @@
 // layer_norm (src/autograd/ops/layer_norm.cpp) computes, forward and backward, when x's gradient arrives first
 // and when it is added to an earlier one; and its bits do not depend on the thread count.
 #include <doctest/doctest.h>
-
 #include <omp.h>
 
 #include <vector>

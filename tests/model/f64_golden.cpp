@@ -26,8 +26,8 @@
 
 #include "autograd/ops.h"
 #include "model/transformer.h"
-#include "util/error.h"
 #include "tensor/safetensors.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "autograd/gradcheck.h"
-#include "model/checks.h"
 #include "autograd/ops.h"
+#include "model/checks.h"
 #include "model/transformer.h"
 #include "nn/embedding.h"
 #include "util/error.h"

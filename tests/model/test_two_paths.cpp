@@ -6,8 +6,8 @@
 
 #include <fstream>
 
-#include "test_support.h"
 #include "run/trainer.h"
+#include "test_support.h"
 #include "two_paths_support.h"
 
 using namespace attnlab;

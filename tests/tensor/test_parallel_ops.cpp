@@ -3,7 +3,6 @@
 // results are the same bits on 1 and on 2 threads, and equal to the plain loops; gradients that meet in one tensor
 // (x + x, a residual stream used twice) add up as the chain rule says.
 #include <doctest/doctest.h>
-
 #include <omp.h>
 
 #include <cmath>

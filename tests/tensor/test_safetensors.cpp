@@ -16,9 +16,9 @@
 #include <limits>
 #include <sstream>
 
-#include "util/error.h"
-#include "test_support.h"
 #include "tensor/safetensors.h"
+#include "test_support.h"
+#include "util/error.h"
 
 using namespace attnlab;
 using attnlab::testing::read_bytes;

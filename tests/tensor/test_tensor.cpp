@@ -1,8 +1,8 @@
 // test_tensor.cpp — facts about tensors, shapes and the random generator.
 #include <doctest/doctest.h>
 
-#include "util/error.h"
 #include "tensor/tensor.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <vector>
 
-#include "util/error.h"
 #include "tensor/safetensors.h"
+#include "util/error.h"
 
 using namespace attnlab;
 

@@ -17,12 +17,12 @@
 #include <sstream>
 
 #include "model/transformer.h"
-#include "util/error.h"
 #include "tensor/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/clip.h"
 #include "train/optimizer.h"
 #include "train/schedule.h"
+#include "util/error.h"
 
 using namespace attnlab;
 namespace fs = std::filesystem;

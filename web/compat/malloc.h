@@ -4,7 +4,6 @@
 // it released nothing.
 #pragma once
 #include_next <malloc.h>
-
 #include <stddef.h>
 
 inline int malloc_trim(size_t) { return 0; }

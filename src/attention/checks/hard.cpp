@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "attention/attention.h"
-#include "attention/hard_estimators.h"
 #include "attention/checks.h"
+#include "attention/hard_estimators.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 

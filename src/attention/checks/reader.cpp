@@ -2,8 +2,9 @@
 // attention from D and Q to s, and on to P through pointer_sum (the whole answer distribution), and the
 // attention-sum reader's s. Documents and queries of a batch of 2 have different lengths, so every padded
 // position (which must get no gradient and no weight) is in the checks.
-#include "attention/checks.h"
 #include "attention/reader.h"
+
+#include "attention/checks.h"
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
 

@@ -47,8 +47,8 @@
 #include <limits>
 #include <vector>
 
-#include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
+#include "autograd/ops/broadcast.h"
 #include "util/error.h"
 
 namespace attnlab {

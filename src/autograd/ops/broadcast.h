@@ -12,7 +12,6 @@
 #include <cstdint>
 
 #include "tensor/parallel.h"
-
 #include "tensor/tensor.h"
 
 namespace attnlab {

@@ -27,9 +27,9 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "tensor/parallel.h"
 #include "tensor/row_math.h"
 #include "util/error.h"
-#include "tensor/parallel.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

@@ -12,9 +12,9 @@
 // Threads: the forward loops and the gradient of an input that has the output's shape touch each number once, so
 // their rows are shared among the threads (for_each_broadcast_parallel, ops/broadcast.h). The gradient of a
 // broadcast input is a sum over several outputs: it keeps the one ordered walk, the same bits for any thread count.
-#include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
 #include "autograd/ops/add_to_grad.h"
+#include "autograd/ops/broadcast.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

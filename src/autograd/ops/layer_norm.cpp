@@ -28,6 +28,8 @@
 // after the other, adding into ∂x, ∂γ and ∂β; the kernel fused_layer_norm (kernels/layer_norm.cpp) runs the same
 // row arithmetic with the rows in parallel. The row sums (μ, σ², mean(ĝ), mean(ĝ ⊙ x̂)) are row_math.h's
 // vectorised sums, in a fixed packet order rather than left to right: the same bits wherever the row sits.
+#include "autograd/ops/layer_norm.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -35,7 +37,6 @@
 
 #include "autograd/ops.h"
 #include "autograd/ops/add_to_grad.h"
-#include "autograd/ops/layer_norm.h"
 #include "tensor/parallel.h"
 #include "tensor/row_math.h"
 #include "util/error.h"

@@ -29,8 +29,8 @@
 #include <cmath>
 #include <limits>
 
-#include "autograd/ops/broadcast.h"
 #include "autograd/ops.h"
+#include "autograd/ops/broadcast.h"
 #include "tensor/parallel.h"
 #include "tensor/row_math.h"
 #include "util/error.h"

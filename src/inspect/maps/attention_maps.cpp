@@ -9,15 +9,15 @@
 #include <iterator>
 #include <map>
 
+#include "attention/attention.h"
 #include "autograd/graph.h"
 #include "data/corpus.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
-#include "attention/attention.h"
-#include "inspect/pages/explorer_page.h"
 #include "inspect/maps/flow.h"
 #include "inspect/maps/neuron_stages.h"
 #include "inspect/maps/trace.h"
+#include "inspect/pages/explorer_page.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"

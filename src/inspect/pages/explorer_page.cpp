@@ -4,8 +4,8 @@
 #include <nlohmann/json.hpp>
 #include <utility>
 
-#include "inspect/pages/attention_page.h"
 #include "inspect/explorer_files.h"  // generated: explorer_html, explorer_css and one array per script
+#include "inspect/pages/attention_page.h"
 #include "inspect/pages/page_template.h"
 #include "inspect/pages/svg.h"
 #include "util/error.h"

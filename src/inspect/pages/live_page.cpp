@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
+#include "inspect/live_files.h"  // generated: live_panel_html, live_scripts_html, live_css, live_js, training_js,
 #include "inspect/pages/attention_page.h"
 #include "inspect/pages/explorer_page.h"
-#include "inspect/live_files.h"  // generated: live_panel_html, live_scripts_html, live_css, live_js, training_js,
 #include "inspect/pages/page_template.h"
 // copy_yaml, reverse_yaml
 #include "util/error.h"

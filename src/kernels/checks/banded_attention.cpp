@@ -8,8 +8,8 @@
 // softmax together — is checked as "attention.window" in checks/attention_softmax.cpp; tests/kernels/f64_banded_attention.cpp
 // proves it equals the masked full matrix.)
 #include "autograd/gradcheck.h"
-#include "kernels/checks.h"
 #include "autograd/ops.h"
+#include "kernels/checks.h"
 #include "kernels/kernels.h"
 
 namespace attnlab {

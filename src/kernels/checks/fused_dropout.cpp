@@ -2,8 +2,8 @@
 // As for dropout (checks/dropout.cpp), apply() makes a fresh Generator with a fixed seed on every call, so every
 // evaluation of the finite difference drops the same numbers.
 #include "autograd/gradcheck.h"
-#include "kernels/checks.h"
 #include "autograd/ops.h"
+#include "kernels/checks.h"
 #include "kernels/kernels.h"
 
 namespace attnlab {

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "autograd/gradcheck.h"
-#include "kernels/checks.h"
 #include "autograd/ops.h"
+#include "kernels/checks.h"
 #include "kernels/kernels.h"
 
 namespace attnlab {

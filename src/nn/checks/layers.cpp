@@ -1,12 +1,13 @@
 // nn/checks/layers.cpp — gradient checks for every layer of chapter 3, differentiated with respect to its
 // inputs *and* its parameters (nn/checks.h explains how a module becomes a check).
+#include "nn/layers.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "nn/checks.h"
 #include "nn/embedding.h"
-#include "nn/layers.h"
 #include "nn/linear.h"
 
 namespace attnlab {

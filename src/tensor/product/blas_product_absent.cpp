@@ -1,7 +1,6 @@
 // blas_product_absent.cpp — the stand-in for blas_product.cpp when the build has no OpenBLAS (blas_product.h):
 // it says so, and a product is never sent here (product.cpp refuses model.gemm: blas first).
 #include "tensor/product/blas_product.h"
-
 #include "util/error.h"
 
 namespace attnlab {

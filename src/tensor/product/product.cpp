@@ -13,9 +13,9 @@
 #include <algorithm>
 #include <vector>
 
+#include "tensor/parallel.h"
 #include "tensor/product/blas_product.h"
 #include "tensor/product/packed_product.h"
-#include "tensor/parallel.h"
 #include "util/error.h"
 
 namespace attnlab {
