@@ -41,9 +41,7 @@ class AdditiveAttention : public MultiHeadAttention {
   AdditiveAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout, Generator& init)
       : MultiHeadAttention(c, d_model, heads, dropout) {
     add_projections(d_model, init);                                          // W_Q, W_K, W_V, W_O
-    const int64_t d_k = d_model / heads;
-    const real bound = static_cast<real>(1.0 / std::sqrt(double(d_k)));      // as Linear(d_k, 1)
-    score_weight = register_parameter("score_proj.weight", Tensor::uniform({heads, d_k}, init, -bound, bound));
+    score_weight = add_head_vectors("score_proj.weight", init);              // w_h, [heads, d_k]
   }
 
   // score_h(i, j) = w_hᵀ · tanh(Q_h,i + K_h,j), for every head, query and key at once.

@@ -6,8 +6,7 @@
 //   a_is = ã_is / Σ_s' ã_is'            then each token's row L1-normalised over the slots
 //   out  = concat_heads(a M_v) W_Oᵀ     [B, T, d_model]   M_k, M_v [S, d_k] learned; Q = x W_Qᵀ as usual
 // The idea. Self-attention compares every token with every other token: O(n²). External attention compares every
-// token with S memory slots instead: its keys and values do not come from the input at all but are parameters,
-// shared by every sentence of the data set, a memory of the patterns worth looking for.
+// token with S memory slots instead: keys and values that are parameters, a data-set-wide memory of patterns.
 // Why normalise twice ("double normalisation", from the same group's Point Cloud Transformer): the map is a plain
 // product of features and memories, sensitive to their scale; normalising each slot's column over the tokens, then
 // each token's row over the slots, keeps it well scaled. For a sequence model it means that the token softmax is
@@ -16,16 +15,15 @@
 // decoder (mask.causal) token i may not see later tokens, so the token softmax is a PREFIX softmax,
 //     ã_is = e^(z_is) / Σ_{j ≤ i, j real} e^(z_js)
 // (prefix_softmax, ops/attention_ops.cpp: a running max keeps each ã_is independent of later tokens, bit for bit).
-// No window (there is no key axis) and no cross-attention (the keys are memories, not the encoder's output):
-// factory.cpp refuses both.
-// One memory for all heads, as the paper's multi-head variant: every head reads the same slots with its own slice
-// of Q (per-head memories would multiply those parameters by h). The slot normalisation divides by Σ_s ã_is + 1e-9,
-// as the authors' code does, so a padded token's row stays 0, not 0/0; dropout applies to a, as there.
-// Parameters (PyTorch names): q_proj, out_proj, memory_k.weight [S, d_k], memory_v.weight [S, d_k] (the authors'
-// code keeps M_v in an nn.Linear(S, d_k), whose weight is the transpose).
+// No window (there is no key axis; factory.cpp refuses one) and no cross-attention (the keys are memories, not the
+// encoder's output; make_external_attention below refuses it).
+// One memory for all heads (the paper's multi-head variant): each head reads the slots with its slice of Q. The slot
+// normalisation divides by Σ_s ã_is + 1e-9 (the authors' code), so a pad's row stays 0; dropout applies to a.
+// Parameters: q_proj, out_proj, memory_k.weight and memory_v.weight [S, d_k] (the authors keep M_v transposed).
 // Cost: O(n · S · d) time and O(h · n · S) memory — linear in the length n. Worth it when n ≫ S (images, documents)
 // and a data-set-wide memory of patterns is what the task needs; for translation it mixes tokens only weakly.
 #include <cmath>
+#include <string>
 
 #include "attention/multi_head.h"
 #include "autograd/ops.h"
@@ -68,13 +66,10 @@ class ExternalAttention : public MultiHeadAttention {
   Tensor attend(const Tensor& Q, const Tensor& K, const Tensor&, const AttentionMask& mask, const Tensor&,
                 ForwardContext& ctx) override {
     const int64_t B = Q.size(0), T = Q.size(2);
-    if (mask.query_len != mask.key_len) {
-      throw Error("external attention " + name + " is self-attention only: the mask must cover the same tokens " +
-                  "as queries and keys; got " + std::to_string(mask.query_len) + " × " + std::to_string(mask.key_len));
-    }
+    if (mask.query_len != mask.key_len) throw Error("external attention " + name + " is self-attention only: Tq ≠ Tk");
     Tensor scores = score(Q, K, ctx);                                        // [B, h, T, S]
     ctx.trace(*this, "scores", scores);                                      // one per (token, slot)
-    Tensor per_token;                                                        // ã; log(1 or 0): 0 or −∞ (padding)                                                        // [B, h, T, S], ã
+    Tensor per_token;                                                        // [B, h, T, S], ã; log(1 or 0) = 0 or −∞
     if (mask.causal) {
       per_token = prefix_softmax(scores, 2, log(real_keys(mask.key_is_real, {B, 1, T, 1})));  // [B, h, T, S]
     } else {
@@ -108,8 +103,15 @@ class ExternalAttention : public MultiHeadAttention {
 
 }  // namespace
 
-std::unique_ptr<Attention> make_external_attention(const AttentionConfig& c, AttentionUse, int64_t d_model,
+std::unique_ptr<Attention> make_external_attention(const AttentionConfig& c, AttentionUse use, int64_t d_model,
                                                    int64_t heads, double dropout, Generator& init) {
+  const std::string where = std::string("model.attention.") + use_name(use);
+  if (use == AttentionUse::cross) {
+    throw Error(where + ": external attention cannot be cross-attention — its keys and values are learned memories, "
+                "not the encoder's output, so the decoder would never see the source sentence. Use it for encoder or "
+                "decoder self-attention");
+  }
+  if (c.memory_slots <= 0) throw Error(where + ".memory_slots must be positive");
   return std::make_unique<ExternalAttention>(c, d_model, heads, dropout, init);
 }
 

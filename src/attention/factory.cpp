@@ -59,14 +59,7 @@ std::unique_ptr<Attention> make_attention(const AttentionConfig& c, AttentionUse
     case AttentionKind::additive: return make_additive_attention(c, use, d_model, heads, dropout, init);
     case AttentionKind::simplified: return make_simplified_attention(c, use, d_model, heads, dropout, init);
     case AttentionKind::sagan: return make_sagan_attention(c, use, d_model, heads, dropout, init);
-    case AttentionKind::external:
-      if (use == AttentionUse::cross) {
-        throw Error(where + ": external attention cannot be cross-attention — its keys and values are learned "
-                    "memories, not the encoder's output, so the decoder would never see the source sentence. "
-                    "Use it for encoder or decoder self-attention");
-      }
-      if (c.memory_slots <= 0) throw Error(where + ".memory_slots must be positive");
-      return make_external_attention(c, use, d_model, heads, dropout, init);
+    case AttentionKind::external: return make_external_attention(c, use, d_model, heads, dropout, init);
     case AttentionKind::linear: return make_linear_attention(c, use, d_model, heads, dropout, init);
     case AttentionKind::local_m:
     case AttentionKind::local_p:

@@ -136,8 +136,8 @@ Tensor reinforce_term(const HardDraws& draws, const Rewards& rewards, const Atte
   if (!draws.log_pi.defined() && config.hard_entropy == 0) return Tensor();   // gumbel_st without a bonus
   const int64_t B = draws.entropy.size(0);
   if (rewards.batch != B || !(rewards.tokens > 0)) {
-    throw Error("hard attention " + who + ": rewards for " + std::to_string(rewards.batch) +
-                " sentences for a batch of " + std::to_string(B) + " (and " + std::to_string(rewards.tokens) + " tokens)");
+    throw Error("hard attention " + who + ": rewards for " + std::to_string(rewards.batch) + " sentences for a " +
+                "batch of " + std::to_string(B) + " (and " + std::to_string(rewards.tokens) + " tokens)");
   }
   const double N = rewards.tokens;
   Tensor term = scale(sum(draws.entropy), static_cast<real>(-config.hard_entropy / N));   // [1]  −(λ_e/N) Σ H

@@ -92,9 +92,8 @@ class LinearAttention : public MultiHeadAttention {
     Tensor outer = matmul(k_column, v_row);                                 // [B·h·T, d_k, d_k] φ(k_j) v_jᵀ
     Tensor S = cumsum(reshape(outer, {B * h, T, d_k * d_k}), 1);            // [B·h, T, d_k²]   S_i = Σ_{j≤i} …
     Tensor Z = cumsum(phi_K, 2);                                            // [B, h, T, d_k]   Z_i = Σ_{j≤i} φ(k_j)
-    // φ(q_i)ᵀ S_i = Σ_c φ(q_i)_c · (row c of S_i) as mul + sum, not matmul: Eigen's matrix–vector kernel adds in
-    // an order that depends on where the numbers sit in memory, so outputs could round differently call to call;
-    // mul + sum always adds in one order, and output i depends on the tokens j ≤ i alone, bit for bit.
+    // φ(q_i)ᵀ S_i as mul + sum, not matmul: Eigen's matrix–vector kernel adds in an order that depends on where the
+    // numbers sit in memory; mul + sum adds in one order, so output i depends on the tokens j ≤ i alone, bit for bit.
     Tensor q_column = reshape(phi_Q, {N, d_k, 1});                          // [B·h·T, d_k, 1]  φ(q_i)
     Tensor rows = mul(q_column, reshape(S, {N, d_k, d_k}));                 // [B·h·T, d_k, d_k] φ(q_i)_c S_i[c, :]
     Tensor numerator = reshape(sum(rows, 1), {B, h, T, d_k});               // [B, h, T, d_k]   φ(q_i)ᵀ S_i

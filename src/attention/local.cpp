@@ -50,16 +50,13 @@ namespace {
 // scaled_dot's score and chain; the weights are its own: the window around p_i (and local_p's Gaussian).
 class LocalAttention : public ScaledDotAttention {
  public:
-  LocalAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout, Generator& init)
-      : ScaledDotAttention(c, d_model, heads, dropout, /*d_k=*/d_model / heads),
-        predictive_(c.kind == AttentionKind::local_p) {
+  LocalAttention(const AttentionConfig& c, bool predictive, int64_t d_model, int64_t heads, double dropout,
+                 Generator& init)
+      : ScaledDotAttention(c, d_model, heads, dropout, /*d_k=*/d_model / heads), predictive_(predictive) {
     add_projections(d_model, init);                                          // W_Q, W_K, W_V, W_O
     if (predictive_) {
       position_proj = add_projection("position_proj", d_model, d_model, init, /*bias=*/false);   // W_p
-      const int64_t d_k = d_model / heads;
-      const real bound = static_cast<real>(1.0 / std::sqrt(double(d_k)));    // as Linear(d_k, 1)
-      position_score = register_parameter("position_score.weight",
-                                          Tensor::uniform({heads, d_k}, init, -bound, bound));   // [h, d_k]
+      position_score = add_head_vectors("position_score.weight", init);     // v_p,h, [heads, d_k]
     }
   }
 
@@ -193,7 +190,8 @@ class LocalAttention : public ScaledDotAttention {
 
 std::unique_ptr<Attention> make_local_attention(const AttentionConfig& c, AttentionUse, int64_t d_model,
                                                 int64_t heads, double dropout, Generator& init) {
-  return std::make_unique<LocalAttention>(c, d_model, heads, dropout, init);
+  const bool predictive = c.kind == AttentionKind::local_p;                  // local_p, or local_m
+  return std::make_unique<LocalAttention>(c, predictive, d_model, heads, dropout, init);
 }
 
 }  // namespace ATTNLAB_PRECISION

@@ -7,6 +7,8 @@
 // scaled_dot.cpp puts the fused kernels one call beside it.
 #include "attention/multi_head.h"
 
+#include <cmath>
+
 #include "autograd/ops.h"
 #include "util/error.h"
 
@@ -22,7 +24,7 @@ Tensor MultiHeadAttention::forward(const Tensor& x, const Tensor& memory, const 
   if (memory_gives_keys_) {
     K = project(k_proj, memory);                                             // [B, h, Tk, d_k]
     ctx.trace(*this, "k", K);
-    V = project(v_proj, memory);                                             // [B, h, Tk, d_v]
+    V = k_proj || v_proj ? project(v_proj, memory) : K;                      // [B, h, Tk, d_v] (simplified: K)
     ctx.trace(*this, "v", V);
   }
   Tensor context = attend(Q, K, V, mask, x, ctx);                            // [B, h, Tq, d_v]
@@ -118,6 +120,12 @@ void MultiHeadAttention::add_projections(int64_t d_model, Generator& init) {
 Linear* MultiHeadAttention::add_projection(const std::string& projection_name, int64_t in_features,
                                            int64_t out_features, Generator& init, bool bias) {
   return &register_module(projection_name, std::make_unique<Linear>(in_features, out_features, init, bias));
+}
+
+Tensor MultiHeadAttention::add_head_vectors(const std::string& vectors_name, Generator& init) {
+  const int64_t d_k = d_model_ / heads_;
+  const real bound = static_cast<real>(1.0 / std::sqrt(double(d_k)));        // as Linear(d_k, 1)
+  return register_parameter(vectors_name, Tensor::uniform({heads_, d_k}, init, -bound, bound));   // [h, d_k]
 }
 
 Tensor MultiHeadAttention::project(const Linear* projection, const Tensor& x) const {

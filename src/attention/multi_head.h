@@ -57,6 +57,9 @@ class MultiHeadAttention : public Attention {
   // One Linear named `name`, in_features → out_features.
   Linear* add_projection(const std::string& name, int64_t in_features, int64_t out_features, Generator& init,
                          bool bias = true);
+  // One learned vector per head, [h, d_k], named `name`: h Linear(d_k → 1) without bias, initialised as PyTorch's
+  // (uniform in ±1/√d_k) — additive attention's w_h, local_p's v_p,h.
+  Tensor add_head_vectors(const std::string& name, Generator& init);
   // x [B, T, d_model] through `projection` (or as it is, when null), split into heads → [B, h, T, d].
   Tensor project(const Linear* projection, const Tensor& x) const;
   // d, the width of one head after `projection` (d_model / h when there is none).

@@ -38,8 +38,12 @@ Tensor full_map(const Tensor& band, int64_t left, int64_t Tk) {
 }  // namespace
 
 ScaledDotAttention::ScaledDotAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout,
-                                       Generator& init)
+                                       Generator& init, Projections projections)
     : ScaledDotAttention(c, d_model, heads, dropout, d_model / heads) {
+  if (projections == Projections::identity) {
+    out_proj = add_projection("out_proj", d_model, d_model, init);          // W_O alone
+    return;
+  }
   add_projections(d_model, init);                                            // W_Q, W_K, W_V, W_O
   has_kernels_ = true;
 }
@@ -61,9 +65,8 @@ real ScaledDotAttention::score_one(int64_t, const real* q, const real* k, int64_
 }
 
 // model.path: paper runs multi_head.cpp's chain op by op; fused runs the same as one fused op over the unsplit
-// projections (kernels/scaled_dot_attention.cpp: no head split/merge copies, one graph node instead of thirteen), or,
-// with a window, the banded kernels that never make the [Tq, Tk] matrix (kernels/banded_attention.cpp).
-// tests/model/test_two_paths.cpp checks both against the chain.
+// projections (kernels/scaled_dot_attention.cpp: no head split/merge copies, one graph node instead of thirteen),
+// or with a window the banded kernels, which never make the [Tq, Tk] matrix. test_two_paths.cpp checks both.
 Tensor ScaledDotAttention::forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask,
                                    ForwardContext& ctx) {
   if (!fused() || !has_kernels_) return MultiHeadAttention::forward(x, memory, mask, ctx);   // the chain
@@ -75,38 +78,37 @@ Tensor ScaledDotAttention::fused_attention(const Tensor& x, const Tensor& memory
   Tensor q = q_proj->forward(x);                                             // [B, Tq, d_model]
   Tensor k = k_proj->forward(memory);                                        // [B, Tk, d_model]
   Tensor v = v_proj->forward(memory);                                        // [B, Tk, d_model]
-  Tensor context;                                                            // [B, Tq, d_model], heads merged
-  if (config_.has_window) {
-    context = merge_heads(windowed(split_heads(q, heads_), split_heads(k, heads_), split_heads(v, heads_), mask, ctx));
-  } else {
-    const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
-    if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
-    const bool want_weights = ctx.recorder || ctx.tracer;
-    Tensor weights;                                                          // [B, h, Tq, Tk], rows sum to 1
-    context = scaled_dot_attention(q, k, v, heads_, factor_, mask.additive(config_), p, ctx.generator,
-                                   want_weights ? &weights : nullptr);       // [B, Tq, d_model]
-    ctx.trace(*this, "weights", weights);
-    if (ctx.recorder) ctx.recorder->record(name, weights);
+  if (config_.has_window) {                                                  // the banded kernels
+    Tensor Q = split_heads(q, heads_), K = split_heads(k, heads_), V = split_heads(v, heads_);   // [B, h, T, d_k]
+    return output(merge_heads(windowed(Q, K, V, mask, ctx)), ctx);           // [B, Tq, d_model]
   }
+  const real p = ctx.training ? static_cast<real>(dropout_) : real(0);
+  if (p > 0 && !ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
+  const bool want_weights = ctx.recorder || ctx.tracer;
+  Tensor weights;                                                            // [B, h, Tq, Tk], rows sum to 1
+  Tensor context = scaled_dot_attention(q, k, v, heads_, factor_, mask.additive(config_), p, ctx.generator,
+                                        want_weights ? &weights : nullptr);  // [B, Tq, d_model]
+  ctx.trace(*this, "weights", weights);
+  if (ctx.recorder) ctx.recorder->record(name, weights);
   return output(context, ctx);                                               // [B, Tq, d_model]
 }
 
 // softmax(Q Kᵀ / √d_k + mask) V over the window only: the scores as a band [B, h, Tq, W].
 Tensor ScaledDotAttention::windowed(const Tensor& Q, const Tensor& K, const Tensor& V, const AttentionMask& mask,
-                                  ForwardContext& ctx) {
+                                    ForwardContext& ctx) {
   const int64_t Tq = Q.size(2), Tk = K.size(2);
   // Keys outside [0, Tk) never exist and a causal query sees no later key, so the band need not reach them.
   const int64_t left = std::min(config_.window_left, std::max<int64_t>(Tq - 1, 0));
   const int64_t right = std::min(mask.causal ? int64_t{0} : config_.window_right, Tk - 1);
-  Tensor scores = band_scores(Q, K, left, right);                          // [B, h, Tq, W]
-  if (config_.scale) scores = scale(scores, factor_);                    // / √d_k
+  Tensor scores = band_scores(Q, K, left, right);                            // [B, h, Tq, W]
+  if (config_.scale) scores = scale(scores, factor_);                        // / √d_k
   Tensor weights = softmax(scores, mask.band_additive(config_, left, left + right + 1));   // [B, h, Tq, W]
   if (ctx.recorder) ctx.recorder->record(name, full_map(weights, left, Tk));
-  if (ctx.training && dropout_ > 0) {                                      // what dropout() drops of the full map
+  if (ctx.training && dropout_ > 0) {                                        // what dropout() drops of the full map
     if (!ctx.generator) throw Error("dropout while training needs a random generator in the ForwardContext");
     weights = band_dropout(weights, left, Tk, static_cast<real>(dropout_), *ctx.generator);  // [B, h, Tq, W]
   }
-  return band_mix(weights, V, left);                                       // [B, h, Tq, d_k]
+  return band_mix(weights, V, left);                                         // [B, h, Tq, d_k]
 }
 
 std::unique_ptr<Attention> make_scaled_dot_attention(const AttentionConfig& c, AttentionUse, int64_t d_model,

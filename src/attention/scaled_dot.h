@@ -8,8 +8,12 @@ inline namespace ATTNLAB_PRECISION {
 
 class ScaledDotAttention : public MultiHeadAttention {
  public:
-  // The paper's: W_Q, W_K, W_V and W_O, each d_model × d_model; with model.path: fused its chain runs as kernels.
-  ScaledDotAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout, Generator& init);
+  // Which projections make Q, K and V: the paper's W_Q, W_K, W_V (d_model × d_model), or none at all — Q = x,
+  // K = V = m, the simplified kind (simplified.cpp). W_O is there either way.
+  enum class Projections { learned, identity };
+  // With learned projections, model.path: fused runs the chain as kernels.
+  ScaledDotAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout, Generator& init,
+                     Projections projections = Projections::learned);
   Tensor forward(const Tensor& x, const Tensor& memory, const AttentionMask& mask, ForwardContext& ctx) override;
 
  protected:

@@ -20,22 +20,11 @@
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
-namespace {
-
-// scaled_dot's score and chain (multi_head.cpp projects through no Linear where there is none: Q = x, K = V = m).
-class SimplifiedAttention : public ScaledDotAttention {
- public:
-  SimplifiedAttention(const AttentionConfig& c, int64_t d_model, int64_t heads, double dropout, Generator& init)
-      : ScaledDotAttention(c, d_model, heads, dropout, /*d_k=*/d_model / heads) {
-    out_proj = add_projection("out_proj", d_model, d_model, init);          // W_O, the one matrix left
-  }
-};
-
-}  // namespace
-
+// scaled_dot's score and chain; multi_head.cpp projects through no Linear where there is none.
 std::unique_ptr<Attention> make_simplified_attention(const AttentionConfig& c, AttentionUse, int64_t d_model,
                                                      int64_t heads, double dropout, Generator& init) {
-  return std::make_unique<SimplifiedAttention>(c, d_model, heads, dropout, init);
+  return std::make_unique<ScaledDotAttention>(c, d_model, heads, dropout, init,
+                                              ScaledDotAttention::Projections::identity);   // Q = x, K = V = m
 }
 
 }  // namespace ATTNLAB_PRECISION
