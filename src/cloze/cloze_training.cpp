@@ -200,7 +200,8 @@ void validate_cloze(ClozeRun& run, int64_t step) {
   run.observer.on_message("validation at step " + std::to_string(step) + ": loss " + std::to_string(valid.loss) +
                           "  accuracy " + std::to_string(100 * valid.accuracy) + "% (" +
                           std::to_string(valid.questions) + " questions; most frequent noun " +
-                          std::to_string(100 * valid.frequency_baseline) + "%)" + (best ? "  — best so far, saved" : ""));
+                          std::to_string(100 * valid.frequency_baseline) + "%)" +
+                          (best ? "  — best so far, saved" : ""));
   run.records.write_line(nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", valid.loss},
                                         {"accuracy", valid.accuracy},
                                         {"frequency_baseline", valid.frequency_baseline},
