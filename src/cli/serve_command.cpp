@@ -31,7 +31,7 @@
 #include "cli/serve/work_queue.h"
 #include "inspect/pages/explorer_page.h"
 #include "run/run.h"
-#include "run/trainer.h"
+#include "tensor/parallel.h"
 #include "util/error.h"
 
 namespace attnlab {

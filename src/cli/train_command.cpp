@@ -5,6 +5,7 @@
 // to finish its step, save a checkpoint and stop; the command then says how to resume and exits with 130.
 // Under mpirun (docs/guide/data-parallelism.md, src/distributed/data_parallel.h) every rank runs this command; rank 0 alone
 // shows progress, and an error on any rank ends the whole job with a message that names the rank.
+#include <spdlog/spdlog.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -12,15 +13,15 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
-#include <spdlog/spdlog.h>
 #include <string>
 #include <vector>
 
 #include "cli/commands.h"
-#include "util/error.h"
 #include "cloze/cloze_training.h"
 #include "distributed/data_parallel.h"
 #include "run/trainer.h"
+#include "run/training_loop.h"
+#include "util/error.h"
 
 namespace attnlab {
 

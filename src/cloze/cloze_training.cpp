@@ -1,23 +1,26 @@
-// cloze_training.cpp — a cloze reader's data, training loop, evaluation and loading (cloze_training.h).
+// cloze_training.cpp — a cloze reader's data, training, evaluation and loading (cloze_training.h); the training
+// loop is the translation model's (run/training_loop.h), on a reader's batches and validation.
 #include "cloze/cloze_training.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "autograd/ops.h"
-#include "data/synthetic/cloze_question.h"
+#include "data/batch_stream.h"
+#include "data/batching.h"
 #include "data/corpus.h"
-#include "train/checkpoint.h"
-#include "run/start_attempt.h"
-#include "train/step.h"
-#include "run/config_io.h"
+#include "data/synthetic/cloze_question.h"
 #include "distributed/data_parallel.h"
+#include "run/config_io.h"
+#include "run/start_attempt.h"
+#include "run/training_loop.h"
+#include "tensor/parallel.h"
+#include "train/checkpoint.h"
 #include "train/optimizer.h"
+#include "train/step.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/suggest.h"
@@ -28,10 +31,6 @@ inline namespace ATTNLAB_PRECISION {
 namespace fs = std::filesystem;
 
 namespace {
-
-double seconds_since(std::chrono::steady_clock::time_point start) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-}
 
 // The config a request names: its file with the overrides, or on --resume the run folder's config.yaml.
 std::string config_path_of(const TrainRequest& request) {
@@ -152,97 +151,91 @@ void refuse_what_cloze_cannot_do(const TrainRequest& request) {
   }
 }
 
-// The training questions, batch after batch, in a new order every epoch (shuffled from train.seed + 2).
-class QuestionStream {
- public:
-  QuestionStream(const std::vector<ClozeExample>& examples, int64_t batch_tokens, uint64_t seed)
-      : examples_(examples), order_(in_order(examples.size())), next_(order_.size()), shuffle_(seed) {
-    size_t longest = 1;                                                // document + query words, padded to this
-    for (const ClozeExample& e : examples) longest = std::max(longest, e.document.size() + e.query.size());
-    per_batch_ = std::max<size_t>(1, static_cast<size_t>(batch_tokens) / longest);
-  }
+// Questions a training batch holds: train.batch_tokens / the longest training question's words (document +
+// query, what every question of a batch is padded to), at least 1.
+size_t questions_per_batch(const std::vector<ClozeExample>& examples, int64_t batch_tokens) {
+  size_t longest = 1;
+  for (const ClozeExample& e : examples) longest = std::max(longest, e.document.size() + e.query.size());
+  return std::max<size_t>(1, static_cast<size_t>(batch_tokens) / longest);
+}
 
-  ClozeBatch next() {
-    if (next_ >= order_.size()) {                                      // a new epoch, a new order
-      for (size_t i = order_.size() - 1; i > 0; --i) {
-        std::swap(order_[i], order_[static_cast<size_t>(shuffle_.integer(0, static_cast<int64_t>(i) + 1))]);
-      }
-      next_ = 0;
-      ++epoch_;
+// The training questions, batch after batch (data/batch_stream.h): each epoch shuffles the previous epoch's order
+// again (Fisher–Yates, data/batching.h) with one generator seeded `seed`, and cuts it into batches of `per_batch`
+// questions, the last one shorter. `examples` must outlive the stream.
+BatchStream<ClozeBatch> question_stream(const std::vector<ClozeExample>& examples, size_t per_batch, uint64_t seed) {
+  const auto draw_epoch = [&examples, per_batch, order = in_order(examples.size()),
+                           shuffle_generator = Generator(seed)](int64_t /*epoch: the next one*/) mutable {
+    shuffle(order, shuffle_generator);
+    std::vector<ClozeBatch> batches;
+    for (size_t first = 0; first < order.size(); first += per_batch) {
+      batches.push_back(batch_of(examples, order, first, per_batch));
     }
-    const ClozeBatch batch = batch_of(examples_, order_, next_, per_batch_);
-    next_ += per_batch_;
-    return batch;
-  }
-  size_t per_batch() const { return per_batch_; }
-  int64_t epoch() const { return epoch_; }
-
- private:
-  const std::vector<ClozeExample>& examples_;
-  std::vector<size_t> order_;
-  size_t next_;                                                        // order_.size(): start with a shuffle
-  size_t per_batch_ = 1;
-  Generator shuffle_;
-  int64_t epoch_ = -1;
-};
+    return batches;
+  };
+  return BatchStream<ClozeBatch>(draw_epoch);
+}
 
 // The reader, what moves its weights, and where the run writes.
 struct ClozeRun {
   const RunConfig& config;
   ClozeReader& reader;
-  Optimizer& optimizer;
+  Learner& learner;                                                    // the reader as the step sees it (step.h)
+  BatchStream<ClozeBatch>& questions;
+  const ClozeSplit& valid_split;
   CheckpointDirectory checkpoints;
-  std::ofstream metrics;                                               // RUN/metrics.jsonl
   CheckpointState state;
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();
-  int64_t tokens_seen = 0;
+  TrainingRecords records;                                             // RUN/metrics.jsonl
+  TrainingObserver& observer;
 };
 
-// The observer hears of every step; metrics.jsonl gets a line every train.log_every steps.
-void report_cloze_step(ClozeRun& run, int64_t step, const StepResult& result, int64_t epoch,
-                       TrainingObserver& observer) {
-  const TrainConfig& tc = run.config.train;
-  run.tokens_seen += result.tokens;
-  StepReport report;
-  report.step = step;
-  report.max_steps = tc.max_steps;
-  report.loss = result.loss;
-  report.learning_rate = result.learning_rate;
-  report.grad_norm = result.grad_norm;
-  report.elapsed_seconds = seconds_since(run.started);
-  report.tokens_per_second = static_cast<double>(run.tokens_seen) / std::max(report.elapsed_seconds, 1e-9);
-  report.epoch = epoch;
-  report.log_every = tc.log_every;
-  report.time_limit_seconds = tc.max_minutes * 60;
-  observer.on_step(report);
-  if (tc.log_every > 0 && step % tc.log_every == 0) {
-    run.metrics << nlohmann::json{{"type", "train"}, {"step", step}, {"loss", result.loss},
-                                  {"lr", result.learning_rate}, {"grad_norm", result.grad_norm},
-                                  {"elapsed_s", report.elapsed_seconds}, {"epoch", epoch}}
-                       .dump()
-                << "\n" << std::flush;
-  }
-}
-
 // Accuracy and loss on the validation questions; best.safetensors when the loss is the lowest so far.
-void validate_cloze(ClozeRun& run, int64_t step, const ClozeSplit& valid_split, TrainingObserver& observer) {
-  const ClozeScore valid = evaluate_cloze(run.reader, valid_split);
+void validate_cloze(ClozeRun& run, int64_t step) {
+  const ClozeScore valid = evaluate_cloze(run.reader, run.valid_split);
   const bool best = valid.loss < run.state.best_metric;
   run.state.step = step;
   if (best) {
     run.state.best_metric = valid.loss;
-    run.checkpoints.save_best(run.reader, run.optimizer, run.state);
+    run.checkpoints.save_best(run.reader, run.learner.optimizer, run.state);
   }
-  observer.on_message("validation at step " + std::to_string(step) + ": loss " + std::to_string(valid.loss) +
-                      "  accuracy " + std::to_string(100 * valid.accuracy) + "% (" + std::to_string(valid.questions) +
-                      " questions; most frequent noun " + std::to_string(100 * valid.frequency_baseline) + "%)" +
-                      (best ? "  — best so far, saved" : ""));
-  run.metrics << nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", valid.loss},
-                                {"accuracy", valid.accuracy}, {"frequency_baseline", valid.frequency_baseline},
-                                {"elapsed_s", seconds_since(run.started)}}
-                     .dump()
-              << "\n" << std::flush;
+  run.observer.on_message("validation at step " + std::to_string(step) + ": loss " + std::to_string(valid.loss) +
+                          "  accuracy " + std::to_string(100 * valid.accuracy) + "% (" +
+                          std::to_string(valid.questions) + " questions; most frequent noun " +
+                          std::to_string(100 * valid.frequency_baseline) + "%)" +
+                          (best ? "  — best so far, saved" : ""));
+  run.records.write_line(nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", valid.loss},
+                                        {"accuracy", valid.accuracy},
+                                        {"frequency_baseline", valid.frequency_baseline},
+                                        {"elapsed_s", run.records.seconds()}}
+                             .dump());
 }
+
+// A cloze reader as the loop (run/training_loop.h) sees it: loss = −mean log P(answer) of the next questions.
+class ClozeTraining : public TrainingTask {
+ public:
+  explicit ClozeTraining(ClozeRun& run) : run_(run) {}
+
+  StepResult step(int64_t step) override {
+    const auto next_questions = [this](ForwardContext& ctx) {
+      const ClozeBatch& batch = run_.questions.next();
+      PartLoss part;
+      part.loss = run_.reader.loss(batch, ctx);                      // [1]
+      part.value = part.loss.item();
+      part.tokens = batch.document.shape.numel() + batch.query.shape.numel();
+      return part;
+    };
+    return training_step(run_.learner, next_questions, step);
+  }
+  int64_t epoch() const override { return run_.questions.epoch(); }
+  // A validation every train.valid_every steps and after the last one. No step checkpoints on the way
+  // (train.checkpoint_every is not read): a cloze run is not resumed, and train_cloze() saves one at its end.
+  void validate_and_checkpoint(int64_t step, const Due& due) override {
+    if (due.validate || step == run_.config.train.max_steps) validate_cloze(run_, step);
+  }
+  bool logs_tokens_per_second() const override { return false; }
+
+ private:
+  ClozeRun& run_;
+};
 
 }  // namespace
 
@@ -260,7 +253,8 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
   const RunTokenizers tokenizers = prepare_tokenizers(config, request.run_dir, train_text.src, train_text.tgt);
   const ClozeSplit train_split = load_cloze_split(config, *tokenizers.src, "train");
   const ClozeSplit valid_split = load_cloze_split(config, *tokenizers.src, "valid");
-  QuestionStream questions(train_split.examples, tc.batch_tokens, tc.seed + 2);
+  const size_t per_batch = questions_per_batch(train_split.examples, tc.batch_tokens);
+  BatchStream<ClozeBatch> questions = question_stream(train_split.examples, per_batch, tc.seed + 2);
 
   // The model, the optimizer, the dropout generator.
   const ModelConfig model_config = model_config_for(config, tokenizers);
@@ -271,44 +265,27 @@ TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer
   observer.on_message("cloze reader (" + name_of(model_config.reader) + "): " + std::to_string(reader.parameter_count()) +
                       " parameters; vocabulary " + std::to_string(model_config.src_vocab) + "; " +
                       std::to_string(train_split.examples.size()) + " training questions, " +
-                      std::to_string(questions.per_batch()) + " per batch");
+                      std::to_string(per_batch) + " per batch");
   write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
   attempt.keep();                                                      // the folder is a run now: keep it
-  ClozeRun run{config, reader, optimizer, CheckpointDirectory(checkpoints_dir(request.run_dir), tc.keep_last),
-               std::ofstream(request.run_dir + "/metrics.jsonl", std::ios::app), CheckpointState{}};
+  Ranks one_process;
+  Learner learner{reader, parameters, optimizer, dropout_generator, one_process, tc, model_config.d_model, {}};
+  ClozeRun run{config, reader, learner, questions, valid_split,
+               CheckpointDirectory(checkpoints_dir(request.run_dir), tc.keep_last), CheckpointState{},
+               TrainingRecords(request.run_dir, /*writes=*/true), observer};
   run.state.config_yaml = to_yaml(config);
   run.state.best_metric = std::numeric_limits<double>::infinity();
 
-  // The loop: the one training step (train/step.h) on the next questions; loss = −mean log P(answer).
-  Ranks one_process;
-  Learner learner{reader, parameters, optimizer, dropout_generator, one_process, tc, model_config.d_model, {}};
-  const auto next_questions = [&](ForwardContext& ctx) {
-    const ClozeBatch batch = questions.next();
-    PartLoss part;
-    part.loss = reader.loss(batch, ctx);                                // [1]
-    part.value = part.loss.item();
-    part.tokens = batch.document.shape.numel() + batch.query.shape.numel();
-    return part;
-  };
-  TrainSummary summary;
+  // The loop (run/training_loop.h): the one training step (train/step.h) on the next questions.
+  ClozeTraining cloze(run);
   int64_t step = 0;
-  while (step < tc.max_steps) {
-    const bool out_of_time = tc.max_minutes > 0 && seconds_since(run.started) > tc.max_minutes * 60;
-    if (training_stop_requested()) summary.outcome = TrainOutcome::interrupted;
-    else if (out_of_time) summary.outcome = TrainOutcome::time_limit;
-    if (summary.outcome != TrainOutcome::finished) break;
-    const StepResult result = training_step(learner, next_questions, ++step);
-    summary.losses.push_back(result.loss);
-    report_cloze_step(run, step, result, questions.epoch(), observer);
-    if ((tc.valid_every > 0 && step % tc.valid_every == 0) || step == tc.max_steps) {
-      validate_cloze(run, step, valid_split, observer);
-    }
-  }
+  TrainSummary& summary = run.records.summary;
+  summary.outcome = train_until_stopped(cloze, tc, step, run.records, observer);
   run.state.step = step;
   if (!run.checkpoints.has_best()) run.checkpoints.save_best(reader, optimizer, run.state);
   summary.step = step;
   summary.checkpoint = run.checkpoints.save_step(reader, optimizer, run.state);
-  summary.seconds = seconds_since(run.started);
+  summary.seconds = run.records.seconds();
   return summary;
 }
 

@@ -1,4 +1,4 @@
-// cloze_training.h — training and evaluating a cloze reader (model/cloze_reader.h) on a cloze corpus
+// cloze_training.h — training and evaluating a cloze reader (cloze/cloze_reader.h) on a cloze corpus
 // (data/synthetic/cloze.h): what `attnlab train` runs when the config says model.task: cloze, and what `attnlab eval`
 // and `attnlab attention` read back.
 //
@@ -8,19 +8,19 @@
 //
 // One step: a batch of questions (train.batch_tokens / the longest training question's tokens of them, at least
 // 1), loss = −mean log P(answer), backward, clip (train.clip_norm), the schedule's learning rate, Adam(W) — the
-// same optimizer, schedule and clipping as translation. Every train.valid_every steps the valid split's loss and
-// accuracy; best.safetensors when the loss is the lowest so far; a step checkpoint at the end. --resume and
-// mpirun are refused for cloze runs (a short run restarts in minutes).
+// same optimizer, schedule and clipping as translation, in the same loop (run/training_loop.h). Every
+// train.valid_every steps and after the last step the valid split's loss and accuracy; best.safetensors when the
+// loss is the lowest so far; a step checkpoint at the end. --resume and mpirun are refused for cloze runs (a short
+// run restarts in minutes).
 #pragma once
 
 #include <functional>
-
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "data/tokenizers/tokenizer.h"
 #include "cloze/cloze_reader.h"
+#include "data/tokenizers/tokenizer.h"
 #include "run/config.h"
 #include "run/run.h"
 #include "run/trainer.h"

@@ -7,8 +7,8 @@
 //   3. the sorted list is cut greedily: a pair joins the current batch if the padded size
 //      (B + 1) · (max S + max T + 1) stays within batch_tokens, otherwise it starts the next batch;
 //   4. the same Generator shuffles the order of the batches, so short and long batches alternate at random.
-// Shuffling is Fisher–Yates written out here, not std::shuffle, whose algorithm the C++ standard leaves to each
-// library: the same seed must give the same batches with every compiler.
+// Shuffling is Fisher–Yates written out (shuffle(), batching.h), not std::shuffle, whose algorithm the C++ standard
+// leaves to each library: the same seed must give the same batches with every compiler.
 #include "data/batching.h"
 
 #include <spdlog/spdlog.h>
@@ -17,8 +17,8 @@
 #include <numeric>
 
 #include "model/config.h"
-#include "util/error.h"
 #include "tensor/random.h"
+#include "util/error.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
@@ -28,15 +28,6 @@ namespace {
 void check_batch_tokens(int64_t batch_tokens) {
   if (batch_tokens < 1) {
     throw Error("train.batch_tokens = " + std::to_string(batch_tokens) + ", but a batch needs at least 1 token");
-  }
-}
-
-// Fisher–Yates: item i swaps with a uniformly chosen item 0…i, from the last item down.
-template <typename T>
-void shuffle(std::vector<T>& items, Generator& generator) {
-  for (size_t i = items.size(); i > 1; --i) {
-    size_t j = static_cast<size_t>(generator.integer(0, static_cast<int64_t>(i)));
-    std::swap(items[i - 1], items[j]);
   }
 }
 

@@ -14,11 +14,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "data/batch.h"
 #include "data/corpus.h"
 #include "data/tokenizers/tokenizer.h"
+#include "tensor/random.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
@@ -69,6 +71,17 @@ class Batcher {
 // Batches for validation and test: sorted by length (ties in corpus order) and cut by the same rule, no
 // shuffling, so every call gives the same batches. Batch.indices says which pairs each batch holds.
 std::vector<Batch> fixed_batches(const std::vector<EncodedPair>& pairs, int64_t batch_tokens);
+
+// Fisher–Yates: item i swaps with a uniformly chosen item 0…i, from the last item down. Written out rather than
+// std::shuffle, whose algorithm the C++ standard leaves to each library: the same generator state gives the same
+// order with every compiler. (The Batcher's epochs, and the cloze readers' questions: cloze/cloze_training.cpp.)
+template <typename T>
+void shuffle(std::vector<T>& items, Generator& generator) {
+  for (size_t i = items.size(); i > 1; --i) {
+    size_t j = static_cast<size_t>(generator.integer(0, static_cast<int64_t>(i)));
+    std::swap(items[i - 1], items[j]);
+  }
+}
 
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

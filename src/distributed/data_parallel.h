@@ -147,7 +147,7 @@ class DataParallel {
 
 // Threads per rank for train.threads = `requested`: as asked, or, for 0 (all cores), this machine's cores
 // shared among the ranks on it, so N ranks on one machine do not each start a thread per core. One process: 0
-// stays 0 (run/trainer.cpp's use_threads takes every core).
+// stays 0 (use_threads, tensor/parallel.h, takes every core).
 int64_t threads_per_rank(int64_t requested);
 
 // A seed for rank r's dropout masks, from rank 0's generator state: different ranks draw different masks

@@ -1,20 +1,20 @@
 // bench.cpp — timing training steps, decoding and a GEMM (see bench.h for what is measured and the FLOP formula).
 #include "lab/bench.h"
 
+#include <spdlog/spdlog.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <chrono>
-#include <spdlog/spdlog.h>
 
 #include "autograd/ops.h"
 #include "decode/batched.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
+#include "tensor/parallel.h"
+#include "tensor/storage.h"
 #include "util/error.h"
 #include "util/profile.h"
-#include "tensor/storage.h"
-#include "run/trainer.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

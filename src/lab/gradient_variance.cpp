@@ -8,13 +8,13 @@
 #include <memory>
 
 #include "autograd/ops.h"
-#include "train/step.h"
 #include "data/batching.h"
 #include "data/corpus.h"
-#include "train/checkpoint.h"
 #include "run/config_io.h"
 #include "run/run.h"
-#include "run/trainer.h"
+#include "tensor/parallel.h"
+#include "train/checkpoint.h"
+#include "train/step.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/suggest.h"

@@ -1,18 +1,18 @@
 // length_sweep.cpp — timing one attention layer of every kind at growing n (see length_sweep.h).
 #include "lab/length_sweep.h"
 
+#include <spdlog/spdlog.h>
 #include <time.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <spdlog/spdlog.h>
 
 #include "attention/attention.h"
 #include "autograd/ops.h"
-#include "util/error.h"
 #include "lab/bench.h"
-#include "run/trainer.h"
+#include "tensor/parallel.h"
+#include "util/error.h"
 #include "util/suggest.h"
 #include "util/svg_plot.h"
 

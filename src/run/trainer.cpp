@@ -1,45 +1,39 @@
-// trainer.cpp — the training loop. train() at the bottom is the table of contents; each step it lists is a
-// function above it, in the same order; train_step() hands the next batches to the one training step
-// (train/step.h), in the paper's order (§5.3–5.4).
+// trainer.cpp — training the translation model. train() at the bottom is the table of contents; each step it
+// lists is a function above it, in the same order; train_step() hands the next batches to the one training step
+// (train/step.h), in the paper's order (§5.3–5.4), and the loop that calls it is training_loop.h's.
 // trainer.h says what each does and the rules for resuming and stopping.
 #include "run/trainer.h"
 
-#include <omp.h>
-
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
-#include <fstream>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <thread>
 
+#include "data/batch_stream.h"
 #include "data/batching.h"
 #include "data/corpus.h"
-#include "util/error.h"
-#include "tensor/storage.h"
-#include "train/checkpoint.h"
-#include "run/checkpoint_average.h"
-#include "run/config_io.h"
 #include "distributed/data_parallel.h"
 #include "distributed/data_parallel_training.h"
-#include "train/optimizer.h"
-#include "train/step.h"
+#include "run/checkpoint_average.h"
+#include "run/config_io.h"
 #include "run/run.h"
 #include "run/start_attempt.h"
+#include "tensor/parallel.h"
+#include "tensor/storage.h"
+#include "train/checkpoint.h"
+#include "train/optimizer.h"
+#include "train/step.h"
+#include "util/error.h"
 #include "util/files.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 namespace {
-
-// Set from a signal handler: a lock-free atomic store is one of the few things a handler may do.
-std::atomic<int> stop_requested{0};
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -122,9 +116,9 @@ TrainingData load_data(const RunConfig& config, const std::string& run_dir, Trai
 
 // ---- 3. The model, and what changes it --------------------------------------------------------------------
 
-// The run's model and everything that moves its weights; a checkpoint holds all of it. learner() is the view of
-// it that the training step (train/step.h) takes.
-struct RunModel {
+// What the run trains: the model and everything that moves its weights; a checkpoint holds all of it. learner() is
+// the view of it that the training step (train/step.h) takes.
+struct Trainee {
   std::unique_ptr<Seq2Seq> model;
   std::vector<NamedParameter> parameters;   // handles to every weight, named as in a PyTorch state dict
   Optimizer optimizer;                      // Adam(W), with its moments (with ZeRO, this rank's shard of them)
@@ -137,7 +131,7 @@ struct RunModel {
   }
 };
 
-RunModel build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
+Trainee build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
   const ModelConfig model_config = model_config_for(config, tokenizers);
   check_model_fits_memory(model_config, 4, "training's weights, gradients and Adam's two moments");
   Generator init(config.train.seed);                                   // draws the initial weights
@@ -152,37 +146,10 @@ RunModel build_model(const RunConfig& config, const RunTokenizers& tokenizers, T
 
 // ---- 4. Where the run is: a fresh start, or the latest checkpoint -----------------------------------------
 
-// The training batches, epoch after epoch. Batcher::epoch(e) shuffles epoch e from (train.seed, e) alone, so
-// the position (epoch, batch_in_epoch) is all a checkpoint needs for a resumed run to draw the same batches.
-struct BatchStream {
-  BatchStream(const Batcher& batcher, int64_t epoch, int64_t batch_in_epoch)
-      : batcher(batcher), epoch(epoch), batch_in_epoch(batch_in_epoch), epoch_batches(batcher.epoch(epoch)) {}
-
-  const Batch& next() {
-    if (batch_in_epoch >= static_cast<int64_t>(epoch_batches.size())) {   // next epoch: a new shuffle
-      ++epoch;
-      batch_in_epoch = 0;
-      epoch_batches = batcher.epoch(epoch);
-    }
-    return epoch_batches[static_cast<size_t>(batch_in_epoch++)];
-  }
-
-  void move_to(int64_t new_epoch, int64_t new_batch_in_epoch) {
-    epoch = new_epoch;
-    batch_in_epoch = new_batch_in_epoch;
-    epoch_batches = batcher.epoch(epoch);
-  }
-
-  const Batcher& batcher;
-  int64_t epoch;
-  int64_t batch_in_epoch;              // the next batch to train on
-  std::vector<Batch> epoch_batches;    // batcher.epoch(epoch)
-};
-
-// How far the run has come. With the RunModel, this is what a checkpoint holds.
+// How far the run has come. With the Trainee, this is what a checkpoint holds.
 struct Progress {
   int64_t step;                        // optimizer steps taken
-  BatchStream batches;
+  BatchStream<Batch> batches;          // the training batches: Batcher::epoch(e) for e = 0, 1, … (batch_stream.h)
   double best_valid_loss;              // the lowest so far (infinity before the first validation)
   std::string last_checkpoint;         // the last step checkpoint written, or resumed from ("" for none)
   int64_t last_saved_step;             // the step it holds (-1 for none)
@@ -196,14 +163,14 @@ struct Progress {
 // A fresh run starts at step 0 in epoch 0. A resumed one loads its latest checkpoint: the weights, the
 // optimizer's moments, the dropout generator's state, the position in the epoch and the best validation loss.
 Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory& checkpoints, const Batcher& batcher,
-                         RunModel& learner, TrainingObserver& observer) {
+                         Trainee& trainee, TrainingObserver& observer) {
   if (!request.resume) {
-    return {0, BatchStream(batcher, 0, 0), std::numeric_limits<double>::infinity(), "", -1, 0.0,
+    return {0, stream_of(batcher, 0, 0), std::numeric_limits<double>::infinity(), "", -1, 0.0,
             std::chrono::steady_clock::now()};
   }
   std::optional<std::string> latest = checkpoints.latest();
   if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
-  CheckpointState state = load_checkpoint(*latest, *learner.model, &learner.optimizer);
+  CheckpointState state = load_checkpoint(*latest, *trainee.model, &trainee.optimizer);
   // Every step draws at least one batch, so the epoch is at most the step; batch_in_epoch may equal the epoch's
   // batch count (the epoch is used up, the next step starts the next one).
   const int64_t epoch = checkpoint_extra_integer(*latest, state, "epoch", 0, state.step, ", at most the step");
@@ -211,35 +178,35 @@ Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory&
   const int64_t batch_in_epoch = checkpoint_extra_integer(
       *latest, state, "batch_in_epoch", 0, batches,
       ", the batches in one epoch of this run's training data (" + std::to_string(batches) + ")");
-  learner.dropout_generator.set_state(state.generator_state);   // load_checkpoint has checked it parses
+  trainee.dropout_generator.set_state(state.generator_state);   // load_checkpoint has checked it parses
   observer.on_message("resuming from " + *latest + " at step " + std::to_string(state.step));
   // Checkpoints written before train_milliseconds was kept have none: their time counts as 0.
   const int64_t milliseconds = state.extra.count("train_milliseconds") == 0 ? 0 :
       checkpoint_extra_integer(*latest, state, "train_milliseconds", 0, INT64_MAX / 2, ", training time in ms");
-  return {state.step, BatchStream(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step,
+  return {state.step, stream_of(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step,
           1e-3 * static_cast<double>(milliseconds), std::chrono::steady_clock::now()};
 }
 
 // What a checkpoint holds besides the weights and the optimizer's moments (checkpoint.h).
-CheckpointState checkpoint_state(const RunConfig& config, const RunModel& learner, const Progress& progress) {
+CheckpointState checkpoint_state(const RunConfig& config, const Trainee& trainee, const Progress& progress) {
   CheckpointState state;
   state.step = progress.step;
   state.config_yaml = to_yaml(config);
-  state.generator_state = learner.dropout_generator.state();
+  state.generator_state = trainee.dropout_generator.state();
   state.best_metric = progress.best_valid_loss;
-  state.extra["epoch"] = std::to_string(progress.batches.epoch);
-  state.extra["batch_in_epoch"] = std::to_string(progress.batches.batch_in_epoch);
+  state.extra["epoch"] = std::to_string(progress.batches.epoch());
+  state.extra["batch_in_epoch"] = std::to_string(progress.batches.batch_in_epoch());
   state.extra["train_milliseconds"] = std::to_string(std::llround(1e3 * progress.train_seconds()));
   return state;
 }
 
 // With several ranks (data_parallel_training.h), every rank starts from rank 0's weights, moments and place in
 // the data, whatever N the run had when its checkpoint was written. One process: nothing to do.
-void start_together(RunModel& learner, Progress& progress, TrainingObserver& observer) {
-  const RunPlace here{progress.step, progress.batches.epoch, progress.batches.batch_in_epoch,
+void start_together(Trainee& trainee, Progress& progress, TrainingObserver& observer) {
+  const RunPlace here{progress.step, progress.batches.epoch(), progress.batches.batch_in_epoch(),
                       progress.best_valid_loss};
-  const std::optional<RunPlace> root = learner.ranks.start_together(learner.parameters, learner.optimizer,
-                                                                     learner.dropout_generator, here, observer);
+  const std::optional<RunPlace> root = trainee.ranks.start_together(trainee.parameters, trainee.optimizer,
+                                                                     trainee.dropout_generator, here, observer);
   if (!root) return;
   progress.step = root->step;
   progress.batches.move_to(root->epoch, root->batch_in_epoch);
@@ -255,158 +222,114 @@ double agreed_train_seconds(const Progress& progress) {
   return 1e-3 * collective::max(static_cast<int>(milliseconds));
 }
 
-StepResult train_step(RunModel& run_model, Progress& progress, const TrainConfig& tc) {
-  BatchStream& batches = progress.batches;
-  Learner learner = run_model.learner();
+StepResult train_step(Trainee& trainee, Progress& progress, const TrainConfig& tc) {
+  BatchStream<Batch>& batches = progress.batches;
+  Learner learner = trainee.learner();
   if (tc.schedule_by == ScheduleClock::time) {                  // the schedule follows the time too (schedule.h)
     learner.train_seconds = [&progress] { return agreed_train_seconds(progress); };
   }
   const auto next_batch = [&](ForwardContext& ctx) {          // forward and loss of the next batch (step.h)
-    return translation_part(*run_model.model, batches.next(), run_model.ranks,
+    return translation_part(*trainee.model, batches.next(), trainee.ranks,
                             static_cast<real>(tc.label_smoothing), ctx);
   };
   return training_step(learner, next_batch, progress.step, progress.last_checkpoint);
 }
 
-// ---- 6. The loop, and what it does after each step --------------------------------------------------------
+// ---- 6. The loop (training_loop.h), and what it does after each step -------------------------------------
 
-// What the loop works with but does not replace, made by train() before it starts.
+// What translation's side of the loop works with but does not replace, made by train() before the loop starts.
 struct Run {
   const RunConfig& config;
   const TrainingData& data;
-  RunModel& learner;
+  Trainee& trainee;
   CheckpointDirectory& checkpoints;
   TrainingObserver& observer;
   const std::string& run_dir;
 };
 
-// What the run reports as it goes, and the summary train() returns.
-struct Records {
-  // Rank 0 alone writes metrics.jsonl; on the other ranks the stream stays closed and takes nothing.
-  explicit Records(const std::string& run_dir) {
-    if (collective::rank() == 0) metrics.open(run_dir + "/metrics.jsonl", std::ios::app);
-  }
-
-  std::ofstream metrics;               // metrics.jsonl: one JSON object per log line and per validation
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();   // this (re)start
-  int64_t tokens_seen = 0;             // since `started`, for tokens per second
-  TrainSummary summary;
-};
-
-// The observer hears of every step; metrics.jsonl gets a line every train.log_every steps.
-void report_step(Run& run, const Progress& progress, const StepResult& result, Records& records) {
-  const TrainConfig& tc = run.config.train;
-  StepReport report;
-  report.step = progress.step;
-  report.max_steps = tc.max_steps;
-  report.loss = result.loss;
-  report.learning_rate = result.learning_rate;
-  report.grad_norm = result.grad_norm;
-  report.elapsed_seconds = seconds_since(records.started);
-  report.tokens_per_second = static_cast<double>(records.tokens_seen) / std::max(report.elapsed_seconds, 1e-9);
-  report.epoch = progress.batches.epoch;
-  report.log_every = tc.log_every;
-  report.time_limit_seconds = tc.max_minutes * 60;
-  report.ranks = run.learner.ranks.ranks();
-  report.communication_seconds = run.learner.ranks.communication_seconds();
-  run.observer.on_step(report);
-  if (tc.log_every > 0 && progress.step % tc.log_every == 0) {
-    records.metrics << nlohmann::json{{"type", "train"}, {"step", progress.step}, {"loss", result.loss},
-                                      {"lr", result.learning_rate}, {"grad_norm", result.grad_norm},
-                                      {"tokens_per_s", report.tokens_per_second},
-                                      {"elapsed_s", report.elapsed_seconds}, {"epoch", progress.batches.epoch}}
-                           .dump()
-                    << "\n" << std::flush;
-  }
-}
-
 // Loss, perplexity and token accuracy on the validation batches; exact match and BLEU on train.valid_samples
 // greedy translations (validation.h).
 ValidationResult measure_validation(Run& run) {
-  return run_validation(*run.learner.model, run.data.valid_batches, run.data.valid_pairs,
+  return run_validation(*run.trainee.model, run.data.valid_batches, run.data.valid_pairs,
                         run.config.train.valid_samples, run.config.decode, run.data.tokenizers.tgt.get(),
                         &run.data.valid_text.tgt);
 }
 
 // One validation as a line of metrics.jsonl.
-void write_validation_line(Records& records, int64_t step, const ValidationResult& validation) {
-  records.metrics << nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", validation.loss},
+void write_validation_line(TrainingRecords& records, int64_t step, const ValidationResult& validation) {
+  records.write_line(nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", validation.loss},
                                     {"perplexity", validation.perplexity},
                                     {"token_accuracy", validation.token_accuracy},
                                     {"exact_match", validation.exact_match}, {"bleu", validation.bleu},
-                                    {"elapsed_s", seconds_since(records.started)}}
-                         .dump()
-                  << "\n" << std::flush;
+                                    {"elapsed_s", records.seconds()}}
+                         .dump());
 }
+
+// Translation as the loop sees it: train_step() on the next batches, then validate_and_checkpoint().
+class TranslationTraining : public TrainingTask {
+ public:
+  TranslationTraining(Run& run, Progress& progress, TrainingRecords& records)
+      : run_(run), progress_(progress), records_(records) {}
+
+  // Step progress.step, which the loop counts.
+  StepResult step(int64_t /*step*/) override { return train_step(run_.trainee, progress_, run_.config.train); }
+  int64_t epoch() const override { return progress_.batches.epoch(); }
+  void validate_and_checkpoint(int64_t step, const Due& due) override;
+  // With schedule_by: time the time limit is the run's, over all its starts, as its schedule is; else this start's.
+  double seconds_spent(double this_start) const override {
+    return run_.config.train.schedule_by == ScheduleClock::time ? progress_.train_seconds() : this_start;
+  }
+  int ranks() const override { return run_.trainee.ranks.ranks(); }
+  double communication_seconds() const override { return run_.trainee.ranks.communication_seconds(); }
+
+ private:
+  Run& run_;
+  Progress& progress_;
+  TrainingRecords& records_;
+};
 
 // Every train.valid_every steps a validation, and best.safetensors when its loss is the lowest so far; every
 // train.checkpoint_every steps a step checkpoint.
-void validate_and_checkpoint(Run& run, Progress& progress, Records& records) {
-  const TrainConfig& tc = run.config.train;
-  RunModel& learner = run.learner;
-  const bool validate_now = tc.valid_every > 0 && progress.step % tc.valid_every == 0 &&
-                            !run.data.valid_batches.empty();
-  const bool checkpoint_now = tc.checkpoint_every > 0 && progress.step % tc.checkpoint_every == 0;
-  if (!validate_now && !checkpoint_now) return;
-  const std::optional<Optimizer> gathered = learner.ranks.gather_optimizer(learner.optimizer);   // ZeRO (best too)
-  const Optimizer& optimizer = gathered ? *gathered : learner.optimizer;
-  if (!learner.ranks.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
+void TranslationTraining::validate_and_checkpoint(int64_t /*step: progress_.step*/, const Due& due) {
+  Trainee& trainee = run_.trainee;
+  const bool validate_now = due.validate && !run_.data.valid_batches.empty();
+  if (!validate_now && !due.checkpoint) return;
+  const std::optional<Optimizer> gathered = trainee.ranks.gather_optimizer(trainee.optimizer);   // ZeRO (best too)
+  const Optimizer& optimizer = gathered ? *gathered : trainee.optimizer;
+  if (!trainee.ranks.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
   if (validate_now) {
-    ValidationResult& validation = records.summary.validation;
-    validation = measure_validation(run);
-    const bool is_best = validation.loss < progress.best_valid_loss;
+    ValidationResult& validation = records_.summary.validation;
+    validation = measure_validation(run_);
+    const bool is_best = validation.loss < progress_.best_valid_loss;
     if (is_best) {
-      progress.best_valid_loss = validation.loss;
-      run.checkpoints.save_best(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
+      progress_.best_valid_loss = validation.loss;
+      run_.checkpoints.save_best(*trainee.model, optimizer, checkpoint_state(run_.config, trainee, progress_));
     }
-    run.observer.on_validation(progress.step, validation, is_best);
-    write_validation_line(records, progress.step, validation);
+    run_.observer.on_validation(progress_.step, validation, is_best);
+    write_validation_line(records_, progress_.step, validation);
   }
-  if (checkpoint_now) {
-    progress.last_checkpoint =
-        run.checkpoints.save_step(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
-    progress.last_saved_step = progress.step;
+  if (due.checkpoint) {
+    progress_.last_checkpoint =
+        run_.checkpoints.save_step(*trainee.model, optimizer, checkpoint_state(run_.config, trainee, progress_));
+    progress_.last_saved_step = progress_.step;
   }
-}
-
-// Steps until train.max_steps, a stop request (Ctrl-C, SIGTERM) or the time limit (train.max_minutes), whichever
-// comes first; a stop request or the time limit lets the current step finish.
-TrainOutcome train_until_stopped(Run& run, Progress& progress, Records& records) {
-  const TrainConfig& tc = run.config.train;
-  while (progress.step < tc.max_steps) {
-    // 2: a stop request, 1: the time limit, 0: go on. All ranks must stop after the same step (or one would wait
-    // forever in the next all-reduce), so the most pressing reason any rank has counts (one process: its own).
-    // With schedule_by: time the budget is the run's, over all its starts, as its schedule is; else this start's.
-    const double spent = tc.schedule_by == ScheduleClock::time ? progress.train_seconds() : seconds_since(records.started);
-    const bool out_of_time = tc.max_minutes > 0 && spent > tc.max_minutes * 60;
-    const int stop = collective::max(stop_requested.load() != 0 ? 2 : out_of_time ? 1 : 0);
-    if (stop == 2) return TrainOutcome::interrupted;
-    if (stop == 1) return TrainOutcome::time_limit;
-    ++progress.step;
-    const StepResult result = train_step(run.learner, progress, tc);
-    records.summary.losses.push_back(result.loss);
-    records.tokens_seen += result.tokens;
-    report_step(run, progress, result, records);
-    validate_and_checkpoint(run, progress, records);
-  }
-  return TrainOutcome::finished;
 }
 
 // Whatever ended the loop, the work so far is saved: a step checkpoint unless the last step already has one,
 // and, when the run never validated, one validation and best.safetensors; with train.average_last, the average.
-void save_before_leaving(Run& run, Progress& progress, Records& records) {
-  RunModel& learner = run.learner;
-  const std::optional<Optimizer> gathered = learner.ranks.gather_optimizer(learner.optimizer);   // ZeRO: every rank
-  const Optimizer& optimizer = gathered ? *gathered : learner.optimizer;
-  const bool writes = learner.ranks.is_root();   // rank 0 alone writes (data_parallel.h)
+void save_before_leaving(Run& run, Progress& progress, TrainingRecords& records) {
+  Trainee& trainee = run.trainee;
+  const std::optional<Optimizer> gathered = trainee.ranks.gather_optimizer(trainee.optimizer);   // ZeRO: every rank
+  const Optimizer& optimizer = gathered ? *gathered : trainee.optimizer;
+  const bool writes = trainee.ranks.is_root();   // rank 0 alone writes (data_parallel.h)
   if (writes && progress.last_saved_step != progress.step) {
     progress.last_checkpoint =
-        run.checkpoints.save_step(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
+        run.checkpoints.save_step(*trainee.model, optimizer, checkpoint_state(run.config, trainee, progress));
   }
   if (writes && !run.checkpoints.has_best() && !run.data.valid_batches.empty()) {
     records.summary.validation = measure_validation(run);
     progress.best_valid_loss = records.summary.validation.loss;
-    run.checkpoints.save_best(*learner.model, optimizer, checkpoint_state(run.config, learner, progress));
+    run.checkpoints.save_best(*trainee.model, optimizer, checkpoint_state(run.config, trainee, progress));
     run.observer.on_validation(progress.step, records.summary.validation, true);
     write_validation_line(records, progress.step, records.summary.validation);   // in metrics.jsonl too
   }
@@ -419,21 +342,10 @@ void save_before_leaving(Run& run, Progress& progress, Records& records) {
   }
   records.summary.step = progress.step;
   records.summary.checkpoint = progress.last_checkpoint;
-  records.summary.seconds = seconds_since(records.started);
+  records.summary.seconds = records.seconds();
 }
 
 }  // namespace
-
-void request_training_stop(int signal_number) { stop_requested.store(signal_number); }
-bool training_stop_requested() { return stop_requested.load() != 0; }
-void reset_training_stop() { stop_requested.store(0); }
-
-int use_threads(int64_t requested) {
-  int threads = requested > 0 ? static_cast<int>(requested)
-                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  omp_set_num_threads(threads);                 // Eigen's GEMM stays on one thread: tensor/product/product.cpp shares
-  return threads;
-}
 
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   reset_training_stop();
@@ -445,21 +357,22 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   if (root) attempt.emplace(request.run_dir);    // until keep(), a failure removes what this start created
   const RunConfig config = set_up_run(root ? request : TrainRequest{"", request.run_dir, {}, /*resume=*/true});
   const TrainingData data = load_data(config, request.run_dir, observer);
-  RunModel learner = build_model(config, data.tokenizers, observer);
+  Trainee trainee = build_model(config, data.tokenizers, observer);
   const Batcher batcher(data.train_pairs, config.train.batch_tokens, config.train.seed);
   CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last);
-  Progress progress = start_or_resume(root ? request : TrainRequest{}, checkpoints, batcher, learner, observer);
+  Progress progress = start_or_resume(root ? request : TrainRequest{}, checkpoints, batcher, trainee, observer);
   if (root) {
     write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));   // the folder is now a run
     attempt->keep();
     collective::barrier();                       // the other ranks may read it now
   }
-  start_together(learner, progress, observer);
-  learner.ranks.choose_summing(config.train, learner.parameters, learner.optimizer, observer);
+  start_together(trainee, progress, observer);
+  trainee.ranks.choose_summing(config.train, trainee.parameters, trainee.optimizer, observer);
 
-  Run run{config, data, learner, checkpoints, observer, request.run_dir};
-  Records records(request.run_dir);
-  records.summary.outcome = train_until_stopped(run, progress, records);   // train_step() after train_step()
+  Run run{config, data, trainee, checkpoints, observer, request.run_dir};
+  TrainingRecords records(request.run_dir, root);   // rank 0 alone writes metrics.jsonl
+  TranslationTraining translation(run, progress, records);
+  records.summary.outcome = train_until_stopped(translation, config.train, progress.step, records, observer);
   recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs
   save_before_leaving(run, progress, records);
   return records.summary;

@@ -1,4 +1,4 @@
-// trainer.h — the training loop: batches in, gradients, optimizer steps, validation, checkpoints.
+// trainer.h — training the translation model: a run from its config file to its last checkpoint.
 //
 // train() (trainer.cpp) reads as its own table of contents; it calls, in this order:
 //   set_up_run()           the config (the file and its --set overrides, or the run folder's own config.yaml
@@ -10,9 +10,10 @@
 //                          written, and only now is the folder a run: a start that fails before this point
 //                          removes what it created (StartAttempt), so the same command works once the cause is
 //                          fixed, and never touches what the folder held before
-//   train_until_stopped()  train_step() after train_step() until train.max_steps, a stop request or the time
-//                          limit; after each step report_step() (the observer; metrics.jsonl every log_every
-//                          steps) and validate_and_checkpoint() (every valid_every and checkpoint_every steps)
+//   train_until_stopped()  the training loop (training_loop.h), the one the cloze readers run too: train_step()
+//                          after train_step() until train.max_steps, a stop request or the time limit; after each
+//                          step a report (the observer; metrics.jsonl every log_every steps) and
+//                          validate_and_checkpoint() (every valid_every and checkpoint_every steps)
 //   save_before_leaving()  a checkpoint of the last step, unless it has one; a validation and best.safetensors
 //                          if the run never validated
 //
@@ -21,18 +22,17 @@
 // Under mpirun each rank runs it on its rows of every batch (distributed/data_parallel_training.h).
 // A run stopped (Ctrl-C, SIGTERM, the time limit) finishes its step and saves a checkpoint first; `--resume`
 // continues it so that, single-threaded, the losses are exactly those of a run never stopped: the checkpoint
-// carries the weights, the optimizer's moments, the dropout generator and the position in the epoch.
+// carries the weights, the optimizer's moments, the dropout generator and the position in the epoch
+// (data/batch_stream.h).
 // A loss or gradient norm that is NaN or infinite stops the run with an error naming the step and the last
 // checkpoint, which is kept.
 #pragma once
 
-#include <cstdint>
 #include <string>
 #include <vector>
 
-#include "run/config.h"
+#include "run/training_loop.h"
 #include "train/observer.h"
-#include "train/validation.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
@@ -44,29 +44,9 @@ struct TrainRequest {
   bool resume = false;                 // continue the run in run_dir from its latest checkpoint
 };
 
-enum class TrainOutcome { finished, interrupted, time_limit };
-
-struct TrainSummary {
-  TrainOutcome outcome = TrainOutcome::finished;
-  int64_t step = 0;
-  std::string checkpoint;              // the last checkpoint written
-  ValidationResult validation;         // the last validation
-  double seconds = 0;
-  std::vector<double> losses;          // every step's loss, in order (tests compare resumed runs with them)
-};
-
+// Trains the translation model of request's config (TrainSummary, TrainOutcome and request_training_stop, which
+// asks it to stop after the current step: training_loop.h).
 TrainSummary train(const TrainRequest& request, TrainingObserver& observer);
-
-// Asks a running train() to stop after the current step (async-signal-safe: for SIGINT / SIGTERM handlers).
-void request_training_stop(int signal_number);
-// Has a stop been asked for since train() started? (The cloze readers' loop, cloze/cloze_training.h, asks it too.)
-bool training_stop_requested();
-// Forgets any earlier stop request: train() and the cloze readers' loop call it as they start.
-void reset_training_stop();
-
-// Threads for Eigen's matrix products and OpenMP loops: `requested` (train.threads), or every core when 0.
-// Returns the count used.
-int use_threads(int64_t requested);
 
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

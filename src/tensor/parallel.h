@@ -4,6 +4,8 @@
 //                          c = elementwise_chunk numbers, the chunks shared among the OpenMP threads
 //   for_each_index(n, f)   calls f(i) for every i < n, chunk by chunk the same way
 //   add_column_sums(rows, d, term, out)   out[j] += Σ_r term(r·d + j), in fixed chunks summed in order
+//   use_threads(n)         how many threads these loops (and the products) share, for the whole process: each
+//                          command sets it once, before its work (train.threads; n = 0: every core)
 //
 // The chunk boundaries depend on n alone, never on the number of threads, and an elementwise op writes each
 // output number from its own inputs only — so a loop run through for_each_chunk gives the same bits on one
@@ -121,6 +123,11 @@ void add_column_sums(int64_t rows, int64_t d, const Term& term, real* out) {
     for (int64_t j = 0; j < d; ++j) out[j] += p[c * d + j];
   release_storage(partial);                                             // back to the pool for the next step
 }
+
+// The threads OpenMP's loops and the products share from now on, process-wide: `requested` (train.threads, serve's
+// --threads), or every core when 0. Returns the count used. (Under mpirun, data_parallel.h's threads_per_rank
+// first shares the cores among the ranks on one machine.)
+int use_threads(int64_t requested);
 
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab
