@@ -1,6 +1,6 @@
 // additive.cpp — multi-head additive attention (Bahdanau, Cho & Bengio 2015, "Neural Machine Translation by
 // Jointly Learning to Align and Translate", §3.1 and appendix A.1.2).
-//
+//   score_h(i, j) = w_hᵀ tanh(q_i + k_j)          per head h; Bahdanau's e_ij = vᵀ tanh(W s_{i−1} + U h_j)
 // The idea: instead of measuring how well query i matches key j by a dot product, feed both into a tiny
 // one-hidden-layer network and let it learn the match. Bahdanau's alignment model is
 //     e_ij = vᵀ tanh(W s_{i−1} + U h_j)

@@ -15,7 +15,8 @@
 // and the softmax kinds take an optional window [left, right]: query i sees only keys j ∈ [i − left, i + right].
 //
 // Every kind is a Module with the same forward(): queries from one sequence, keys and values from another
-// (the same one for self-attention), a mask saying which keys each query may see, and a context.
+// (the same one for self-attention), a mask saying which keys each query may see, and a context. They share one
+// frame, MultiHeadAttention (multi_head.h): projections, heads, masks, the cache; a kind's file holds its score.
 #pragma once
 
 #include <cstdint>

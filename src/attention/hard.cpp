@@ -1,7 +1,7 @@
 // hard.cpp — hard (stochastic) attention (Xu et al. 2015, "Show, Attend and Tell", §4.1): each query takes the
 // value of ONE key, chosen at random from its attention distribution, and learns where to look by REINFORCE or by
 // a Gumbel-softmax relaxation.
-//
+//   score_ij = q_i · k_j / √d_k,  out_i = v_{s_i},  s_i ~ softmax_j(score_ij)
 // The idea. Soft attention mixes every value: out_i = Σ_j a_ij v_j. Hard attention picks one:
 //     a_i· = softmax(q_i K_hᵀ / √d_k + mask)          the distribution over keys, per head (as scaled_dot)
 //     s_i ~ Categorical(a_i·)                          while training: a sample, one key per query and head

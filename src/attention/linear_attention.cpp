@@ -1,6 +1,6 @@
 // linear_attention.cpp — linear attention (Katharopoulos, Vyas, Pappas, Fleuret 2020, "Transformers are RNNs: Fast
 // Autoregressive Transformers with Linear Attention", ICML 2020; linearized attention §3.2, causal masking §3.3).
-//
+//   score_ij = φ(q_i) · φ(k_j),  φ = elu + 1,  out_i = Σ_j score_ij v_j / Σ_j score_ij
 // The score. Softmax attention weighs value j by sim(q_i, k_j) = e^(q_i·k_j / √d_k). Replace it by a dot product
 // of positive features, score_ij = φ(q_i)·φ(k_j) with φ(x) = elu(x) + 1 (> 0 everywhere), normalised by its sum.
 // Then the sum over keys can be taken BEFORE the queries are involved — matrix products associate:

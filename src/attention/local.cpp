@@ -1,6 +1,6 @@
 // local.cpp — local attention (Luong, Pham & Manning 2015, "Effective Approaches to Attention-based Neural Machine
 // Translation", §3.2): each query looks only at a window of 2D + 1 keys around a centre p_i, local_m and local_p.
-//
+//   score_ij = q_i · k_j / √d_k,  j ∈ [p_i − D, p_i + D]     (local_p: the weights × e^(−(j − p_i)² / 2σ²))
 // The idea. Global attention weighs every source word for every target word. Luong's local attention first picks
 // a position p_i in the source, then attends only to the keys j ∈ [p_i − D, p_i + D] (D = `local_width`):
 //   local_m (monotonic)   p_i = i — source and target are assumed roughly in step. Weights: the softmax of the

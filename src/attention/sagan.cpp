@@ -1,6 +1,6 @@
 // sagan.cpp — the self-attention of SAGAN (Zhang, Goodfellow, Metaxas & Odena 2019, "Self-Attention Generative
 // Adversarial Networks", §3), on sequences instead of image feature maps. One head.
-//
+//   score_ij = q_i · k_j (/ √(d/8))               one head; out = γ · softmax(scores + mask) V
 // The idea: a cheap attention whose queries and keys live in a small space (d/8 features: they only have to say
 // *where* to look), whose values keep every feature (they carry *what* is fetched), and whose output is
 // multiplied by a learned gate γ that starts at 0. With γ = 0 the layer adds nothing, so the block around it

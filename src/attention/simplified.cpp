@@ -1,5 +1,5 @@
 // simplified.cpp — simplified (projection-free) multi-head self-attention.
-//
+//   score_ij = x_i · m_j / √d_k                   scaled_dot's score with Q = x, K = V = m
 // The idea: drop the query, key and value projections and let the token vectors attend to each other as
 // they are. Scaled dot-product attention (scaled_dot.cpp) with W_Q = W_K = W_V = identity:
 //   Q = x,  K = V = m                                         split into heads: [B, h, T, d_k], d_k = d_model / h

@@ -13,11 +13,11 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "util/error.h"
 #include "lab/bench.h"
-#include "run/config_io.h"
 #include "lab/length_sweep.h"
+#include "run/config_io.h"
 #include "tensor/product/blas_product.h"
+#include "util/error.h"
 #include "util/files.h"
 #include "util/suggest.h"
 

@@ -14,9 +14,9 @@
 #include "autograd/ops.h"
 #include "cli/cloze_question.h"
 #include "cli/commands.h"
+#include "cloze/cloze_training.h"
 #include "data/synthetic/cloze_question.h"
 #include "inspect/maps/cloze_maps.h"
-#include "cloze/cloze_training.h"
 #include "util/error.h"
 
 namespace attnlab {

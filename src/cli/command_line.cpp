@@ -1,7 +1,6 @@
 // command_line.cpp — a command line CLI11 refused, said in one line: the closest subcommand to a mistyped one,
 // or CLI11's own message kept to a readable length (main.cpp calls it; commands.h declares it).
 #include <CLI/CLI.hpp>
-
 #include <algorithm>
 #include <cstdio>
 #include <string>

@@ -18,11 +18,11 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
-#include "data/corpus.h"
 #include "cloze/cloze_training.h"
+#include "data/corpus.h"
 #include "lab/evaluate.h"
-#include "util/error.h"
 #include "run/run.h"
+#include "util/error.h"
 #include "util/files.h"
 
 namespace attnlab {

@@ -9,8 +9,8 @@
 #include <string>
 
 #include "autograd/gradcheck.h"
-#include "model/checks.h"
 #include "cli/commands.h"
+#include "model/checks.h"
 #include "util/error.h"
 #include "util/suggest.h"
 

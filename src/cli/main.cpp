@@ -5,10 +5,10 @@
 // input: a missing file, a malformed checkpoint, a shape that does not fit) ends the program with its one-line
 // message on stderr and exit code 1. So does a command-line mistake: CLI11's own message (a bad option value, a
 // missing --run), or for an unknown subcommand the closest one, on one "attnlab: …" line, exit code 1.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
 #include <string>

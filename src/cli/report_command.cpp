@@ -14,8 +14,8 @@
 #include "cli/commands.h"
 #include "data/corpus.h"
 #include "inspect/pages/report.h"
-#include "util/error.h"
 #include "run/run.h"
+#include "util/error.h"
 #include "util/files.h"
 
 namespace attnlab {

@@ -15,8 +15,8 @@
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "inspect/maps/trace.h"
-#include "util/error.h"
 #include "run/run.h"
+#include "util/error.h"
 #include "util/utf8.h"
 
 namespace attnlab {

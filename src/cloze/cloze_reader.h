@@ -23,9 +23,9 @@
 
 #include "attention/reader.h"
 #include "model/config.h"
+#include "model/transformer.h"
 #include "nn/embedding.h"
 #include "nn/layers.h"
-#include "model/transformer.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

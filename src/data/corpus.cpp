@@ -3,8 +3,6 @@
 // UTF-8 decoding and validation live in src/util/utf8.h.
 #include "data/corpus.h"
 
-#include "util/utf8.h"
-
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
@@ -15,6 +13,7 @@
 #include <sstream>
 
 #include "util/error.h"
+#include "util/utf8.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

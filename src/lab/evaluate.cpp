@@ -1,11 +1,11 @@
 // evaluate.cpp — translate a test set, score it, and measure the model teacher-forced (see evaluate.h).
 #include "lab/evaluate.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <cmath>
 #include <memory>
-
-#include <spdlog/spdlog.h>
 
 #include "autograd/graph.h"
 #include "data/batching.h"

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "tensor/real.h"   // ATTNLAB_PRECISION: the namespace of this build's precision
+#include "tensor/real.h"  // ATTNLAB_PRECISION: the namespace of this build's precision
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {

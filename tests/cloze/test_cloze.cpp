@@ -9,14 +9,14 @@
 
 #include "attention/reader.h"
 #include "autograd/ops.h"
-#include "data/synthetic/cloze_question.h"
 #include "cloze/cloze_reader.h"
 #include "cloze/cloze_training.h"
-#include "train/optimizer.h"
+#include "data/synthetic/cloze_question.h"
 #include "run/config_io.h"
+#include "test_support.h"
+#include "train/optimizer.h"
 #include "util/error.h"
 #include "util/files.h"
-#include "test_support.h"
 
 using namespace attnlab;
 

@@ -19,8 +19,8 @@
 
 #include "data/synthetic/synthetic.h"
 #include "data/synthetic/toy_en_fr.h"
-#include "util/error.h"
 #include "test_support.h"
+#include "util/error.h"
 
 using namespace attnlab;
 using attnlab::testing::read_bytes;

@@ -18,8 +18,8 @@
 #include "data/corpus.h"
 #include "data/tokenizers/tokenizer.h"
 #include "model/config.h"
-#include "util/error.h"
 #include "tensor/random.h"
+#include "util/error.h"
 
 using namespace attnlab;
 namespace fs = std::filesystem;

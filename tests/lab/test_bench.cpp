@@ -10,14 +10,14 @@
 #include "data/batching.h"
 #include "data/corpus.h"
 #include "lab/bench.h"
+#include "lab/length_sweep.h"
+#include "run/config_io.h"
 #include "run/run.h"
 #include "run/trainer.h"
 #include "test_support.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/profile.h"
-#include "run/config_io.h"
-#include "lab/length_sweep.h"
 #include "util/svg_plot.h"
 
 using namespace attnlab;

@@ -9,11 +9,11 @@
 #include "data/batching.h"
 #include "data/tokenizers/tokenizer.h"
 #include "decode/bleu.h"
-#include "lab/evaluate.h"
-#include "decode/translate.h"
 #include "decode/greedy.h"
-#include "train/validation.h"
+#include "decode/translate.h"
+#include "lab/evaluate.h"
 #include "test_support.h"
+#include "train/validation.h"
 
 using namespace attnlab;
 

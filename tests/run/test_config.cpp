@@ -14,8 +14,8 @@
 #include <set>
 #include <sstream>
 
-#include "util/error.h"
 #include "run/config_io.h"
+#include "util/error.h"
 
 using namespace attnlab;
 namespace fs = std::filesystem;

@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "test_support.h"
 #include "run/config_io.h"
 #include "run/trainer.h"
+#include "test_support.h"
 
 using namespace attnlab;
 namespace fs = std::filesystem;

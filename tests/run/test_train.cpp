@@ -13,13 +13,13 @@
 #include "decode/batched.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
-#include "util/error.h"
-#include "tensor/safetensors.h"
-#include "test_support.h"
-#include "run/config_io.h"
 #include "lab/gradient_variance.h"
+#include "run/config_io.h"
 #include "run/run.h"
 #include "run/trainer.h"
+#include "tensor/safetensors.h"
+#include "test_support.h"
+#include "util/error.h"
 
 using namespace attnlab;
 namespace fs = std::filesystem;

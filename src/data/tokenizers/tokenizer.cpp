@@ -12,9 +12,9 @@
 
 #include "data/corpus.h"
 #include "data/tokenizers/tokenizer_kinds.h"
-#include "util/files.h"
 #include "model/config.h"
 #include "util/error.h"
+#include "util/files.h"
 #include "util/quote.h"
 #include "util/suggest.h"
 

@@ -9,8 +9,6 @@
 // a kind only says how text splits into pieces (split) and how pieces join back into text (join).
 #pragma once
 
-#include "util/files.h"  // write_file_atomically
-
 #include <array>
 #include <cstdint>
 #include <memory>
@@ -19,6 +17,7 @@
 #include <vector>
 
 #include "data/tokenizers/tokenizer.h"
+#include "util/files.h"  // write_file_atomically
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
