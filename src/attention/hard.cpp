@@ -92,13 +92,16 @@ class HardAttention : public ScaledDotAttention {
   }
 
   // Incremental decoding (evaluation only): the cached keys' distribution, then its argmax, a sample or the mix.
+  // A sample's uniform number is drawn for every row first, in row order: rows may be weighed on several threads.
   Tensor attend_step(const Tensor& Q, const Tensor&, const AttentionCache& cache) override {
-    return attend_keys(Q, cache, [&](int64_t, int64_t, std::vector<real>& a) {
+    std::vector<double> u(config_.hard_eval == HardEval::sample ? size_t(Q.numel() / Q.size(3)) : 0);   // [B·h]
+    for (double& number : u) number = eval_generator_.uniform();
+    return attend_keys(Q, cache, [&](int64_t row, int64_t, std::vector<real>& a) {
       softmax_in_place(a);
       if (config_.hard_eval == HardEval::expectation) return;
       auto pick = std::max_element(a.begin(), a.end());                      // the first of equal maxima, as forward
       if (config_.hard_eval == HardEval::sample) {
-        const int64_t s = draw(a.data(), int64_t(a.size()), eval_generator_);
+        const int64_t s = draw_at(a.data(), int64_t(a.size()), u[size_t(row)]);
         pick = s < 0 ? a.end() : a.begin() + s;
       }
       const bool any = pick != a.end() && *pick > 0;

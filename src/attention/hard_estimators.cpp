@@ -33,8 +33,14 @@ std::vector<int64_t> draw_keys(const Tensor& a, Generator& gen, const std::vecto
 int64_t draw(const real* row, int64_t Tk, Generator& gen) {
   real total = 0;
   for (int64_t j = 0; j < Tk; ++j) total += row[j];
+  return total > 0 ? draw_at(row, Tk, gen.uniform()) : -1;
+}
+
+int64_t draw_at(const real* row, int64_t Tk, double u01) {
+  real total = 0;
+  for (int64_t j = 0; j < Tk; ++j) total += row[j];
   if (!(total > 0)) return -1;
-  const double u = gen.uniform() * total;
+  const double u = u01 * total;
   double running = 0;
   int64_t s = -1;
   for (int64_t j = 0; j < Tk; ++j) {

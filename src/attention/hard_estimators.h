@@ -26,6 +26,9 @@ std::vector<int64_t> draw_keys(const Tensor& a, Generator& gen, const std::vecto
 // The first key j with a_0 + … + a_j > u · Σ a (u uniform): a sample of the row a [Tk] (inverse CDF). −1 when no
 // key is visible; a hidden key (a = 0) is never chosen.
 int64_t draw(const real* row, int64_t Tk, Generator& gen);
+// The same for a uniform number u ∈ [0, 1) drawn beforehand (so that rows weighed on several threads draw from
+// numbers taken in one fixed order).
+int64_t draw_at(const real* row, int64_t Tk, double u);
 // The key of largest weight of every row of a [B, h, Tq, Tk] (the first of equal maxima); −1 for a row of 0s.
 std::vector<int64_t> argmax_keys(const Tensor& a);
 // Rows of 0 with a 1 at keys[row] (none where keys[row] = −1), shaped like a. A constant: no gradient.

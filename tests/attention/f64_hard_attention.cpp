@@ -21,6 +21,7 @@
 #include "attention_test_support.h"
 #include "autograd/ops.h"
 #include "model/transformer.h"
+#include "tensor/parallel.h"
 #include "util/error.h"
 
 using namespace attnlab;
@@ -238,4 +239,25 @@ TEST_CASE("hard_clean_reward: the reward's pass replays the keys drawn, without 
   const auto [clean_loss_half, clean_term_half] = run(0.5, true);
   CHECK(clean_loss_half == doctest::Approx(loss_half).epsilon(1e-12));
   CHECK(std::abs(clean_term_half - term_half) > 1e-6);
+}
+
+TEST_CASE("hard_eval: sample decodes the same keys on one thread and on two") {
+  // A step weighs its rows on several threads when the batch is large enough (cache.cpp); each row's sample must
+  // come from a number drawn in row order, not from a generator the threads share (which gave another key per row,
+  // and made `attnlab eval`'s sample figure change from run to run).
+  AttentionConfig config = kind_config(AttentionKind::hard);
+  config.hard_eval = HardEval::sample;
+  const int64_t B = 64, Tk = 24, d_model = 64, heads = 4;                     // B·h·Tk·(d_k + d_v) = 393 K
+  Generator gen(5);
+  const Tensor memory = Tensor::randn({B, Tk, d_model}, gen), x = Tensor::randn({B, 1, d_model}, gen);
+  auto decode = [&](int threads) {
+    use_threads(threads);
+    auto hard = make(config, AttentionUse::cross, d_model, heads, /*seed=*/7);   // its own generator, seeded 1
+    NoGradGuard no_graph;
+    AttentionCache cache = hard->start_cross_cache(memory, std::vector<uint8_t>(size_t(B * Tk), 1));
+    return hard->step(x, std::vector<uint8_t>(size_t(B), 1), cache);        // [B, 1, d_model]
+  };
+  const Tensor one = decode(1), two = decode(2);
+  use_threads(0);
+  CHECK(largest_difference(one, two) == 0);
 }
