@@ -23,9 +23,14 @@ What a page may write, and what is checked (the conventions are also in docs/REA
                  name the link's line. A bare `file.cpp:60`, or "line 60" in prose, cannot be checked and is
                  refused: write it as a line reference.
   function       [`Name()`](path) or [`Class::name()`](path), and `path` `name()`: the file must define or
-                 call name( (and mention Class).
+                 call name(; Class::name must be the class's: Class::name( in the file or its .h/.cpp twin, or
+                 name( in the body of class/struct Class (or a value of enum Class).
+  member         `Class::name` in a code span (Class CamelCase): some file under src/ defines it.
+  bare files     `name.cpp` after a folder, or after a file of the same extension, in one paragraph
+                 (`src/a/x.cpp`, `y.cpp`): it is in that folder; with neither, some file of the tree has the name.
   gdb sessions   a ```gdb block: every "N<TAB>source" line gdb prints must be line N of the file of the last
-                 "at …/src/….cpp:N" frame.
+                 "at …/src/….cpp:N" frame, and every Class::function a break line or a frame names is defined
+                 under src/.
   runnable       a ```sh runnable block (course and guide pages only) is run with bash -e -o pipefail in one
                  scratch folder shared by the pages in order (course pages by chapter, then the guides), where
                  configs/ and data/ are copies, tools/ is a link, and `attnlab` is the command under test. The
@@ -60,6 +65,11 @@ NAME_CALL = re.compile(r"^([A-Za-z_][\w]*(?:::[~A-Za-z_][\w]*)*)\(\)$")
 PATH_THEN_NAMES = re.compile(r"`([^`\s]+)`((?:\s*[,(]?\s*`[A-Za-z_][\w:~]*\(\)`\)?)+)")
 GDB_FRAME = re.compile(r"\bat \S*?/?((?:src|tests|tools)/[\w./-]+):(\d+)\s*$")
 GDB_SOURCE_LINE = re.compile(r"^(\d+)\t(.*)$")
+# a function gdb names: "break Class::method", "Breakpoint 1 at 0x…: Class::method.", a frame "… Class::method (this=…"
+GDB_BREAK = re.compile(r"^\(gdb\) (?:break|b|tbreak) ([A-Za-z_][\w:]*::[A-Za-z_~]\w*)\b")
+GDB_FUNCTION = re.compile(r"(?:^|[\s,])attnlab::(?:[\w()]+(?: namespace\))?::)*?(\w+)::(\w+) \(")
+BARE_SOURCE_NAME = re.compile(r"^[\w-]+\.(?:cpp|h|js|py|sh)$")
+CLASS_MEMBER = re.compile(r"^([A-Z]\w*)::([a-z_~]\w*)(?:\(\))?$")
 
 
 class Report:
@@ -173,10 +183,45 @@ def is_tree_path(text):
     return first in TOP_FOLDERS and "/" in text and not (set(text) & PATTERN_CHARS)
 
 
+def read_text(path):
+    try:
+        with open(path, encoding="utf-8") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def twins(full):
+    """The header of a .cpp and the .cpp of a header: where a class's other half usually is."""
+    stem, ext = os.path.splitext(full)
+    return [stem + other for other in {".cpp": [".h"], ".h": [".cpp"]}.get(ext, [])]
+
+
+def defines_member(text, cls, method):
+    """Does `text` define cls::method out of line, declare/define method( in the body of class/struct cls, or
+    list method among the values of enum cls?"""
+    if re.search(r"\b" + re.escape(cls) + r"::" + re.escape(method) + r"\s*\(", text):
+        return True
+    for m in re.finditer(r"\benum\s+(?:class\s+)?" + re.escape(cls) + r"\b[^;{]*\{([^}]*)\}", text):
+        if re.search(r"\b" + re.escape(method) + r"\b", re.sub(r"//[^\n]*", "", m.group(1))):
+            return True
+    for m in re.finditer(r"\b(?:class|struct)\s+" + re.escape(cls) + r"\b[^;{]*\{", text):
+        depth, end = 0, m.end() - 1
+        for end in range(m.end() - 1, len(text)):
+            depth += {"{": 1, "}": -1}.get(text[end], 0)
+            if depth == 0:
+                break
+        if re.search(r"(?<![\w.>])" + re.escape(method) + r"\s*\(", text[m.end():end]):
+            return True
+    return False
+
+
 class Checker:
     def __init__(self, root, report):
         self.root = os.path.abspath(root)
         self.report = report
+        self._sources = None     # the text of every file under src/, read once (gdb function names)
+        self._basenames = None   # the names of every file under src/, tests/, tools/, web/, exercises/ (bare names)
 
     # ---- helpers ---------------------------------------------------------------------------------------------
     def rel(self, path):
@@ -222,10 +267,38 @@ class Checker:
         with open(full, encoding="utf-8") as f:
             text = f.read()
         parts = name.split("::")
-        last = parts[-1]
-        found = re.search(r"(?<![\w])" + re.escape(last) + r"\s*[(<]", text) is not None
-        owners = all(re.search(r"\b" + re.escape(p) + r"\b", text) for p in parts[:-1])
-        self.report.check(found and owners, where, f"function reference {name}(): not in {file_rel}")
+        if len(parts) >= 2:             # Class::method: the class (in this file or its .h/.cpp twin) has the method
+            texts = [text] + [read_text(twin) for twin in twins(full)]
+            found = any(defines_member(t, parts[-2], parts[-1]) for t in texts)
+            self.report.check(found, where, f"function reference {name}(): {parts[-2]} has no {parts[-1]}() in "
+                                            f"{file_rel}")
+            return
+        found = re.search(r"(?<![\w])" + re.escape(parts[-1]) + r"\s*[(<]", text) is not None
+        self.report.check(found, where, f"function reference {name}(): not in {file_rel}")
+
+    def defined_in_tree(self, cls, method):
+        """Is Class::method defined (out of line, or in the class's body) in any source file under src/?"""
+        if self._sources is None:
+            self._sources = []
+            for top, _, files in os.walk(os.path.join(self.root, "src")):
+                for f in files:
+                    if f.endswith((".cpp", ".h")):
+                        self._sources.append(read_text(os.path.join(top, f)))
+        return any(defines_member(t, cls, method) for t in self._sources)
+
+    def file_beside_folder(self, where, folder, name):
+        """A bare file name listed after a path: it must be in that path's folder (or, with none, in the tree)."""
+        if folder is not None:
+            full = os.path.normpath(os.path.join(self.root, folder, name))
+            self.report.check(self.inside_tree(full) and os.path.isfile(full), where,
+                              f"`{name}`: listed beside {folder}/, but there is no {folder}/{name}")
+            return
+        if self._basenames is None:
+            self._basenames = set()
+            for top_name in ("src", "tests", "tools", "web", "exercises"):
+                for _, _, files in os.walk(os.path.join(self.root, top_name)):
+                    self._basenames.update(files)
+        self.report.check(name in self._basenames, where, f"`{name}`: no file of that name in the tree")
 
     # ---- one page --------------------------------------------------------------------------------------------
     def check_page(self, page):
@@ -310,6 +383,30 @@ class Checker:
                 continue
             if is_tree_path(content):
                 self.report.check(self.tree_path_exists(content), where, f"`{content}`: no such file or folder")
+        # `Class::method` in a code span (a class of attnlab, named CamelCase): some file under src/ defines it
+        for m in CODE_SPAN.finditer(text):
+            member = CLASS_MEMBER.match(collapse(m.group(2)))
+            if member and unchecked(m.start(), m.end()) and not in_code(m.start()):
+                self.report.check(self.defined_in_tree(member.group(1), member.group(2)), at(m.start()),
+                                  f"`{collapse(m.group(2))}`: no file under src/ defines {member.group(1)}::"
+                                  f"{member.group(2)}")
+        # bare file names (`name.cpp`) listed after a path of the same paragraph: in that path's folder
+        paths = [(m.start(), collapse(m.group(2))) for m in CODE_SPAN.finditer(text)
+                 if is_tree_path(collapse(m.group(2))) and "/" in collapse(m.group(2))]
+        for m in CODE_SPAN.finditer(text):
+            content = collapse(m.group(2))
+            if not BARE_SOURCE_NAME.match(content) or not unchecked(m.start(), m.end()) or in_code(m.start()):
+                continue
+            # the path just before it, when it is a folder or a file of the same kind (`src/x/a.cpp`, `b.cpp`)
+            before = [p for start, p in paths if start < m.start()]
+            folder = None
+            if before:
+                last = before[-1].rstrip("/")
+                if before[-1].endswith("/") or os.path.isdir(os.path.join(self.root, last)):
+                    folder = last
+                elif os.path.splitext(last)[1] == os.path.splitext(content)[1]:
+                    folder = os.path.dirname(last)
+            self.file_beside_folder(at(m.start()), folder, content)
         # prose outside code spans and links (blanked, line breaks kept, so offsets still give line numbers)
         prose = text
         for m in list(CODE_SPAN.finditer(text)) + list(LINK.finditer(text)):
@@ -332,6 +429,11 @@ class Checker:
             current = None
             for k, line in enumerate(body):
                 where = f"{page_rel}:{first + 1 + k}"
+                named = GDB_BREAK.match(line) or GDB_FUNCTION.search(line)
+                if named:
+                    cls, method = named.group(1).split("::")[-2:] if named.re is GDB_BREAK else named.groups()
+                    self.report.check(self.defined_in_tree(cls, method), where,
+                                      f"gdb names {cls}::{method}, which no file under src/ defines")
                 frame = GDB_FRAME.search(line)
                 if frame:
                     current = frame.group(1)
@@ -571,6 +673,18 @@ def self_test(root):
         expect("'line N' in prose", tree("words", "see line 3 of the file\n"), ["page.md:1", "line 3"])
         expect("a gdb line that moved", tree("gdb", "```gdb\n    at /x/src/util/a.cpp:2\n2\t  return a + b;   // the sum\n```\n"),
                ["page.md:3", "src/util/a.cpp#L2", "now on line 3"])
+        adder = {"src/util/b.h": "struct Adder {\n  int sum(int a, int b) const;\n};\nenum class Kind { plain, fused };\n"}
+        expect("names that their classes have", tree("members", "[`Adder::sum()`](../../src/util/b.h), `Kind::fused`, "
+                                                                "`src/util/a.cpp` and `b.h`\n\n```gdb\n(gdb) break Adder::sum\n```\n",
+                                                 adder), [])
+        expect("a method its class does not have", tree("member", "[`Adder::add()`](../../src/util/b.h)\n", adder),
+               ["page.md:1", "Adder has no add()"])
+        expect("a function a gdb session names that is gone",
+               tree("gdbname", "```gdb\n(gdb) break Adder::total\n```\n", adder), ["page.md:2", "Adder::total"])
+        expect("a `Class::method` span that is gone", tree("span", "as `Adder::total` does\n", adder),
+               ["page.md:1", "Adder::total"])
+        expect("a file listed beside the wrong folder", tree("beside", "`src/util/a.cpp`, `c.cpp` and `b.h`\n", adder),
+               ["page.md:1", "`c.cpp`", "src/util/"])
         expect("a course page out of the chapter order",
                tree("order", "# Page\n", {"CMakeLists.txt": "set(ATTNLAB_CHAPTERS util tensor)\n",
                                           "docs/course/00-util.md": "# util\n", "docs/course/02-tensor.md": "# t\n"}),
