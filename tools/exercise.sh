@@ -4,6 +4,8 @@
 #   tools/exercise.sh NAME              check your work: exercises/NAME/exercise.cpp
 #   tools/exercise.sh --answers NAME    the same check on the project's answer, exercises/NAME/answer.cpp
 #   tools/exercise.sh --list            the exercises, one line each, in the course's order
+#   tools/exercise.sh -j N NAME         build with N parallel jobs (default: ninja's, the cores + 2; the
+#                                       environment variable CMAKE_BUILD_PARALLEL_LEVEL sets it too)
 #
 # The check prints "PASS NAME", or what differs (the input, expected and yours) and a hint of what to read.
 # It builds in build/release (configured with the release preset first if need be) the check program and the
@@ -13,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 table=exercises/exercises.txt
-usage() { sed -n '4,6p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '4,8p' "$0" | sed 's/^# \{0,1\}//'; }
 names() { grep -v '^#' "$table" | awk 'NF { print $1 }'; }
 
 # The closest of the exercise names to $1 (Levenshtein distance: the fewest one-letter edits).
@@ -40,6 +42,15 @@ closest() {
 }
 
 program_suffix=""
+jobs=()
+case "${1:-}" in
+  -j)
+    [[ "${2:-}" =~ ^[1-9][0-9]*$ ]] || { echo "exercise.sh: -j needs a number of jobs ≥ 1, got '${2:-}'" >&2; exit 2; }
+    jobs=(-j "$2"); shift 2 ;;
+  -j*)
+    [[ "${1#-j}" =~ ^[1-9][0-9]*$ ]] || { echo "exercise.sh: -j needs a number of jobs ≥ 1, got '${1#-j}'" >&2; exit 2; }
+    jobs=(-j "${1#-j}"); shift ;;
+esac
 case "${1:-}" in
   --list)
     [ $# -eq 1 ] || { echo "exercise.sh: --list takes nothing after it" >&2; exit 2; }
@@ -72,7 +83,7 @@ fi
 echo "building $target …"
 log=$(mktemp)
 trap 'rm -f "$log"' EXIT
-if ! cmake --build "$build" --target "$target" >"$log" 2>&1; then
+if ! cmake --build "$build" ${jobs[@]+"${jobs[@]}"} --target "$target" >"$log" 2>&1; then
   # The compiler's messages, without ninja's progress lines and the long command line that failed.
   awk '/^\[[0-9]+\/[0-9]+\] / { next } /^FAILED: / { skip = 1; next } skip { skip = 0; next }
        /^ninja: build stopped/ { next } { print }' "$log" >&2

@@ -53,6 +53,9 @@ case "$mode" in
     [ "$status" -eq 2 ] || problem "an unknown name exited with $status, not 2"
     grep -q "did you mean softmax_backward?" <<<"$message" || problem "an unknown name does not suggest the closest"
     tools/exercise.sh --answers >/dev/null 2>&1 && problem "--answers without a name did not fail"
+    message=$(tools/exercise.sh -j none masks 2>&1); status=$?
+    [ "$status" -eq 2 ] && grep -q -- "-j needs a number of jobs" <<<"$message" ||
+      problem "-j with no number exited with $status and said: $message"
     [ "$problems" -eq 0 ] || exit 1
     echo "tools/exercise.sh --list, its suggestion and every exercise folder: fine"
     exit 0 ;;
