@@ -175,13 +175,13 @@ class Attention : public Module {
   // Incremental decoding. The step gives, for the newest position, what forward() gives at that position of
   // the whole prefix (up to rounding). No graph is recorded (call under NoGradGuard) and no map is recorded.
   // An empty cache for causal self-attention over up to `capacity` steps (it grows if needed) of `batch` rows.
-  virtual AttentionCache start_self_cache(int64_t batch, int64_t capacity);
+  virtual AttentionCache start_self_cache(int64_t batch, int64_t capacity) = 0;
   // A cache for cross-attention: the keys and values of memory [B, Tk, d_model], computed once;
   // memory_is_real [B · Tk] is 0 for the source's padding.
-  virtual AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real);
+  virtual AttentionCache start_cross_cache(const Tensor& memory, const std::vector<uint8_t>& memory_is_real) = 0;
   // One position: x [B, 1, d_model] → [B, 1, d_model]. For self-attention x is also the new key, and
   // x_is_real [B] says which rows hold a real token (0: a pad token, hidden from later positions).
-  virtual Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache);
+  virtual Tensor step(const Tensor& x, const std::vector<uint8_t>& x_is_real, AttentionCache& cache) = 0;
 
   // A kind that samples where it looks (hard attention) cannot learn that choice from the loss's gradient: while
   // training, its forward() leaves what it drew, and the score-function term the draws owe, in ctx.sampled

@@ -101,17 +101,6 @@ void AttentionCache::reorder(const std::vector<int64_t>& rows) {
   batch = static_cast<int64_t>(rows.size());
 }
 
-// The kinds that have no step say so (every kind in this folder has one; this is for a kind yet to come).
-AttentionCache Attention::start_self_cache(int64_t, int64_t) {
-  throw Error("attention " + name + ": this kind has no incremental decoding (start_self_cache)");
-}
-AttentionCache Attention::start_cross_cache(const Tensor&, const std::vector<uint8_t>&) {
-  throw Error("attention " + name + ": this kind cannot be cross-attention in incremental decoding");
-}
-Tensor Attention::step(const Tensor&, const std::vector<uint8_t>&, AttentionCache&) {
-  throw Error("attention " + name + ": this kind has no incremental decoding (step)");
-}
-
 AttentionCache make_kv_cache(int64_t batch, int64_t heads, int64_t capacity, int64_t d_k, int64_t d_v,
                              const AttentionConfig& config) {
   AttentionCache cache;
