@@ -39,6 +39,48 @@ const std::string zero_hint =
     "Your softmax_backward returns zeros (the shipped stub): fill in the TODO in "
     "exercises/softmax_backward/exercise.cpp.";
 
+// What ∂x = y ⊙ (g − c) is for a per-row number c(y_row, g_row), and what the usual mistakes give instead.
+Tensor rowwise(const Tensor& y, const Tensor& g, real (*term)(const real* y, const real* g, int64_t d),
+               real (*entry)(real y, real g, real c)) {
+  const int64_t rows = y.shape().rows(), d = y.shape().cols();
+  Tensor out = Tensor::zeros(y.shape());                             // [..., d]
+  for (int64_t r = 0; r < rows; ++r) {
+    const real c = term(y.data() + r * d, g.data() + r * d, d);
+    for (int64_t j = 0; j < d; ++j) out.data()[r * d + j] = entry(y.data()[r * d + j], g.data()[r * d + j], c);
+  }
+  return out;
+}
+
+real g_dot_y(const real* y, const real* g, int64_t d) {
+  real sum = 0;
+  for (int64_t i = 0; i < d; ++i) sum += g[i] * y[i];
+  return sum;
+}
+
+real sum_of_g(const real* /*y*/, const real* g, int64_t d) {
+  real sum = 0;
+  for (int64_t i = 0; i < d; ++i) sum += g[i];
+  return sum;
+}
+
+std::vector<Mistake> usual_mistakes(const Tensor& y, const Tensor& g) {
+  auto right_entry = [](real yj, real gj, real c) { return yj * (gj - c); };
+  return {
+      {"sign", "∂x is −1 × the right one", rowwise(y, g, g_dot_y, [](real yj, real gj, real c) { return yj * (c - gj); }),
+       "the sign is flipped: ∂x_j = y_j (g_j − Σ_i g_i y_i), the row's own g_j first. It comes from "
+       "∂y_i/∂x_j = y_i (δ_ij − y_j): +y_j when i = j, −y_i y_j for every i."},
+      {"missing_sum", "∂x is y ⊙ g: the term −y_j Σ_i g_i y_i is missing",
+       rowwise(y, g, g_dot_y, [](real yj, real gj, real) { return yj * gj; }),
+       "you kept the diagonal of the Jacobian (i = j) and dropped the rest: every y_i depends on every x_j through "
+       "the sum in softmax's denominator, so ∂x_j = Σ_i g_i y_i (δ_ij − y_j) = y_j (g_j − Σ_i g_i y_i)."},
+      {"sum_without_y", "the row's sum is Σ_i g_i, not Σ_i g_i y_i", rowwise(y, g, sum_of_g, right_entry),
+       "the sum Σ_i g_i · ∂y_i/∂x_j brings y_i with each g_i: the number to subtract is Σ_i g_i y_i."},
+      {"outer_y_missing", "∂x is g − Σ_i g_i y_i: the factor y_j is missing",
+       rowwise(y, g, g_dot_y, [](real, real gj, real c) { return gj - c; }),
+       "both terms of ∂y_i/∂x_j = y_i (δ_ij − y_j) carry a y: factor it out and ∂x_j = y_j (g_j − Σ_i g_i y_i)."},
+  };
+}
+
 void check() {
   // The shape first: y [2, 3] and g [2, 3] must give ∂x [2, 3].
   Generator gen(7);
@@ -50,6 +92,11 @@ void check() {
          "y is " + y.shape().str() + ", yours is " + (dx.defined() ? dx.shape().str() : "an empty Tensor") +
              ": start from Tensor::zeros(y.shape()).");
   }
+  // A usual mistake, named: yours against what each one gives on these y and g.
+  std::vector<std::string> input = tensor_lines("y", y);
+  for (const std::string& line : tensor_lines("g", g)) input.push_back(line);
+  diagnose(rowwise(y, g, g_dot_y, [](real yj, real gj, real c) { return yj * (gj - c); }), dx,
+           usual_mistakes(y, g), input);
 
   struct Case {
     const char* what;

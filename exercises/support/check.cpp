@@ -19,12 +19,14 @@ struct Failure {
   std::string what;
   std::vector<std::string> details;
   std::string hint;
+  std::string diagnosis;
 };
 
 }  // namespace
 
-void fail(const std::string& what, const std::vector<std::string>& details, const std::string& hint) {
-  throw Failure{what, details, hint};
+void fail(const std::string& what, const std::vector<std::string>& details, const std::string& hint,
+          const std::string& diagnosis) {
+  throw Failure{what, details, hint, diagnosis};
 }
 
 int run_check(const std::string& exercise, const std::string& hint, const std::function<void()>& check) {
@@ -41,6 +43,7 @@ int run_check(const std::string& exercise, const std::string& hint, const std::f
     failure = {"your code threw an exception", {e.what()}, hint};
   }
   std::cout << "FAIL " << exercise << ": " << failure.what << "\n";
+  if (!failure.diagnosis.empty()) std::cout << "  diagnosis: " << failure.diagnosis << "\n";
   for (const std::string& line : failure.details) std::cout << "  " << line << "\n";
   std::cout << "  hint: " << failure.hint << "\n";
   return 1;
@@ -171,6 +174,34 @@ void expect_gradients(const GradcheckCase& check, const std::vector<std::string>
   const std::string& hint = hints[first_wrong];
   fail(name + " does not match central differences (" + check.what + ")", details,
        zeros ? zero_hint + " " + hint : hint);
+}
+
+namespace {
+
+bool same(const Tensor& a, const Tensor& b, Tolerance tolerance) {
+  if (!a.defined() || !b.defined() || a.shape() != b.shape()) return false;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    if (!close(a.data()[i], b.data()[i], tolerance)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+void diagnose(const Tensor& right, const Tensor& yours, const std::vector<Mistake>& mistakes,
+              const std::vector<std::string>& input, Tolerance tolerance) {
+  if (same(right, yours, tolerance)) return;
+  for (const Mistake& mistake : mistakes) {
+    if (!same(mistake.gives, yours, tolerance)) continue;
+    std::vector<std::string> details = input;
+    for (const std::string& line : tensor_lines("yours", yours)) details.push_back(line);
+    for (const std::string& line : tensor_lines("right", right)) details.push_back(line);
+    fail(mistake.what, details, mistake.fix, mistake.name);
+  }
+}
+
+Tensor as_tensor(const std::vector<double>& values) {
+  return Tensor::from_values({static_cast<int64_t>(values.size())}, std::vector<real>(values.begin(), values.end()));
 }
 
 bool all_zero(const Tensor& t) {

@@ -9,6 +9,11 @@
 //       …the input, and the numbers around the one that differs…
 //       hint: ∂x_i = y_i · (g_i − Σ_j g_j · y_j); the derivation opens src/autograd/ops/softmax.cpp
 //
+// When the learner's result is what a usual mistake of the idea gives (the sign, the wrong scale, a missing term,
+// transposed axes), the block names it on its second line — "  diagnosis: sign" — and its hint says how to fix
+// that mistake. Each diagnosis is proven by the suite: exercises/<name>/mistakes.txt plants it in a copy of the
+// answer, and the test expects the check to name it.
+//
 // When nothing differs: the one line "PASS <name>" and exit status 0.
 // The checks are compiled against the float64 library (attnlab64), so `real` is double here and the
 // comparisons can be tight: a wrong formula misses them by orders of magnitude, rounding never does.
@@ -24,8 +29,10 @@
 
 namespace attnlab::exercises {
 
-// Ends a check with "FAIL <name>: what", the lines of `details` (indented), and "hint: …".
-[[noreturn]] void fail(const std::string& what, const std::vector<std::string>& details, const std::string& hint);
+// Ends a check with "FAIL <name>: what", the lines of `details` (indented), and "hint: …"; with a `diagnosis`
+// (the name of a usual mistake), the line "diagnosis: <diagnosis>" comes first among the details.
+[[noreturn]] void fail(const std::string& what, const std::vector<std::string>& details, const std::string& hint,
+                       const std::string& diagnosis = "");
 
 // Runs `check` and prints the verdict; returns main()'s exit status (0: PASS, 1: FAIL). An exception from the
 // learner's code (an attnlab::Error for shapes that do not fit, say) is a failure too: its message is shown
@@ -62,6 +69,25 @@ void expect_same(const std::string& what, const Tensor& expected, const Tensor& 
 void expect_gradients(const GradcheckCase& check, const std::vector<std::string>& names,
                       const std::vector<std::string>& hints, const std::string& zero_hint,
                       std::vector<size_t> report_order = {});
+
+// A usual mistake, known by what it computes: the check works out what the mistake `gives` on the case at hand
+// (a tensor, or numbers as a Tensor [n]). `name` is the diagnosis line's word ("sign", "scale_sqrt_dk"), `what`
+// says what yours did ("yours is −1 × the right ∂x"), `fix` is the hint.
+struct Mistake {
+  std::string name;
+  std::string what;
+  Tensor gives;
+  std::string fix;
+};
+
+// When `yours` is not `right` (within `tolerance`) but is what one of `mistakes` gives, fails naming it:
+// "FAIL <exercise>: <what>", "diagnosis: <name>", the lines of `input`, yours and the right numbers, and the fix.
+// Otherwise returns, and the check goes on to say in general what differs.
+void diagnose(const Tensor& right, const Tensor& yours, const std::vector<Mistake>& mistakes,
+              const std::vector<std::string>& input, Tolerance tolerance = {1e-7, 1e-7});
+
+// Numbers as a Tensor [n], for diagnose() on results that are not tensors (counts, a learning rate, scores).
+Tensor as_tensor(const std::vector<double>& values);
 
 // True when every number of t is 0: the shipped stub's answer, which gets its own hint ("fill in the TODO").
 bool all_zero(const Tensor& t);

@@ -4,9 +4,13 @@
 #   exercise_test.sh fails NAME PROGRAM    the shipped stub fails its check: exit status 1 (not a crash), a first
 #                                          line "FAIL NAME: …", a hint, and the message that it is the stub
 #   exercise_test.sh passes NAME PROGRAM   the answer passes: exit status 0 and exactly the line "PASS NAME"
+#   exercise_test.sh mistake NAME M PROGRAM
+#                                          answer.cpp with the usual mistake M planted (mistakes.txt) fails its
+#                                          check, exit status 1, and the check names it: "  diagnosis: M"
 #   exercise_test.sh list SOURCE_DIR       tools/exercise.sh --list shows every exercise; an unknown name is an
 #                                          error suggesting the closest; every exercise folder has its four files,
-#                                          a line in exercises.txt and a mention in exercises/README.md
+#                                          a line in exercises.txt, a mention in exercises/README.md and at
+#                                          least three usual mistakes planted (exercises/NAME/mistakes.txt)
 set -uo pipefail
 
 mode=$1
@@ -26,6 +30,17 @@ case "$mode" in
     grep -q '^  hint: ' <<<"$output" || complain "no hint"
     grep -q 'shipped stub' <<<"$output" || complain "the hint does not say that this is the shipped stub"
     exit 0 ;;
+  mistake)
+    name=$2 mistake=$3 program=$4
+    output=$("$program" 2>&1); status=$?
+    printf '%s\n' "$output"
+    complain() { echo "exercise_test: with the mistake '$mistake' planted, $*"; exit 1; }
+    [ "$status" -eq 1 ] || complain "the check exited with $status, not 1 (a crash, or it passed)"
+    head -n 1 <<<"$output" | grep -q "^FAIL $name: " || complain "the first line is not 'FAIL $name: …'"
+    sed -n 2p <<<"$output" | grep -qx "  diagnosis: $mistake" ||
+      complain "the second line is not '  diagnosis: $mistake' (the check does not name it)"
+    grep -q '^  hint: ' <<<"$output" || complain "no hint"
+    exit 0 ;;
   list)
     source_dir=$2
     cd "$source_dir" || exit 1
@@ -42,6 +57,9 @@ case "$mode" in
       grep -q "tools/exercise.sh $name\b" "exercises/$name/exercise.cpp" ||
         problem "exercises/$name/exercise.cpp does not say how to check it (tools/exercise.sh $name)"
       grep -q "\`$name\`" exercises/README.md || problem "exercises/README.md does not mention \`$name\`"
+      planted=$(grep -c '^mistake: ' "exercises/$name/mistakes.txt" 2>/dev/null)
+      [ "${planted:-0}" -ge 3 ] ||
+        problem "exercises/$name/mistakes.txt plants ${planted:-no} usual mistakes; each exercise needs three or more"
     done
     for folder in exercises/*/; do
       name=$(basename "$folder")
