@@ -4,6 +4,11 @@ command of README.md and docs/**/*.md is checked against the tree it describes.
 
     tests/docs/docs_test.py ROOT [ATTNLAB]    check ROOT's pages; with ATTNLAB (the built command), also run the
                                               runnable blocks of docs/course/ and docs/guide/ in a scratch folder
+    tests/docs/docs_test.py ROOT ATTNLAB --update
+                                              run them, and rewrite each output block that no longer matches with
+                                              today's output (keeping its `…` lines): review the diff, then commit
+    tests/docs/docs_test.py ROOT ATTNLAB --work DIR
+                                              run them in DIR (new, and kept: the runs the pages trained are there)
     tests/docs/docs_test.py --self-test       prove that each check fails when what it guards breaks: a copy of
                                               the real tree in which a referenced source line has moved, and small
                                               made-up trees for the other checks
@@ -36,6 +41,12 @@ What a page may write, and what is checked (the conventions are also in docs/REA
                  configs/ and data/ are copies, tools/ is a link, and `attnlab` is the command under test. The
                  block must exit 0 (or N with `exit=N` in its info string), and each `# expect: TEXT` comment
                  line in it must appear in its output.
+  output         a ```text block right after a runnable block (blank lines between at most) shows what it prints,
+                 and is compared with its output today, line by line, like a doctest: each line must equal a line
+                 of the output, in order and with none between, except that a line that is only `…` (or `⋮`)
+                 stands for any number of lines, and `…` inside a line for any text. `tol=X` in the text block's
+                 info string lets each number differ by X (`tol=X%`: by X percent): for numbers that depend on
+                 the CPU's vector width. `--update` rewrites the blocks that no longer match (tools/course.sh).
   chapters       docs/course/ holds NN-chapter.md for each chapter of CMakeLists.txt's ATTNLAB_CHAPTERS, NN its
                  place in that order, and nothing else but its index.
 
@@ -485,7 +496,8 @@ class Checker:
 
 # ---- runnable blocks ---------------------------------------------------------------------------------------------
 def runnable_blocks(root):
-    """(page_rel, line, info words, body) for every runnable block, course pages by chapter, then the guides."""
+    """(page_rel, line, info words, body, shown) for every runnable block, course pages by chapter, then the guides;
+    shown is its output block (first line, info words, lines), or None."""
     blocks = []
     for folder in ("course", "guide"):
         path = os.path.join(root, "docs", folder)
@@ -495,19 +507,146 @@ def runnable_blocks(root):
             if not name.endswith(".md"):
                 continue
             page = os.path.join(path, name)
-            for part in split_page(read_lines(page)):
+            lines = read_lines(page)
+            parts = list(split_page(lines))
+            for k, part in enumerate(parts):
                 if part[0] == "block":
                     words = part[2].split()
                     if words and words[0] in ("sh", "bash") and "runnable" in words[1:]:
-                        blocks.append((os.path.relpath(page, root), part[1], words, part[3]))
+                        blocks.append((os.path.relpath(page, root), part[1], words, part[3],
+                                       output_block(lines, part, parts[k + 1] if k + 1 < len(parts) else None)))
     return blocks
 
 
-def run_blocks(root, attnlab, report, keep=False):
+# ---- output blocks, compared like doctests ------------------------------------------------------------------------
+ELLIPSIS_LINES = ("…", "⋮")
+NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?"
+
+
+def output_block(lines, block, following):
+    """The ```text block that shows what `block` prints: the next part of the page, with only blank lines between."""
+    if following is None or following[0] != "block" or not following[2].split()[:1] == ["text"]:
+        return None
+    end = block[1] + len(block[3]) + 1                 # the runnable block's closing fence, 1-based
+    if any(l.strip() for l in lines[end:following[1] - 1]):
+        return None
+    return (following[1], following[2].split(), following[3])
+
+
+def tolerance_of(words):
+    """tol=X → (X, False), tol=X% → (X/100, True), none → None."""
+    for w in words:
+        if w.startswith("tol="):
+            text = w[4:]
+            return (float(text[:-1]) / 100, True) if text.endswith("%") else (float(text), False)
+    return None
+
+
+def line_matcher(shown, tolerance):
+    """A function output_line → bool for one line of an output block."""
+    pieces = []                                          # (regex, is_number)
+    for part in re.split(r"(…)", shown.rstrip()):
+        if part == "…":
+            pieces.append((".*?", False))
+        elif tolerance is None:
+            pieces.append((re.escape(part), False))
+        else:
+            last = 0
+            for m in re.finditer(r"(?<![\w.])" + NUMBER + r"(?![\w.])", part):
+                pieces.append((re.escape(part[last:m.start()]), False))
+                pieces.append(("(" + NUMBER + ")", True))
+                last = m.end()
+            pieces.append((re.escape(part[last:]), False))
+    regex = re.compile("".join(p for p, _ in pieces))
+    wanted = [float(m.group(0)) for part in re.split(r"…", shown) if tolerance is not None
+              for m in re.finditer(r"(?<![\w.])" + NUMBER + r"(?![\w.])", part)]
+
+    def matches(line):
+        m = regex.fullmatch(line.rstrip())
+        if not m:
+            return False
+        if tolerance is None:
+            return True
+        limit, relative = tolerance
+        for want, got in zip(wanted, (float(g) for g in m.groups())):
+            if abs(want - got) > (limit * abs(want) if relative else limit):
+                return False
+        return True
+    return matches
+
+
+def compare_output(shown, output, tolerance):
+    """None when the output block `shown` (lines) matches `output` (lines); else (index of the first page line that
+    no match could get past, index of the output line it was compared with)."""
+    matchers = [None if l.strip() in ELLIPSIS_LINES else line_matcher(l, tolerance) for l in shown]
+    memo = {}
+    furthest = [(-1, 0)]
+
+    def match(i, j):                                     # shown[i:] against output[j:]
+        if (i, j) in memo:
+            return memo[i, j]
+        if i == len(shown):
+            result = j == len(output)
+        elif matchers[i] is None:
+            result = any(match(i + 1, k) for k in range(j, len(output) + 1))
+        else:
+            result = j < len(output) and matchers[i](output[j]) and match(i + 1, j + 1)
+        if not result and i > furthest[0][0]:
+            furthest[0] = (i, j)
+        memo[i, j] = result
+        return result
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 4 * (len(shown) + len(output)) + 1000))
+    return None if match(0, 0) else furthest[0]
+
+
+def updated_block(shown, output, tolerance):
+    """The output block rewritten for today's output. The page's lines that still match some output line, in order,
+    are kept as the page wrote them (the most of them: a longest common subsequence), and so are its `…` lines;
+    between two kept lines, a stale line is replaced by the output line in its place — counted from the gap's start
+    before a `…` line, from its end after it — and where the page has no `…` the gap becomes today's lines."""
+    matchers = [None if l.strip() in ELLIPSIS_LINES else line_matcher(l, tolerance) for l in shown]
+    n, m = len(shown), len(output)
+    best = [[0] * (m + 1) for _ in range(n + 1)]          # best[i][j]: the most matches of shown[i:] in output[j:]
+    for i in range(n - 1, -1, -1):
+        for j in range(m - 1, -1, -1):
+            here = best[i + 1][j + 1] + 1 if matchers[i] is not None and matchers[i](output[j]) else 0
+            best[i][j] = max(here, best[i + 1][j], best[i][j + 1])
+    anchors, i, j = [], 0, 0                              # (page line, output line) pairs kept
+    while i < n and j < m:
+        if matchers[i] is not None and matchers[i](output[j]) and best[i][j] == best[i + 1][j + 1] + 1:
+            anchors.append((i, j))
+            i, j = i + 1, j + 1
+        elif best[i + 1][j] >= best[i][j + 1]:
+            i += 1
+        else:
+            j += 1
+    new, last_i, last_j = [], 0, 0
+    for i, j in anchors + [(n, m)]:
+        gap, today = shown[last_i:i], [l.rstrip() for l in output[last_j:j]]
+        dots = [k for k, l in enumerate(gap) if l.strip() in ELLIPSIS_LINES]
+        if not dots:
+            new.extend(today)
+        else:
+            before, after = gap[:dots[0]], gap[dots[-1] + 1:]
+            new.extend(today[:len(before)] + gap[dots[0]:dots[-1] + 1] + today[len(today) - len(after):][:len(after)]
+                       if len(today) >= len(before) + len(after) else today)
+        if i < n:
+            new.append(shown[i])
+        last_i, last_j = i + 1, j + 1
+    return new
+
+
+def run_blocks(root, attnlab, report, keep=False, update=False, work=None):
     blocks = runnable_blocks(root)
+    rewrites = {}                                        # page_rel → [(first line, old lines, new lines)]
     if not blocks:
         return
-    work = tempfile.mkdtemp(prefix="attnlab-docs-")
+    if work is None:
+        work = tempfile.mkdtemp(prefix="attnlab-docs-")
+    else:                                                # --work DIR: a new folder that is kept
+        os.makedirs(work)
+        keep = True
     try:
         for name in ("configs", "data"):
             if os.path.isdir(os.path.join(root, name)):
@@ -518,7 +657,7 @@ def run_blocks(root, attnlab, report, keep=False):
         os.mkdir(bin_dir)
         os.symlink(os.path.abspath(attnlab), os.path.join(bin_dir, "attnlab"))
         env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
-        for page_rel, line, words, body in blocks:
+        for page_rel, line, words, body, shown in blocks:
             where = f"{page_rel}:{line}"
             options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
             expected_exit = int(options.get("exit", "0"))
@@ -546,14 +685,43 @@ def run_blocks(root, attnlab, report, keep=False):
             if missing:
                 report.fail(where, f"runnable block `{first}`: its output lacks {missing}; it ends:\n    {tail}")
                 continue
+            if shown is not None:
+                shown_line, shown_words, shown_lines = shown
+                today = output.rstrip("\n").split("\n")
+                tolerance = tolerance_of(shown_words)
+                differs = compare_output(shown_lines, today, tolerance)
+                if differs is not None and update:
+                    rewrites.setdefault(page_rel, []).append(
+                        (shown_line, shown_lines, updated_block(shown_lines, today, tolerance)))
+                elif differs is not None:
+                    i, j = differs
+                    page_text = shown_lines[i] if i < len(shown_lines) else "(the block's end)"
+                    today_text = today[j] if j < len(today) else "(the output's end)"
+                    report.fail(f"{page_rel}:{shown_line + 1 + i}",
+                                f"the output block of runnable block `{first}` (line {line}) no longer matches "
+                                f"what it prints: the page has\n    {page_text}\n  where the output has\n    "
+                                f"{today_text}\n  (tools/course.sh --update rewrites it; its output ends:\n    {tail})")
+                    continue
             report.ok()
             if not report.quiet:
                 print(f"ok   {where}: `{first}` ({seconds:.1f} s)", flush=True)
+        for page_rel, changes in rewrites.items():
+            rewrite_blocks(os.path.join(root, page_rel), changes)
+            if not report.quiet:
+                print(f"docs: rewrote {len(changes)} output block(s) of {page_rel}", flush=True)
     finally:
         if keep:
             print(f"docs: the runnable blocks' folder is kept: {work}")
         else:
             shutil.rmtree(work, ignore_errors=True)
+
+
+def rewrite_blocks(path, changes):
+    lines = read_lines(path)
+    for first, old, new in sorted(changes, reverse=True):        # bottom up, so that earlier line numbers hold
+        assert lines[first:first + len(old)] == old, f"{path}:{first + 1}: the block changed while it ran"
+        lines[first:first + len(old)] = new
+    write(path, "\n".join(lines))
 
 
 # ---- the self-test -----------------------------------------------------------------------------------------------
@@ -699,6 +867,26 @@ def self_test(root):
                ["page.md:1", "lacks ['3 passed']"], attnlab=fake)
         expect("a runnable block that passes", tree("pass", "```sh runnable\nattnlab gradcheck\n# expect: attnlab gradcheck\n```\n"),
                [], attnlab=fake)
+
+        # Output blocks: the command prints three lines; the page shows them, stale, elided or within a tolerance.
+        prints = "```sh runnable\nprintf 'one 1.00\\ntwo 2\\nthree 3\\n'\n```\n\n"
+        expect("an output block that went stale", tree("stale", prints + "```text\none 1.00\ntwo 5\nthree 3\n```\n"),
+               ["page.md:7", "no longer matches", "two 5", "two 2"], attnlab=fake)
+        expect("an output block missing a line", tree("short", prints + "```text\none 1.00\nthree 3\n```\n"),
+               ["page.md:7", "three 3", "two 2"], attnlab=fake)
+        expect("an output block with … lines and … in a line", tree("dots", prints + "```text\none …\n…\n```\n"),
+               [], attnlab=fake)
+        expect("numbers within the block's tolerance", tree("tol", prints + "```text tol=0.1\none 1.05\n…\n```\n"),
+               [], attnlab=fake)
+        expect("numbers beyond the block's tolerance", tree("tol2", prints + "```text tol=1%\none 1.05\n…\n```\n"),
+               ["page.md:6", "one 1.05", "one 1.00"], attnlab=fake)
+        cases[0] += 1                                   # --update rewrites the stale line and keeps the … line
+        updated = tree("update", prints + "```text\none 7\n…\n```\n")
+        run_blocks(updated, fake, Report(quiet=True), update=True)
+        page = read_text(os.path.join(updated, "docs", "guide", "page.md"))
+        if "```text\none 1.00\n…\n```" not in page:
+            problems.append(f"--update: expected the block 'one 1.00', '…', got:\n{page}")
+        expect("a block --update rewrote", updated, [], attnlab=fake)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -718,11 +906,20 @@ def main(argv):
         return 2
     root = os.path.abspath(argv[1])
     keep = "--keep" in argv
-    args = [a for a in argv[2:] if a != "--keep"]
+    update = "--update" in argv
+    work = None
+    if "--work" in argv:
+        at = argv.index("--work")
+        if at + 1 >= len(argv) or os.path.exists(argv[at + 1]):
+            print("docs_test.py: --work needs a folder that does not exist yet")
+            return 2
+        work = os.path.abspath(argv[at + 1])
+        argv = argv[:at] + argv[at + 2:]
+    args = [a for a in argv[2:] if a not in ("--keep", "--update")]
     report = Report()
     Checker(root, report).check_all()
     if args:
-        run_blocks(root, args[0], report, keep=keep)
+        run_blocks(root, args[0], report, keep=keep, update=update, work=work)
     print(f"docs: {report.passed} passed, {len(report.failures)} failed")
     return 1 if report.failures else 0
 
