@@ -25,6 +25,16 @@ Packet load_tail(const real* x, int64_t count, real fill) {
   return vec::pload<Packet>(tail);
 }
 
+// The sum and the max of one packet's lanes, by Eigen's predux and predux_max. With AVX-512 they are GCC's
+// _mm512_reduce_add_ps / _max_ps, whose code in avx512fintrin.h starts a shuffle from a deliberately undefined
+// vector (__Y); GCC 12 then warns "'__Y' is used uninitialized" wherever they are inlined, a false positive (every
+// lane read is defined). The warning is turned off here, around these two, and nowhere else.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wuninitialized"
+real lanes_sum(const Packet& packet) { return vec::predux(packet); }
+real lanes_max(const Packet& packet) { return vec::predux_max(packet); }
+#pragma GCC diagnostic pop
+
 void store_tail(real* y, int64_t count, const Packet& packet) {
   alignas(64) real tail[P];
   vec::pstore(tail, packet);
@@ -48,7 +58,7 @@ real row_max(const real* x, int64_t n) {
   Packet m = vec::pset1<Packet>(minus_infinity);
   for (int64_t j = 0; j < full; j += P) m = vec::pmax(m, vec::ploadu<Packet>(x + j));
   if (full < n) m = vec::pmax(m, load_tail(x + full, n - full, minus_infinity));
-  return vec::predux_max(m);                                            // max is exact in any order
+  return lanes_max(m);                                                   // max is exact in any order
 }
 
 int64_t row_argmax(const real* x, int64_t n) {
@@ -91,7 +101,7 @@ real exp_shifted(const real* x, real shift, int64_t n, real* y) {
     store_tail(y + full, n - full, e);
     total = vec::padd(total, e);
   }
-  return vec::predux(total);                                            // the P partial sums, fixed order
+  return lanes_sum(total);                                               // the P partial sums, fixed order
 }
 
 real row_sum(const real* x, int64_t n) {
@@ -99,7 +109,7 @@ real row_sum(const real* x, int64_t n) {
   Packet total = vec::pset1<Packet>(0);
   for (int64_t j = 0; j < full; j += P) total = vec::padd(total, vec::ploadu<Packet>(x + j));
   if (full < n) total = vec::padd(total, load_tail(x + full, n - full, real(0)));
-  return vec::predux(total);
+  return lanes_sum(total);
 }
 
 real row_dot(const real* x, const real* y, int64_t n) {
@@ -111,7 +121,7 @@ real row_dot(const real* x, const real* y, int64_t n) {
   if (full < n) {                                                       // the padded tail: 0 · 0 adds nothing
     total = vec::pmadd(load_tail(x + full, n - full, real(0)), load_tail(y + full, n - full, real(0)), total);
   }
-  return vec::predux(total);
+  return lanes_sum(total);
 }
 
 }  // namespace ATTNLAB_PRECISION
