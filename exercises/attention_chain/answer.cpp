@@ -1,7 +1,8 @@
 // answer.cpp — the project's answer to the attention_chain exercise. Try exercise.cpp first.
 //
-// The same chain runs in the library as ScaledDotAttention::attention() (src/attention/scaled_dot.cpp), with
-// dropout on the weights while training; the fused kernel that replaces it is kernels/scaled_dot_attention.cpp.
+// The same chain runs in the library as MultiHeadAttention::attend() (src/attention/multi_head.cpp) with the
+// score of ScaledDotAttention::score() (src/attention/scaled_dot.cpp), and dropout on the weights while training;
+// the fused kernel that replaces it is kernels/scaled_dot_attention.cpp.
 #include <cmath>
 
 #include "autograd/ops.h"

@@ -23,8 +23,9 @@
 // Q.size(3) is d_k.
 //
 // Check:  tools/exercise.sh attention_chain
-//   feeds your function the Q, K, V of the library's attention module (src/attention/scaled_dot.cpp) and compares
-//   your output with its attention() — the same chain, in the library — and then ∂loss/∂x through both.
+//   feeds your function the Q, K, V of the library's attention module and compares your output with its
+//   attend() (src/attention/multi_head.cpp, with the score of src/attention/scaled_dot.cpp) — the same chain, in
+//   the library — and then ∂loss/∂x through both.
 #include "autograd/ops.h"
 #include "exercise.h"
 

@@ -2,7 +2,7 @@
 //
 // The library splits this in two: make_padding_mask (src/model/masks.cpp) records which keys are real and
 // whether the mask is causal, and AttentionMask::allowed / additive (src/attention/mask.cpp) apply the rule —
-// with a window too, for the attention kinds that have one.
+// with a window too, for the attention kinds that have one — and write exactly −∞ where a key is hidden.
 #include <limits>
 
 #include "exercise.h"
@@ -16,8 +16,8 @@ Tensor attention_mask(const TokenIds& keys, int64_t query_len, bool causal) {
   for (int64_t b = 0; b < B; ++b) {
     for (int64_t i = 0; i < query_len; ++i) {
       for (int64_t j = 0; j < Tk; ++j) {
-        const bool padding = keys.values[static_cast<size_t>(b * Tk + j)] == pad_id;
-        const bool future = causal && j > i;
+        const bool padding = keys.values[static_cast<size_t>(b * Tk + j)] == pad_id;   // key j is padding
+        const bool future = causal && j > i;                                          // key j comes after query i
         if (padding || future) mask.data()[(b * query_len + i) * Tk + j] = minus_infinity;
       }
     }

@@ -7,8 +7,13 @@
 //   query i of sentence b may see key j  ⇔  keys[b, j] ≠ pad_id  and  (not causal  or  j ≤ i)
 //
 // Attention adds the mask to the scores before the softmax: 0 where the key may be seen, −∞ where it may not,
-// so that e^(score − ∞) = 0 and the key gets weight exactly 0. Use −∞ itself,
-// -std::numeric_limits<real>::infinity() (from <limits>), not a large negative number.
+// so that e^(score − ∞) = 0 and the key gets weight exactly 0. Write −∞ itself,
+// -std::numeric_limits<real>::infinity() (from <limits>), as the library does (src/attention/mask.cpp).
+// A large negative number such as −1e9 gives weight 0 too (e^(−1e9) underflows to 0), and the check accepts it
+// with a note; where −∞ matters is a query that sees no key at all (an empty sentence, a padded query whose
+// window holds only padding): softmax (src/autograd/ops/softmax.cpp) finds that row's max is −∞ and gives it
+// weights 0 and no gradient, where with −1e9 the row would quietly average the hidden keys. The fused kernel and
+// the KV cache test for −∞ the same way, and the library's masks are compared exactly, −∞ to −∞.
 // The three masks of the Transformer (src/model/masks.h):
 //   encoder self-attention   keys = the source, Tq = Tk,  not causal
 //   decoder self-attention   keys = the target, Tq = Tk,  causal
