@@ -54,7 +54,7 @@ esac
 case "${1:-}" in
   --list)
     [ $# -eq 1 ] || { echo "exercise.sh: --list takes nothing after it" >&2; exit 2; }
-    echo "exercise              chapter     what you write"
+    echo "exercise                chapter     what you write"
     grep -v '^#' "$table" | awk 'NF'
     echo
     echo "Start one: read and edit exercises/NAME/exercise.cpp, then run tools/exercise.sh NAME."
