@@ -12,12 +12,18 @@
 // A number whose gradients are tiny (a rarely seen word's embedding) still moves: its step is lr times a ratio of
 // about ±1. The Transformer paper trains with β₁ = 0.9, β₂ = 0.98, ε = 10⁻⁹ (§5.3).
 //
+// AdamW (Loshchilov & Hutter 2019) also shrinks every number towards 0, apart from the gradient:
+//
+//   p ← p − lr · λ · p                          λ = settings.weight_decay (0: plain Adam), p's value before this step
+//
+// Decoupled: λ·p is not added to g (that is L2 regularisation, and Adam would then divide the decay by √v̂ too).
+//
 // Shapes: p, g, state.m and state.v all hold the same n numbers (every parameter of a model is such a flat run of
 // numbers to the optimizer). Everything element by element; compute in double (std::pow, std::sqrt).
 //
 // Check:  tools/exercise.sh adam_step
 //   runs three steps of yours and of the library's Optimizer (src/train/optimizer.h) on the same gradients and
-//   compares p, m, v and t after each.
+//   compares p, m, v and t after each, with AdamW's weight decay and without.
 #include <cmath>
 
 #include "exercise.h"
@@ -25,7 +31,7 @@
 namespace attnlab::exercises {
 
 void adam_step(std::vector<real>& p, const std::vector<real>& g, AdamState& state, const AdamSettings& settings) {
-  // TODO: t, then for every number j: m[j], v[j], and p[j].
+  // TODO: t, then for every number j: m[j], v[j], and p[j] (the decay and the update).
 }
 
 }  // namespace attnlab::exercises

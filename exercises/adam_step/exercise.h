@@ -14,6 +14,7 @@ struct AdamSettings {
   double beta1 = 0.9;     // β₁, the first moment's decay
   double beta2 = 0.98;    // β₂, the second moment's decay (the paper's; PyTorch's default is 0.999)
   double eps = 1e-9;      // ε
+  double weight_decay = 0;  // λ: AdamW's decoupled weight decay, p ← p − lr·λ·p (0: plain Adam)
 };
 
 struct AdamState {

@@ -1,5 +1,7 @@
 // answer.cpp — the project's answer to the bleu_counts exercise. Try exercise.cpp first.
 //
+// The n-grams of a sentence of L tokens start at 0 … L − n: the last one ends on the last token. Each distinct
+// n-gram of the hypothesis then earns min(its count, the reference's count); the total counts every n-gram.
 // The library counts every order at once, keying each n-gram by its tokens joined with a space (13a tokens hold
 // no spaces): bleu_sentence_stats in src/decode/bleu.cpp.
 #include <algorithm>
@@ -16,7 +18,7 @@ using Ngram = std::vector<std::string>;
 // How often each n-gram occurs in `tokens`.
 std::map<Ngram, int64_t> ngram_counts(const std::vector<std::string>& tokens, size_t n) {
   std::map<Ngram, int64_t> counts;
-  for (size_t start = 0; start + n <= tokens.size(); ++start) {
+  for (size_t start = 0; start + n <= tokens.size(); ++start) {   // the last n-gram is tokens[L − n … L − 1]
     ++counts[Ngram(tokens.begin() + static_cast<std::ptrdiff_t>(start),
                    tokens.begin() + static_cast<std::ptrdiff_t>(start + n))];
   }

@@ -9,7 +9,8 @@
 #                                          check, exit status 1, and the check names it: "  diagnosis: M"
 #   exercise_test.sh list SOURCE_DIR       tools/exercise.sh --list shows every exercise; an unknown name is an
 #                                          error suggesting the closest; every exercise folder has its four files,
-#                                          a line in exercises.txt, a mention in exercises/README.md and at
+#                                          a line in exercises.txt, a mention in exercises/README.md and on
+#                                          its chapter's course page, and at
 #                                          least three usual mistakes planted (exercises/NAME/mistakes.txt)
 set -uo pipefail
 
@@ -57,6 +58,9 @@ case "$mode" in
       grep -q "tools/exercise.sh $name\b" "exercises/$name/exercise.cpp" ||
         problem "exercises/$name/exercise.cpp does not say how to check it (tools/exercise.sh $name)"
       grep -q "\`$name\`" exercises/README.md || problem "exercises/README.md does not mention \`$name\`"
+      chapter=$(grep -v '^#' exercises/exercises.txt | awk -v n="$name" '$1 == n { print $2 }')
+      grep -q "tools/exercise.sh $name\`" docs/course/[0-9][0-9]-"$chapter".md 2>/dev/null ||
+        problem "the course page of chapter $chapter (docs/course/NN-$chapter.md) does not offer the exercise $name"
       planted=$(grep -c '^mistake: ' "exercises/$name/mistakes.txt" 2>/dev/null)
       [ "${planted:-0}" -ge 3 ] ||
         problem "exercises/$name/mistakes.txt plants ${planted:-no} usual mistakes; each exercise needs three or more"
