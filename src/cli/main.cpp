@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "tensor/vector_unit.h"
 #include "util/error.h"
 #include "util/utf8.h"
 
@@ -23,7 +24,8 @@ int main(int argc, char** argv) {
                "made to be learned from."};
   app.require_subcommand(1);
   app.fallthrough();  // global options (--log-level) work after the subcommand too, inherited by every subcommand
-  app.set_version_flag("--version", "attnlab 0.1.0");
+  // The version, and the vectors this build adds its floats with: trained numbers differ a little between widths.
+  app.set_version_flag("--version", "attnlab 0.1.0 (float32; vectors: " + attnlab::vector_unit() + ")");
 
   // The subcommands in the order of the course, which is the order `attnlab --help` lists them in. Each one's
   // options and help texts are in its own file (commands.h).

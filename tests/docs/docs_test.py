@@ -46,7 +46,10 @@ What a page may write, and what is checked (the conventions are also in docs/REA
                  of the output, in order and with none between, except that a line that is only `…` (or `⋮`)
                  stands for any number of lines, and `…` inside a line for any text. `tol=X` in the text block's
                  info string lets each number differ by X (`tol=X%`: by X percent): for numbers that depend on
-                 the CPU's vector width. `--update` rewrites the blocks that no longer match (tools/course.sh).
+                 the CPU's vector width. `width=AVX-512`: its numbers come from a model trained on those vectors,
+                 and are compared only on a build whose `attnlab --version` names them (elsewhere the block is
+                 shown, not compared: another width trains a slightly different model). `--update` rewrites the
+                 blocks that no longer match (tools/course.sh).
   chapters       docs/course/ holds NN-chapter.md for each chapter of CMakeLists.txt's ATTNLAB_CHAPTERS, NN its
                  place in that order, and nothing else but its index.
 
@@ -533,6 +536,21 @@ def output_block(lines, block, following):
     return (following[1], following[2].split(), following[3])
 
 
+def width_of(words):
+    """width=AVX-512 → "AVX-512": the vectors the block's numbers come from (src/tensor/vector_unit.h)."""
+    return next((w[6:] for w in words if w.startswith("width=")), None)
+
+
+def vectors_of(attnlab):
+    """The vectors of the attnlab under test, as `attnlab --version` says them: "AVX-512, 16 floats a vector"."""
+    try:
+        version = subprocess.run([attnlab, "--version"], stdout=subprocess.PIPE, timeout=30).stdout.decode()
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    found = re.search(r"vectors: ([^)]*)", version)
+    return found.group(1) if found else "unknown"
+
+
 def tolerance_of(words):
     """tol=X → (X, False), tol=X% → (X/100, True), none → None."""
     for w in words:
@@ -657,6 +675,10 @@ def run_blocks(root, attnlab, report, keep=False, update=False, work=None):
         os.mkdir(bin_dir)
         os.symlink(os.path.abspath(attnlab), os.path.join(bin_dir, "attnlab"))
         env = dict(os.environ, PATH=bin_dir + os.pathsep + os.environ.get("PATH", ""))
+        # build/release/ of the pages (engine_tour, attnlab) is the folder of the attnlab under test
+        os.makedirs(os.path.join(work, "build"))
+        os.symlink(os.path.dirname(os.path.abspath(attnlab)), os.path.join(work, "build", "release"))
+        vectors = vectors_of(attnlab)
         for page_rel, line, words, body, shown in blocks:
             where = f"{page_rel}:{line}"
             options = dict(w.split("=", 1) for w in words[1:] if "=" in w)
@@ -685,6 +707,12 @@ def run_blocks(root, attnlab, report, keep=False, update=False, work=None):
             if missing:
                 report.fail(where, f"runnable block `{first}`: its output lacks {missing}; it ends:\n    {tail}")
                 continue
+            width = width_of(shown[1]) if shown is not None else None
+            if width is not None and not vectors.startswith(width + ","):
+                shown = None                             # numbers of a model trained on other vectors: not compared
+                if not report.quiet:
+                    print(f"     {where}: its output block shows {width} numbers, this build's vectors are "
+                          f"{vectors}: not compared", flush=True)
             if shown is not None:
                 shown_line, shown_words, shown_lines = shown
                 today = output.rstrip("\n").split("\n")
@@ -880,6 +908,13 @@ def self_test(root):
                [], attnlab=fake)
         expect("numbers beyond the block's tolerance", tree("tol2", prints + "```text tol=1%\none 1.05\n…\n```\n"),
                ["page.md:6", "one 1.05", "one 1.00"], attnlab=fake)
+        avx2 = os.path.join(work, "avx2-attnlab")      # a build whose vectors are AVX2
+        write(avx2, "#!/bin/sh\necho 'attnlab 0.1.0 (float32; vectors: AVX2, 8 floats a vector)'\n")
+        os.chmod(avx2, 0o755)
+        expect("a stale block of numbers trained on AVX-512, on an AVX2 build: not compared",
+               tree("width", prints + "```text width=AVX-512\none 7\n…\n```\n"), [], attnlab=avx2)
+        expect("a stale block of numbers trained on AVX2, on an AVX2 build",
+               tree("width2", prints + "```text width=AVX2\none 7\n…\n```\n"), ["page.md:6", "one 7"], attnlab=avx2)
         cases[0] += 1                                   # --update rewrites the stale line and keeps the … line
         updated = tree("update", prints + "```text\none 7\n…\n```\n")
         run_blocks(updated, fake, Report(quiet=True), update=True)
