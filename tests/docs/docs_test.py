@@ -51,7 +51,7 @@ What a page may write, and what is checked (the conventions are also in docs/REA
                  shown, not compared: another width trains a slightly different model). `--update` rewrites the
                  blocks that no longer match (tools/course.sh).
   chapters       docs/course/ holds NN-chapter.md for each chapter of CMakeLists.txt's ATTNLAB_CHAPTERS, NN its
-                 place in that order, and nothing else but its index.
+                 place in that order, and nothing else but its index; each at most 250 lines.
 
 Prints one line per failure (page:line: what), then `docs: N passed, N failed`; exits 1 on any failure.
 Plain python3, no packages.
@@ -67,6 +67,7 @@ import time
 TOP_FOLDERS = ("src", "tests", "tools", "configs", "data", "cmake", "docs", ".ci")
 TOP_FILES = ("CMakeLists.txt", "CMakePresets.json", "README.md")
 PATTERN_CHARS = set("*{}<>|$ ")
+MAX_CHAPTER_LINES = 250
 FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 LINK = re.compile(r"(!?)\[((?:[^\[\]`]|`[^`]*`|\[[^\]]*\])*)\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
 CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
@@ -478,6 +479,11 @@ class Checker:
         present = sorted(f for f in os.listdir(course) if f.endswith(".md") and f != "README.md")
         self.report.check(present == expected, "docs/course/",
                           f"the pages are {present}, but the chapter order (CMakeLists.txt) asks for {expected}")
+        for name in present:                            # a chapter a learner can hold: its core, not a research log
+            lines = len(read_lines(os.path.join(course, name))) - 1
+            self.report.check(lines <= MAX_CHAPTER_LINES, f"docs/course/{name}",
+                              f"{lines} lines: a chapter page has at most {MAX_CHAPTER_LINES}; move measurements and "
+                              f"long asides to a guide page (docs/guide/) and link it")
 
     # ---- everything static -----------------------------------------------------------------------------------
     def pages(self):
@@ -885,6 +891,10 @@ def self_test(root):
                tree("order", "# Page\n", {"CMakeLists.txt": "set(ATTNLAB_CHAPTERS util tensor)\n",
                                           "docs/course/00-util.md": "# util\n", "docs/course/02-tensor.md": "# t\n"}),
                ["docs/course/", "01-tensor.md"])
+        expect("a chapter page too long to hold",
+               tree("long", "# Page\n", {"CMakeLists.txt": "set(ATTNLAB_CHAPTERS util)\n",
+                                         "docs/course/00-util.md": "# util\n" + "text\n" * 250}),
+               ["docs/course/00-util.md", "251 lines"])
         fake = os.path.join(work, "fake-attnlab")
         write(fake, "#!/bin/sh\necho \"attnlab $*\"\n[ \"$1\" != fail ]\n")
         os.chmod(fake, 0o755)
