@@ -12,7 +12,7 @@ namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 OptimizerShards::OptimizerShards(const std::vector<NamedParameter>& parameters, int rank, int ranks)
-    : rank_(rank), ranks_(ranks) {
+    : rank_(rank) {
   const int64_t psi = flat_size(parameters);                                 // Ψ
   s_ = (psi + ranks - 1) / ranks;                                            // s = ⌈Ψ/N⌉
   shard_ = {std::min(rank * s_, psi), std::min((rank + 1) * s_, psi)};       // the last may be short, or empty

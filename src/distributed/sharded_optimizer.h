@@ -70,7 +70,7 @@ class OptimizerShards {
   // padding).
   void pack(const std::vector<const real*>& pieces);
 
-  int rank_, ranks_;
+  int rank_;                                    // this process, 0 … N − 1
   int64_t s_;                                   // numbers per shard, ⌈Ψ/N⌉
   FlatRange shard_;
   std::vector<ParameterPart> shard_parts_;      // parts_in(parameters, shard_)

@@ -68,16 +68,16 @@ std::vector<std::string> write_cloze_folder(const ClozePicture& picture, const s
   std::vector<std::pair<std::string, Heatmap>> maps;
   if (picture.has_aoa) {
     maps.push_back({"alpha.svg", {"α: softmax over document positions (each column sums to 1)", picture.document,
-                                  picture.query, "document", "query", picture.alpha}});
+                                  picture.query, "document", "query", picture.alpha, {}}});
     maps.push_back({"beta.svg", {"β: softmax over query words (each row sums to 1)", picture.document,
-                                 picture.query, "document", "query", picture.beta}});
+                                 picture.query, "document", "query", picture.beta, {}}});
     std::string title = "β̄: β averaged over the document";
     std::vector<double> weights = to_full_scale(picture.beta_mean, title);
-    maps.push_back({"beta_mean.svg", {title, {"β̄"}, picture.query, "", "query", weights}});
+    maps.push_back({"beta_mean.svg", {title, {"β̄"}, picture.query, "", "query", weights, {}}});
   }
   std::string title = "s: attention over the document";
   std::vector<double> weights = to_full_scale(picture.s, title);
-  maps.push_back({"s.svg", {title, {"s"}, picture.document, "", "document", weights}});
+  maps.push_back({"s.svg", {title, {"s"}, picture.document, "", "document", weights, {}}});
 
   std::vector<std::string> written;
   for (const auto& [file, map] : maps) {
