@@ -38,9 +38,9 @@ int run_check(const std::string& exercise, const std::string& hint, const std::f
   } catch (const Failure& f) {
     failure = f;
   } catch (const Error& e) {
-    failure = {"your code threw attnlab::Error", {e.what()}, hint};
+    failure = {"your code threw attnlab::Error", {e.what()}, hint, ""};
   } catch (const std::exception& e) {
-    failure = {"your code threw an exception", {e.what()}, hint};
+    failure = {"your code threw an exception", {e.what()}, hint, ""};
   }
   std::cout << "FAIL " << exercise << ": " << failure.what << "\n";
   if (!failure.diagnosis.empty()) std::cout << "  diagnosis: " << failure.diagnosis << "\n";
@@ -51,6 +51,8 @@ int run_check(const std::string& exercise, const std::string& hint, const std::f
 
 std::string number(double value) {
   if (std::isinf(value)) return value < 0 ? "-inf" : "inf";
+  if (std::isnan(value)) return "nan";                      // printf would say "-nan" for some NaNs
+  if (value == 0) return "0";                               // and "-0" for −0 (0 × a negative number)
   char text[32];
   std::snprintf(text, sizeof text, "%.6g", value);
   return text;

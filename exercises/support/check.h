@@ -39,7 +39,7 @@ namespace attnlab::exercises {
 // with `hint`, the exercise's general hint.
 int run_check(const std::string& exercise, const std::string& hint, const std::function<void()>& check);
 
-// Numbers for people: "0.0831", "-1.5e-07", "-inf" (six significant digits).
+// Numbers for people: "0.0831", "-1.5e-07", "-inf", "nan", "0" for −0 too (six significant digits).
 std::string number(double value);
 // "[0.1, -0.5, 2, …]": the first `most` of `count` numbers.
 std::string numbers(const real* values, int64_t count, int64_t most = 8);
