@@ -117,7 +117,7 @@ TEST_CASE("the heat colour runs from white at 0 to dark blue at 1, darker with e
 
 TEST_CASE("a heatmap SVG is well-formed XML with one cell per weight, escaped labels and a legend") {
   Heatmap map{"cross · layer 0 · head 1", {"<s>", "très"}, {"a", "&", "b"}, "queries", "keys",
-              {0.1, 0.2, 0.7, 1, 0, 0}};
+              {0.1, 0.2, 0.7, 1, 0, 0}, {}};
   const std::string svg = heatmap_svg(map, HeatmapStyle{});
   CHECK(xml_problem(svg) == "");
   CHECK(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0) == 0);

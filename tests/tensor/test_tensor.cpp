@@ -67,7 +67,7 @@ TEST_CASE("a generator state is refused unless it is exactly what state() writes
   Generator b(0);
   CHECK_NOTHROW(b.set_state(saved));
   CHECK_NOTHROW(b.set_state(saved + "\n"));
-  for (const std::string bad : {saved + " 7", engine + " 2 0.5", engine + " 1 nan", engine + " 1", engine,
+  for (const std::string& bad : {saved + " 7", engine + " 2 0.5", engine + " 1 nan", engine + " 1", engine,
                                 std::string("")}) {
     CAPTURE(bad.substr(bad.size() > 40 ? bad.size() - 40 : 0));
     CHECK_THROWS_WITH_AS(b.set_state(bad), doctest::Contains("not a random-generator state"), Error);
