@@ -2,7 +2,8 @@
 # demo.sh — the main job: build attnlab, train the default English→French model, and show it translating.
 #
 #   tools/demo.sh                 train configs/toy-en-fr.yaml (at most 10 minutes on 2 cores)
-#   tools/demo.sh --set K=V …     the same with config overrides, e.g. --set train.max_minutes=2
+#   tools/demo.sh --set K=V …     the same with config overrides, e.g. a quick run that still leaves the warm-up:
+#                                 --set train.max_minutes=2 --set train.warmup_steps=300
 #
 # Steps: install what is missing (Debian packages), build, check every op's gradient, train into a new folder
 # runs/toy-en-fr-DATE, translate a few test sentences (source, reference, output side by side), then translate
@@ -21,7 +22,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --set) [ $# -ge 2 ] || { echo "demo.sh: --set needs KEY=VALUE" >&2; exit 2; }; overrides+=(--set "$2")
            case "$2" in train.threads=*) threads_chosen=1 ;; esac; shift 2 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "demo.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
