@@ -1,8 +1,9 @@
 // corpus_command.cpp — `attnlab corpus --task NAME --out DIR [--seed N] [--size N]`: write a generated corpus.
 //
 // The corpora themselves are made in the library (src/data/synthetic/synthetic.h for copy / reverse / sort,
-// src/data/synthetic/toy_en_fr.h for the English→French grammar); this front end generates one, writes its six files
-// and prints one line per file with its line count. Same task, seed and size → the same bytes on every machine.
+// src/data/synthetic/toy_en_fr.h for the English→French grammar); this front end generates one, writes its files
+// (six, and six more with the gold alignments and phenomena for every task but cloze) and prints one line per file
+// with its line count. Same task, seed and size → the same bytes on every machine.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>
@@ -47,7 +48,12 @@ Subcommand add_corpus_command(CLI::App& app) {
       "  toy-en-fr  English -> French from a small grammar (.en/.fr; 20000 / 1000 / 1000)\n"
       "  cloze      document @query query-with-@placeholder -> answer word (.question/.answer; 2000 / 250 / 250)\n"
       "Symbols are a..t, 3 to 15 per sentence. valid and test are drawn first and never change with --size; "
-      "no pair appears in two splits. data/README.md lists the shipped corpora.");
+      "no pair appears in two splits.\n"
+      "Every task but cloze also writes DIR/train.align, valid.align, test.align — the gold word alignment of each "
+      "pair, one line per pair in Pharaoh format (i-j: source word i made target word j; i?j: a possible link; "
+      "0-based) — and train.tags, valid.tags, test.tags: the phenomena of each pair as name@target words "
+      "(toy-en-fr: adjective_after_noun, negation, elision, contraction, …; copy/reverse/sort: repeated_symbol). "
+      "data/toy-en-fr/README.md explains the links; data/README.md lists the shipped corpora.");
   subcommand->add_option("--task", options->task, "copy, reverse, sort, toy-en-fr or cloze")->required();
   subcommand->add_option("--out", options->out, "Directory to write into (created if missing)")->required();
   subcommand

@@ -98,7 +98,7 @@ TEST_CASE("regenerating each shipped corpus with the default seed and size gives
   for (const std::string& task : corpus_task_names()) {
     fs::path directory = fresh_directory("shipped_" + task);
     std::vector<WrittenFile> written = write_corpus(default_corpus(task), directory.string());
-    REQUIRE(written.size() == 6);
+    REQUIRE(written.size() == (default_corpus(task).aligned ? 12u : 6u));   // + .align and .tags per split
     for (const WrittenFile& file : written) {
       fs::path shipped = fs::path(ATTNLAB_SOURCE_DIR) / "data" / task / fs::path(file.path).filename();
       INFO("regenerate with: attnlab corpus --task " << task << " --out data/" << task);
@@ -209,21 +209,25 @@ TEST_CASE("an unknown task or a bad size is refused with a message that says wha
   CHECK(error_message([] { generate_corpus("sort", 1, -3); }).find("not -3") != std::string::npos);
 }
 
-TEST_CASE("write_corpus creates the directory and writes six complete files, one line per sentence") {
+TEST_CASE("write_corpus creates the directory and writes twelve complete files (text, .align, .tags), one line per "
+          "sentence") {
   fs::path directory = fresh_directory("write") / "nested" / "out";
   Corpus corpus = generate_corpus("toy-en-fr", 3, 25);
   std::vector<WrittenFile> written = write_corpus(corpus, directory.string());
   std::vector<std::string> names;
   for (const WrittenFile& file : written) names.push_back(fs::path(file.path).filename().string());
-  CHECK(names == std::vector<std::string>{"train.en", "train.fr", "valid.en", "valid.fr", "test.en", "test.fr"});
+  CHECK(names == std::vector<std::string>{"train.en", "train.fr", "train.align", "train.tags", "valid.en", "valid.fr",
+                                          "valid.align", "valid.tags", "test.en", "test.fr", "test.align",
+                                          "test.tags"});
   CHECK(written[0].lines == 25);
-  CHECK(written[5].lines == 1000);
+  CHECK(written[3].lines == 25);
+  CHECK(written[11].lines == 1000);
   std::string train_fr = read_bytes(directory / "train.fr");
   CHECK(std::count(train_fr.begin(), train_fr.end(), '\n') == 25);
   CHECK(train_fr.substr(0, train_fr.find('\n')) == corpus.train.target[0]);
   size_t entries = 0;
   for ([[maybe_unused]] const auto& entry : fs::directory_iterator(directory)) ++entries;
-  CHECK(entries == 6);   // no temporary file left behind
+  CHECK(entries == 12);   // no temporary file left behind
 
   fs::path in_the_way = fresh_directory("write_file") / "file";
   std::ofstream(in_the_way) << "x";

@@ -1,12 +1,18 @@
 // synthetic.cpp — the symbol tasks (copy, reverse, sort), the three-way split, and writing the files.
 //
 // A symbol sentence: a length L drawn uniformly from 3..15, then L symbols drawn uniformly (with repetition)
-// from the 20-symbol vocabulary. The target is the same symbols copied, reversed, or sorted.
+// from the 20-symbol vocabulary. The target is the same symbols copied, reversed, or sorted, and its gold
+// alignment follows from the rule (synthetic.h):
+//   copy     k c k a  →  k c k a     0-0 1-1 2-2 3-3
+//   reverse  k c k a  →  a k c k     0-3 1-2 2-1 3-0
+//   sort     k c k a  →  a c k k     0?2 0?3 1-1 2?2 2?3 3-0     (either k may have become either k)
+// and in all three the two k's of the target are tagged repeated_symbol.
 #include "data/synthetic/synthetic.h"
 
 #include <algorithm>
 #include <filesystem>
 #include <set>
+#include <sstream>
 
 #include "data/synthetic/cloze.h"
 #include "data/synthetic/toy_en_fr.h"
@@ -73,6 +79,13 @@ namespace {
 
 std::string join_words(const std::vector<std::string>& words) { return join(words, " "); }
 
+std::vector<std::string> split_words(const std::string& sentence) {
+  std::vector<std::string> words;
+  std::istringstream in(sentence);
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
+}
+
 // One source sentence of random symbols; the task decides the target.
 std::vector<std::string> draw_symbols(Generator& generator) {
   const std::vector<std::string>& symbols = symbol_vocabulary();
@@ -86,6 +99,33 @@ std::vector<std::string> draw_symbols(Generator& generator) {
 
 }  // namespace
 
+AlignedPair align_symbol_pair(const std::string& task, const std::string& source, const std::string& target) {
+  if (task != "copy" && task != "reverse" && task != "sort") {
+    throw Error("align_symbol_pair: the symbol tasks are copy, reverse and sort, not '" + task + "'");
+  }
+  const std::vector<std::string> source_words = split_words(source);
+  const std::vector<std::string> target_words = split_words(target);
+  const auto n = static_cast<int32_t>(source_words.size());
+  AlignedPair pair{source, target, {}, {}};
+  PhenomenonTag repeated{"repeated_symbol", {}};
+  for (int32_t j = 0; j < static_cast<int32_t>(target_words.size()); ++j) {
+    const std::string& symbol = target_words[static_cast<size_t>(j)];
+    const bool repeats = std::count(source_words.begin(), source_words.end(), symbol) > 1;
+    if (repeats) repeated.target_words.push_back(j);
+    if (task == "copy") pair.alignment.sure.push_back({j, j});
+    if (task == "reverse") pair.alignment.sure.push_back({n - 1 - j, j});
+    for (int32_t i = 0; task == "sort" && i < n; ++i) {   // sort: every occurrence of the symbol in the source
+      if (source_words[static_cast<size_t>(i)] == symbol) {
+        (repeats ? pair.alignment.possible : pair.alignment.sure).push_back({i, j});
+      }
+    }
+  }
+  std::sort(pair.alignment.sure.begin(), pair.alignment.sure.end());
+  std::sort(pair.alignment.possible.begin(), pair.alignment.possible.end());
+  if (!repeated.target_words.empty()) pair.tags.push_back(repeated);
+  return pair;
+}
+
 Corpus make_symbol_corpus(const std::string& task, uint64_t seed, int64_t train_size) {
   if (task != "copy" && task != "reverse" && task != "sort") {
     throw Error("make_symbol_corpus: the symbol tasks are copy, reverse and sort, not '" + task + "'");
@@ -94,8 +134,9 @@ Corpus make_symbol_corpus(const std::string& task, uint64_t seed, int64_t train_
   corpus.task = task;
   corpus.source_suffix = "src";
   corpus.target_suffix = "tgt";
+  corpus.aligned = true;
   Generator generator(seed);
-  draw_splits(
+  draw_aligned_splits(
       corpus, generator,
       [&task](Generator& g) {
         std::vector<std::string> source = draw_symbols(g);
@@ -103,14 +144,14 @@ Corpus make_symbol_corpus(const std::string& task, uint64_t seed, int64_t train_
         if (task == "reverse") std::reverse(target.begin(), target.end());
         // Single letters sort as strings in vocabulary order.
         if (task == "sort") std::sort(target.begin(), target.end());
-        return std::make_pair(join_words(source), join_words(target));
+        return align_symbol_pair(task, join_words(source), join_words(target));
       },
       train_size, symbol_valid_size, symbol_test_size);
   return corpus;
 }
 
-void draw_splits(Corpus& corpus, Generator& generator, const PairDrawer& draw_pair, int64_t train_size,
-                 int64_t valid_size, int64_t test_size) {
+void draw_aligned_splits(Corpus& corpus, Generator& generator, const AlignedPairDrawer& draw_pair,
+                         int64_t train_size, int64_t valid_size, int64_t test_size) {
   std::set<std::pair<std::string, std::string>> drawn;   // every pair so far, in any split
   auto fill = [&](GeneratedSplit& split, int64_t size, const char* name) {
     // A generous cap on attempts, so asking for more pairs than the task can make ends in a message, not a hang.
@@ -121,15 +162,28 @@ void draw_splits(Corpus& corpus, Generator& generator, const PairDrawer& draw_pa
                     " pairs (found " + std::to_string(split.size()) + " new ones in " +
                     std::to_string(100 * size + 100000) + " draws); ask for a smaller --size");
       }
-      std::pair<std::string, std::string> pair = draw_pair(generator);
-      if (!drawn.insert(pair).second) continue;   // already in this or an earlier split
-      split.source.push_back(std::move(pair.first));
-      split.target.push_back(std::move(pair.second));
+      AlignedPair pair = draw_pair(generator);
+      if (!drawn.insert({pair.source, pair.target}).second) continue;   // already in this or an earlier split
+      split.source.push_back(std::move(pair.source));
+      split.target.push_back(std::move(pair.target));
+      if (!corpus.aligned) continue;
+      split.alignments.push_back(std::move(pair.alignment));
+      split.tags.push_back(std::move(pair.tags));
     }
   };
   fill(corpus.test, test_size, "test");
   fill(corpus.valid, valid_size, "valid");
   fill(corpus.train, train_size, "train");
+}
+
+// A task without gold alignments (cloze) draws through the same rule.
+void draw_splits(Corpus& corpus, Generator& generator, const PairDrawer& draw_pair, int64_t train_size,
+                 int64_t valid_size, int64_t test_size) {
+  auto text_only = [&draw_pair](Generator& g) {
+    auto [source, target] = draw_pair(g);
+    return AlignedPair{std::move(source), std::move(target), {}, {}};
+  };
+  draw_aligned_splits(corpus, generator, text_only, train_size, valid_size, test_size);
 }
 
 namespace {
@@ -156,11 +210,19 @@ std::vector<WrittenFile> write_corpus(const Corpus& corpus, const std::string& d
   std::vector<WrittenFile> written;
   const std::pair<const char*, const GeneratedSplit*> splits[] = {
       {"train", &corpus.train}, {"valid", &corpus.valid}, {"test", &corpus.test}};
-  for (const auto& [name, text] : splits) {
-    for (bool source : {true, false}) {
-      fs::path path = fs::path(directory) /
-                      (std::string(name) + "." + (source ? corpus.source_suffix : corpus.target_suffix));
-      const std::vector<std::string>& lines = source ? text->source : text->target;
+  for (const auto& [name, split] : splits) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> files = {
+        {corpus.source_suffix, split->source}, {corpus.target_suffix, split->target}};
+    if (corpus.aligned) {
+      files.push_back({"align", {}});
+      files.push_back({"tags", {}});
+      for (size_t k = 0; k < split->size(); ++k) {
+        files[2].second.push_back(format_alignment(split->alignments[k]));
+        files[3].second.push_back(format_tags(split->tags[k]));
+      }
+    }
+    for (const auto& [suffix, lines] : files) {
+      fs::path path = fs::path(directory) / (std::string(name) + "." + suffix);
       write_lines(path, lines);
       written.push_back({path.string(), lines.size()});
     }

@@ -17,6 +17,14 @@
 // on every machine. The test split is drawn first, then valid, then train, so --size changes only train.
 // No pair appears twice anywhere in the corpus, so valid and test measure translation of sentences the model
 // has never seen. The toy English→French grammar lives in toy_en_fr.h and uses the same machinery.
+//
+// A generator knows which source word made each target word, so the tasks that can say it (copy, reverse, sort,
+// toy-en-fr) also write the gold alignment of every pair and its phenomena, FILE.align and FILE.tags
+// (data/alignment.h): the truth a picture of attention can be scored against. Copy links i-i, reverse
+// i-(n−1−i); sort links each target symbol to where it sits in the source — surely when it occurs once, possibly
+// to each occurrence when it repeats (which one "produced" it is not defined). In all three, the target words
+// whose symbol occurs more than once in the sentence are tagged repeated_symbol: there, attention that looks at
+// the symbol rather than the position can pick the wrong occurrence.
 #pragma once
 
 #include <cstdint>
@@ -26,6 +34,7 @@
 #include <utility>
 #include <vector>
 
+#include "data/alignment.h"
 #include "tensor/random.h"
 #include "tensor/real.h"
 
@@ -37,15 +46,28 @@ inline namespace ATTNLAB_PRECISION {
 struct GeneratedSplit {
   std::vector<std::string> source;
   std::vector<std::string> target;
+  std::vector<Alignment> alignments;              // gold of pair i (alignment.h), when the corpus is aligned
+  std::vector<std::vector<PhenomenonTag>> tags;   // phenomena of pair i, on its target words, likewise
   size_t size() const { return source.size(); }
 };
 
-// A generated corpus, written as DIR/{train,valid,test}.{source_suffix,target_suffix}.
+// A generated corpus, written as DIR/{train,valid,test}.{source_suffix,target_suffix}, and .align and .tags
+// when it is aligned.
 struct Corpus {
   std::string task;
   std::string source_suffix;   // "src" for the symbol tasks, "en" for toy-en-fr
   std::string target_suffix;   // "tgt",                      "fr"
+  bool aligned = false;        // every split holds an alignment and tags per pair (every task but cloze)
   GeneratedSplit train, valid, test;
+};
+
+// One generated pair with its gold (alignment.h): the links from source to target words, and the phenomena the
+// pair shows, on its target words.
+struct AlignedPair {
+  std::string source;
+  std::string target;
+  Alignment alignment;
+  std::vector<PhenomenonTag> tags;
 };
 
 // One task `attnlab corpus` can generate, with its default sizes. valid and test sizes are fixed: --size sets
@@ -74,16 +96,25 @@ const std::vector<std::string>& symbol_vocabulary();   // "a" … "t", in sortin
 constexpr int64_t symbol_min_length = 3;
 constexpr int64_t symbol_max_length = 15;
 
+// The symbol tasks' gold: the alignment of a (source, target) pair of `task`, and its repeated_symbol tag.
+AlignedPair align_symbol_pair(const std::string& task, const std::string& source, const std::string& target);
+
 // The shared splitting rule. draw_pair makes one (source, target) pair from the generator; draw_splits calls
 // it for test, then valid, then train, skipping any pair already drawn, until each split has its size. Throws
 // attnlab::Error if the generator runs out of new pairs (asked for more than the task can make).
+// draw_aligned_splits does the same with pairs that carry their gold alignment and tags, and keeps those when
+// corpus.aligned is set; a pair is new when its text is (the first alignment drawn for a text is kept).
 using PairDrawer = std::function<std::pair<std::string, std::string>(Generator&)>;
 void draw_splits(Corpus& corpus, Generator& generator, const PairDrawer& draw_pair, int64_t train_size,
                  int64_t valid_size, int64_t test_size);
+using AlignedPairDrawer = std::function<AlignedPair(Generator&)>;
+void draw_aligned_splits(Corpus& corpus, Generator& generator, const AlignedPairDrawer& draw_pair,
+                         int64_t train_size, int64_t valid_size, int64_t test_size);
 
-// Writes the six files into directory (created if missing), each through a temporary file renamed into
-// place, so no half-written file is ever left under the final name. Returns (path, line count) per file, in
-// the order train, valid, test and source before target. Throws attnlab::Error naming the path on failure.
+// Writes the six files into directory (created if missing), and for an aligned corpus the six more
+// {train,valid,test}.{align,tags}, each through a temporary file renamed into place, so no half-written file is
+// ever left under the final name. Returns (path, line count) per file, in the order train, valid, test and,
+// within a split, source, target, align, tags. Throws attnlab::Error naming the path on failure.
 struct WrittenFile {
   std::string path;
   size_t lines;

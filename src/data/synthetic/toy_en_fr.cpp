@@ -12,6 +12,15 @@
 //             le vieil homme ne écoute pas le oiseau .       vieil: old before a masculine vowel sound
 //   elide     le vieil homme n' écoute pas l' oiseau .
 //
+// Since each choice writes both sides, it also knows which English word made each French word: the gold
+// alignment (data/alignment.h), linked right where the words are added, and the phenomena, tagged there too.
+// For the sentence above (English words 0 … 9, French words 0 … 8):
+//   0-0 1-1 2-2 4?3 4-5 5-4 6?4 7-6 8-7 9-8      the↔le old↔vieil man↔homme not↔n' (possible) not↔pas
+//                                                listen↔écoute to↔écoute (possible) the↔l' bird↔oiseau .↔.
+//   adjective_before_noun@1 agreement@0,1,4,6 do_support@4 elision@3,6 negation@3,5
+// "does" (3) has no link: French has no word for it. How sure and possible links are chosen, and every tag with
+// an example: data/toy-en-fr/README.md.
+//
 // The grammar (data/toy-en-fr/README.md has examples of each):
 //   agreement    determiners, adjectives and predicate adjectives agree with their noun in gender and number;
 //                verbs agree with their subject in person and number (six present-tense forms)
@@ -36,6 +45,7 @@
 #include "data/synthetic/toy_en_fr.h"
 
 #include <map>
+#include <set>
 #include <sstream>
 #include <string>
 #include <utility>
@@ -51,24 +61,71 @@ namespace {
 
 // ─────────────────────────────────────────── Building sentences ───────────────────────────────────────────
 
-// Appends "look for" as two words.
-void add(std::vector<std::string>& words, const std::string& several_words) {
+std::vector<std::string> split_words(const std::string& several_words) {
   std::istringstream in(several_words);
-  std::string word;
-  while (in >> word) words.push_back(word);
+  std::vector<std::string> words;
+  for (std::string word; in >> word;) words.push_back(word);
+  return words;
 }
 
-void add(std::vector<std::string>& words, const std::vector<std::string>& more) {
-  words.insert(words.end(), more.begin(), more.end());
-}
+// A link of the gold alignment inside a phrase: English word `english` made French word `french` (both indices
+// within the phrase), surely or possibly (alignment.h).
+struct Link {
+  int32_t english;
+  int32_t french;
+  bool sure;
+};
+constexpr bool sure = true;
+constexpr bool possible = false;
 
-// A phrase, built in both languages at once.
+// A phrase, built in both languages at once, with the links between its words and the phenomena it shows (each
+// a name and the French words it concerns). Appending one phrase to another shifts its indices.
 struct Phrase {
   std::vector<std::string> english;
   std::vector<std::string> french;
+  std::vector<Link> links;
+  std::map<std::string, std::vector<int32_t>> tags;
+
+  int32_t add_english(const std::string& word) {
+    english.push_back(word);
+    return static_cast<int32_t>(english.size()) - 1;
+  }
+  int32_t add_french(const std::string& word) {
+    french.push_back(word);
+    return static_cast<int32_t>(french.size()) - 1;
+  }
+  void link(int32_t english_word, int32_t french_word, bool is_sure = sure) {
+    links.push_back({english_word, french_word, is_sure});
+  }
+  void tag(const std::string& name, int32_t french_word) { tags[name].push_back(french_word); }
+
+  // A word or a unit of words and its translation: "cat" ↔ "chat", "look for" ↔ "cherche", "you all" ↔ "vous",
+  // "near" ↔ "près de". The first words of the two sides are linked sure; each further word of either side is
+  // linked possible to the other side's first word: it only completes the unit (for, all, de) and has no word
+  // of its own on the other side — Och & Ney's possible links for "idiomatic expressions and function words".
+  // Returns the index of the first French word.
+  int32_t translate(const std::string& english_words, const std::vector<std::string>& french_words) {
+    const auto first_english = static_cast<int32_t>(english.size());
+    const auto first_french = static_cast<int32_t>(french.size());
+    for (const std::string& word : split_words(english_words)) add_english(word);
+    for (const std::string& word : french_words) add_french(word);
+    link(first_english, first_french, sure);
+    for (auto e = first_english + 1; e < static_cast<int32_t>(english.size()); ++e) link(e, first_french, possible);
+    for (auto f = first_french + 1; f < static_cast<int32_t>(french.size()); ++f) link(first_english, f, possible);
+    return first_french;
+  }
+
   void append(const Phrase& other) {
-    add(english, other.english);
-    add(french, other.french);
+    const auto english_shift = static_cast<int32_t>(english.size());
+    const auto french_shift = static_cast<int32_t>(french.size());
+    english.insert(english.end(), other.english.begin(), other.english.end());
+    french.insert(french.end(), other.french.begin(), other.french.end());
+    for (const Link& other_link : other.links) {
+      link(other_link.english + english_shift, other_link.french + french_shift, other_link.sure);
+    }
+    for (const auto& [name, words] : other.tags) {
+      for (int32_t word : words) tag(name, word + french_shift);
+    }
   }
 };
 
@@ -87,21 +144,18 @@ class Grammar {
  public:
   explicit Grammar(Generator& generator) : generator_(generator) {}
 
-  // One sentence pair, 3 to 25 tokens on each side.
-  std::pair<std::string, std::string> sentence() {
+  // One sentence pair, 3 to 25 tokens on each side, with its gold alignment and phenomena.
+  AlignedPair sentence() {
     while (true) {
       Phrase words = clause();
-      add(words.english, ".");
-      add(words.french, ".");
-      std::vector<std::string> english = a_or_an(words.english);
-      std::vector<std::string> french = elide_and_contract(words.french);
+      words.translate(".", {"."});
+      std::vector<std::string> english = a_or_an(words.english);   // a → an changes no word's place
+      FrenchSentence french = elide_and_contract(words.french);
       auto fits = [](size_t length) {
         return static_cast<int64_t>(length) >= toy_en_fr_min_length &&
                static_cast<int64_t>(length) <= toy_en_fr_max_length;
       };
-      if (fits(english.size()) && fits(french.size())) {
-        return {join_words(english), join_words(french)};
-      }
+      if (fits(english.size()) && fits(french.words.size())) return gold_pair(words, english, french);
     }
   }
 
@@ -112,6 +166,32 @@ class Grammar {
     std::string line;
     for (const std::string& word : words) line += (line.empty() ? "" : " ") + word;
     return line;
+  }
+
+  // The pair as the corpus holds it, its links and tags moved to where elision and contraction left the French
+  // words: "à le" → "au" moves the links of to and the onto au. A link both sure and possible is sure.
+  static AlignedPair gold_pair(const Phrase& words, const std::vector<std::string>& english,
+                               const FrenchSentence& french) {
+    auto moved = [&french](int32_t word) {
+      return static_cast<int32_t>(french.position[static_cast<size_t>(word)]);
+    };
+    std::map<AlignmentLink, bool> links;   // link → sure
+    for (const Link& link : words.links) links[{link.english, moved(link.french)}] |= link.sure;
+    std::map<std::string, std::set<int32_t>> tags;
+    for (const auto& [name, french_words] : words.tags) {
+      for (int32_t word : french_words) tags[name].insert(moved(word));
+    }
+    for (size_t word : french.elided) tags["elision"].insert(static_cast<int32_t>(word));
+    for (size_t word : french.contracted) tags["contraction"].insert(static_cast<int32_t>(word));
+
+    AlignedPair pair{join_words(english), join_words(french.words), {}, {}};
+    for (const auto& [link, is_sure] : links) {
+      (is_sure ? pair.alignment.sure : pair.alignment.possible).push_back(link);
+    }
+    for (const auto& [name, french_words] : tags) {
+      pair.tags.push_back({name, {french_words.begin(), french_words.end()}});
+    }
+    return pair;
   }
 
   bool chance(double probability) { return generator_.uniform() < probability; }
@@ -166,8 +246,7 @@ class Grammar {
         if (pronoun.takes_adjective) options.push_back(&pronoun);
       }
       const Pronoun& pronoun = pick(options);
-      add(words.english, pronoun.english);
-      add(words.french, pronoun.french);
+      words.translate(pronoun.english, {pronoun.french});
       words.append(be_adjective(pronoun.verb_form, pronoun.gender, pronoun.number, person, negated));
       return words;
     }
@@ -187,8 +266,7 @@ class Grammar {
     subject(go.subjects, chance(0.1) ? &go : nullptr, words, verb_form);
     words.append(verb_phrase(go, verb_form, chance(0.25)));
     NounPhrase where = noun_phrase(place, go_to, true);
-    add(words.english, "to");
-    add(words.french, "à");
+    words.translate("to", {"à"});   // to the → à le → au: contraction moves both links onto au
     words.append(where.words);
     return words;
   }
@@ -202,8 +280,7 @@ class Grammar {
       std::vector<const Pronoun*> options;
       for (const Pronoun& pronoun : pronouns) options.push_back(&pronoun);
       const Pronoun& pronoun = pick(options);
-      add(words.english, pronoun.english);
-      add(words.french, pronoun.french);
+      words.translate(pronoun.english, {pronoun.french});   // you all ↔ vous: "all" possible
       verb_form = pronoun.verb_form;
       return;
     }
@@ -213,19 +290,34 @@ class Grammar {
     verb_form = noun.number == singular ? 2 : 5;
   }
 
-  // The verb, agreeing with its subject, maybe negated: "does not sleep" / "ne dort pas".
+  // The verb, agreeing with its subject, maybe negated: "does not sleep" / "ne dort pas". do / does has no
+  // French word (the French verb carries the tense and the person itself), so it stays unaligned.
   Phrase verb_phrase(const Verb& verb, int verb_form, bool negated) {
     Phrase words;
     bool third_singular = verb_form == 2;
+    const std::string conjugated = agree_verb(verb.french, verb_form);
     if (negated) {
-      add(words.english, third_singular ? "does not" : "do not");
-      add(words.english, verb.english);
-      add(words.french, negate(agree_verb(verb.french, verb_form)));
+      words.add_english(third_singular ? "does" : "do");
+      const int32_t no = words.add_english("not");
+      const std::vector<std::string> ne_verb_pas = negate(conjugated);
+      const int32_t ne = words.add_french(ne_verb_pas[0]);
+      const int32_t french_verb = words.translate(verb.english, {ne_verb_pas[1]});
+      negation_links(words, no, ne, words.add_french(ne_verb_pas[2]));
+      words.tag("do_support", french_verb);
+      words.tag("agreement", french_verb);
     } else {
-      add(words.english, third_singular ? verb.english_third : verb.english);
-      add(words.french, agree_verb(verb.french, verb_form));
+      words.tag("agreement", words.translate(third_singular ? verb.english_third : verb.english, {conjugated}));
     }
     return words;
+  }
+
+  // ne … pas for not: pas is sure — it carries the negation (spoken French drops ne: "il dort pas") — and ne is
+  // possible: the first half of a pair that English says in one word. Both are tagged negation.
+  static void negation_links(Phrase& words, int32_t no, int32_t ne, int32_t pas) {
+    words.link(no, pas, sure);
+    words.link(no, ne, possible);
+    words.tag("negation", ne);
+    words.tag("negation", pas);
   }
 
   // "is (not) black" / "est (n'est pas) noir": the adjective agrees with the subject of être.
@@ -236,15 +328,17 @@ class Grammar {
     }
     const Adjective& adjective = pick(options);
     Phrase words;
-    add(words.english, number == singular ? "is" : "are");
-    if (negated) add(words.english, "not");
-    add(words.english, adjective.english);
-    if (negated) {
-      add(words.french, negate(etre[static_cast<size_t>(verb_form)]));
+    const std::string& be = etre[static_cast<size_t>(verb_form)];
+    if (negated) {   // is not ↔ ne est pas: here English has no do, and the verb comes before not
+      const std::vector<std::string> ne_verb_pas = negate(be);
+      const int32_t ne = words.add_french(ne_verb_pas[0]);
+      words.tag("agreement", words.translate(number == singular ? "is" : "are", {ne_verb_pas[1]}));
+      const int32_t no = words.add_english("not");
+      negation_links(words, no, ne, words.add_french(ne_verb_pas[2]));
     } else {
-      add(words.french, etre[static_cast<size_t>(verb_form)]);
+      words.tag("agreement", words.translate(number == singular ? "is" : "are", {be}));
     }
-    add(words.french, agree_adjective(adjective, gender, number));
+    words.tag("agreement", words.translate(adjective.english, {agree_adjective(adjective, gender, number)}));
     return words;
   }
 
@@ -254,8 +348,7 @@ class Grammar {
     for (const Preposition& preposition : prepositions) options.push_back(&preposition);
     const Preposition& preposition = pick(options);
     Phrase words;
-    add(words.english, preposition.english);
-    add(words.french, preposition.french);
+    words.translate(preposition.english, preposition.french);   // near ↔ près (sure), de (possible)
     bool near = std::string(preposition.english) == "near";
     NounPhrase noun = noun_phrase(preposition.takes, near ? after_near : plain, true);
     words.append(noun.words);
@@ -270,8 +363,7 @@ class Grammar {
     bool negated = chance(0.2);
     int verb_form = noun.number == singular ? 2 : 5;
     Phrase words;
-    add(words.english, (noun.kind & person) ? "who" : "that");
-    add(words.french, "qui");
+    words.translate((noun.kind & person) ? "who" : "that", {"qui"});
     std::vector<const Verb*> options;
     for (const Verb& verb : verbs()) {
       if ((verb.subjects & noun.kind) && &verb != main_verb) options.push_back(&verb);
@@ -282,6 +374,9 @@ class Grammar {
       const Verb& verb = pick(options);
       words.append(verb_phrase(verb, verb_form, negated));
       if (verb.objects) words.append(noun_phrase(verb.objects, negated ? negated_object : plain, true).words);
+    }
+    for (int32_t word = 0; word < static_cast<int32_t>(words.french.size()); ++word) {
+      words.tag("relative_clause", word);   // qui and every word of its clause
     }
     noun.words.append(words);
   }
@@ -350,34 +445,76 @@ class Grammar {
       chosen.push_back(&pick(fitting_colours));
     }
 
-    const std::string french_noun = number == singular ? noun.french : noun.french_plural;
-    std::vector<std::string> before, after;
-    for (const Adjective* adjective : chosen) {
-      place_adjective(*adjective, noun.gender, number, french_noun, before, after);
-    }
-
     NounPhrase phrase;
     phrase.gender = noun.gender;
     phrase.number = number;
     phrase.kind = noun.kind;
-    add(phrase.words.english, number == singular ? determiner.english : determiner.english_plural);
-    for (const Adjective* adjective : chosen) add(phrase.words.english, adjective->english);
-    add(phrase.words.english, number == singular ? noun.english : noun.english_plural);
-    add(phrase.words.french, agree_determiner(determiner, noun.gender, number, !before.empty()));
-    add(phrase.words.french, before);
-    add(phrase.words.french, french_noun);
-    add(phrase.words.french, after);
+    phrase.words = noun_phrase_words(determiner, chosen, noun, number);
     return phrase;
+  }
+
+  // The words of a noun phrase, each linked to its English word wherever it stands:
+  //   the small black cats  →  les petits chats noirs      0-0 1-1 2-3 3-2
+  // Tags: adjective_before_noun on petits; adjective_after_noun on noirs and on chats, the two words whose order
+  // differs from English; agreement on the determiner (not on a number: deux has one form) and the adjectives;
+  // des_to_de where an adjective before the noun turns des into de.
+  static Phrase noun_phrase_words(const Determiner& determiner, const std::vector<const Adjective*>& chosen,
+                                  const Noun& noun, Number number) {
+    const std::string french_noun = number == singular ? noun.french : noun.french_plural;
+    std::vector<PlacedAdjective> placed;
+    bool any_before = false;
+    for (const Adjective* adjective : chosen) {
+      placed.push_back(place_adjective(*adjective, noun.gender, number, french_noun));
+      any_before = any_before || placed.back().position == before_noun;
+    }
+    Phrase words;
+    const int32_t english_determiner =
+        words.add_english(number == singular ? determiner.english : determiner.english_plural);
+    std::vector<int32_t> english_adjectives;
+    for (const Adjective* adjective : chosen) english_adjectives.push_back(words.add_english(adjective->english));
+    const int32_t english_noun = words.add_english(number == singular ? noun.english : noun.english_plural);
+
+    const int32_t french_determiner = words.add_french(agree_determiner(determiner, noun.gender, number, any_before));
+    words.link(english_determiner, french_determiner);
+    if (determiner.kind != number_word) words.tag("agreement", french_determiner);
+    if (determiner.kind == partitive_plural && any_before) words.tag("des_to_de", french_determiner);
+    auto add_adjectives = [&](Position position, const char* tag) {
+      for (size_t k = 0; k < placed.size(); ++k) {
+        if (placed[k].position != position) continue;
+        const int32_t french_adjective = words.add_french(placed[k].form);
+        words.link(english_adjectives[k], french_adjective);
+        words.tag(tag, french_adjective);
+        words.tag("agreement", french_adjective);
+      }
+    };
+    add_adjectives(before_noun, "adjective_before_noun");
+    const int32_t french_noun_word = words.add_french(french_noun);
+    words.link(english_noun, french_noun_word);
+    add_adjectives(after_noun, "adjective_after_noun");
+    if (words.tags.count("adjective_after_noun")) words.tag("adjective_after_noun", french_noun_word);
+    return words;
   }
 };
 
 }  // namespace
 }  // namespace toy_en_fr
 
-std::pair<std::string, std::string> draw_toy_en_fr_pair(Generator& generator) {
+AlignedPair draw_aligned_toy_en_fr_pair(Generator& generator) {
   static const bool checked = (toy_en_fr::check_lexicon(), true);
   (void)checked;
   return toy_en_fr::Grammar(generator).sentence();
+}
+
+std::pair<std::string, std::string> draw_toy_en_fr_pair(Generator& generator) {
+  AlignedPair pair = draw_aligned_toy_en_fr_pair(generator);
+  return {std::move(pair.source), std::move(pair.target)};
+}
+
+const std::vector<std::string>& toy_en_fr_phenomena() {
+  static const std::vector<std::string> names = {
+      "adjective_after_noun", "adjective_before_noun", "agreement",   "contraction",     "des_to_de",
+      "do_support",           "elision",               "negation",    "relative_clause"};
+  return names;
 }
 
 Corpus make_toy_en_fr_corpus(uint64_t seed, int64_t train_size) {
@@ -385,8 +522,10 @@ Corpus make_toy_en_fr_corpus(uint64_t seed, int64_t train_size) {
   corpus.task = "toy-en-fr";
   corpus.source_suffix = "en";
   corpus.target_suffix = "fr";
+  corpus.aligned = true;
   Generator generator(seed);
-  draw_splits(corpus, generator, draw_toy_en_fr_pair, train_size, toy_en_fr_valid_size, toy_en_fr_test_size);
+  draw_aligned_splits(corpus, generator, draw_aligned_toy_en_fr_pair, train_size, toy_en_fr_valid_size,
+                      toy_en_fr_test_size);
   return corpus;
 }
 

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "data/synthetic/synthetic.h"
 #include "tensor/random.h"
@@ -35,7 +36,18 @@ constexpr int64_t toy_en_fr_max_length = 25;
 // One random sentence pair (English, French) drawn from the grammar.
 std::pair<std::string, std::string> draw_toy_en_fr_pair(Generator& generator);
 
-// The corpus: files train.en / train.fr, valid.en / valid.fr, test.en / test.fr (see synthetic.h for splits).
+// The same pair — the same draws, the same words — with its gold alignment from the English words (source) to
+// the French ones (target), and its phenomena on the French words (data/alignment.h; data/toy-en-fr/README.md
+// says how each rule links its words). Every French word has a link; of the English words only "do" / "does"
+// has none.
+AlignedPair draw_aligned_toy_en_fr_pair(Generator& generator);
+
+// The names of the phenomena the grammar tags, in alphabetical order: adjective_after_noun,
+// adjective_before_noun, agreement, contraction, des_to_de, do_support, elision, negation, relative_clause.
+const std::vector<std::string>& toy_en_fr_phenomena();
+
+// The corpus: files train.en / train.fr, valid.en / valid.fr, test.en / test.fr (see synthetic.h for splits),
+// with train.align / train.tags, … beside them.
 Corpus make_toy_en_fr_corpus(uint64_t seed, int64_t train_size);
 
 }  // namespace ATTNLAB_PRECISION

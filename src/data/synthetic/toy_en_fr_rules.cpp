@@ -37,17 +37,21 @@ std::string elide(const std::string& word, const std::string& next) {
 
 // Contraction: à and de merge with the articles le and les (never with la or l'):
 //   à + le → au,  à + les → aux,  de + le → du,  de + les → des.
-std::vector<std::string> contract(const std::vector<std::string>& words) {
+// Both words of a pair go to the merged word's position: "to the" is aligned to au, word for word.
+FrenchSentence contract(const std::vector<std::string>& words) {
   static const std::map<std::pair<std::string, std::string>, std::string> merged = {
       {{"à", "le"}, "au"}, {{"à", "les"}, "aux"}, {{"de", "le"}, "du"}, {{"de", "les"}, "des"}};
-  std::vector<std::string> result;
+  FrenchSentence result;
   for (size_t i = 0; i < words.size(); ++i) {
     auto found = i + 1 < words.size() ? merged.find({words[i], words[i + 1]}) : merged.end();
+    result.position.push_back(result.words.size());
     if (found != merged.end()) {
-      result.push_back(found->second);
+      result.contracted.push_back(result.words.size());
+      result.words.push_back(found->second);
+      result.position.push_back(result.words.size() - 1);
       ++i;   // the article is part of the merged word
     } else {
-      result.push_back(words[i]);
+      result.words.push_back(words[i]);
     }
   }
   return result;
@@ -56,9 +60,16 @@ std::vector<std::string> contract(const std::vector<std::string>& words) {
 // Elision and contraction look at the next word, so they run over the finished French sentence: elision from
 // right to left (each word sees its neighbour's final form), then contraction, which only meets the articles
 // that elision left whole (de l'arbre stays, de le parc becomes du parc).
-std::vector<std::string> elide_and_contract(std::vector<std::string> words) {
-  for (size_t i = words.size(); i-- > 1;) words[i - 1] = elide(words[i - 1], words[i]);
-  return contract(words);
+FrenchSentence elide_and_contract(std::vector<std::string> words) {
+  std::vector<size_t> elided;   // indices before contraction
+  for (size_t i = words.size(); i-- > 1;) {
+    std::string changed = elide(words[i - 1], words[i]);
+    if (changed != words[i - 1]) elided.insert(elided.begin(), i - 1);
+    words[i - 1] = changed;
+  }
+  FrenchSentence result = contract(words);
+  for (size_t i : elided) result.elided.push_back(result.position[i]);
+  return result;
 }
 
 // English has its own small sound rule: "a" becomes "an" before a vowel (an apple, an old man).
@@ -77,17 +88,13 @@ std::string agree_adjective(const Adjective& adjective, Gender gender, Number nu
 
 // Where the adjective goes: most follow the noun (un chat noir); a few precede it (un petit chat), and those
 // take their special masculine form right before a vowel sound (un bel arbre, un vieil homme, un nouvel hôtel).
-void place_adjective(const Adjective& adjective, Gender gender, Number number, const std::string& noun,
-                     std::vector<std::string>& before, std::vector<std::string>& after) {
+PlacedAdjective place_adjective(const Adjective& adjective, Gender gender, Number number, const std::string& noun) {
   std::string form = agree_adjective(adjective, gender, number);
-  if (adjective.position == after_noun) {
-    after.push_back(form);
-    return;
-  }
-  if (gender == masculine && number == singular && starts_with_vowel_sound(noun)) {
+  if (adjective.position == before_noun && gender == masculine && number == singular &&
+      starts_with_vowel_sound(noun)) {
     form = adjective.masculine_before_vowel;
   }
-  before.push_back(form);
+  return {form, adjective.position};
 }
 
 // The determiner's form for the noun's gender and number. The plural indefinite "des" becomes "de" when an
