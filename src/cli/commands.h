@@ -38,6 +38,7 @@ Subcommand add_eval_command(CLI::App& app);       // src/cli/eval_command.cpp
 Subcommand add_average_command(CLI::App& app);    // src/cli/average_command.cpp
 Subcommand add_trace_command(CLI::App& app);      // src/cli/trace_command.cpp
 Subcommand add_attention_command(CLI::App& app);  // src/cli/attention_command.cpp
+Subcommand add_align_command(CLI::App& app);      // src/cli/align_command.cpp
 Subcommand add_serve_command(CLI::App& app);      // src/cli/serve_command.cpp
 Subcommand add_report_command(CLI::App& app);     // src/cli/report_command.cpp
 Subcommand add_bench_command(CLI::App& app);      // src/cli/bench_command.cpp

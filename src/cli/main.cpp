@@ -38,6 +38,7 @@ int main(int argc, char** argv) {
       attnlab::add_average_command(app),
       attnlab::add_trace_command(app),
       attnlab::add_attention_command(app),
+      attnlab::add_align_command(app),
       attnlab::add_serve_command(app),
       attnlab::add_report_command(app),
       attnlab::add_bench_command(app),

@@ -4,27 +4,9 @@
 #   usage: cli_test.sh ATTNLAB_BINARY SOURCE_DIR WORK_DIR
 set -u
 attnlab=$1 source_dir=$2 work=$3
+source "$(dirname "${BASH_SOURCE[0]}")/expect.sh"   # expect_error, expect_ok
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 1
 failures=0 passes=0
-
-# expect_error "what" "message fragment" command…: exit code 1 (a handled error, not a crash) and, as the last
-# line on stderr (progress logs may come before it), one "attnlab: …" message containing the fragment.
-expect_error() {
-  local what=$1 fragment=$2; shift 2
-  "$@" > out.txt 2> err.txt; local code=$?
-  local last; last=$(tail -n 1 err.txt)
-  if [ "$code" -eq 1 ] && [[ "$last" == "attnlab: "* ]] && [[ "$last" == *"$fragment"* ]]; then
-    passes=$((passes + 1))
-  else
-    failures=$((failures + 1))
-    echo "FAIL: $what: exit $code, stderr:"; sed 's/^/    /' err.txt
-  fi
-}
-expect_ok() {
-  local what=$1; shift
-  if "$@" > out.txt 2> err.txt; then passes=$((passes + 1)); else
-    failures=$((failures + 1)); echo "FAIL: $what (exit $?):"; sed 's/^/    /' err.txt; fi
-}
 
 # --- bad input ---
 expect_error "unknown corpus task" "did you mean 'reverse'" "$attnlab" corpus --task revers --out c

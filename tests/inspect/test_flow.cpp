@@ -7,6 +7,7 @@
 
 #include "inspect/maps/attention_maps.h"
 #include "inspect/maps/flow.h"
+#include "inspect_test_support.h"
 #include "test_support.h"
 #include "util/error.h"
 
@@ -22,21 +23,10 @@ AttentionMapRecord hand_map(const std::string& type, int64_t layer, int64_t head
   return map;
 }
 
-// A run held in memory: word tokenizer, an untrained small model whose self- and cross-attention are `kind`.
+// A run held in memory: word tokenizer, an untrained small model whose self- and cross-attention are `kind`
+// (inspect_test_support.h).
 LoadedRun small_run(AttentionKind self_kind, AttentionKind cross_kind) {
-  LoadedRun run;
-  std::vector<std::string> text = {"a happy girl does not go .", "une fille heureuse ne va pas ."};
-  std::shared_ptr<Tokenizer> tokenizer = train_tokenizer(run.config.tokenizer, text, "");
-  run.tokenizers = {tokenizer, tokenizer};
-  ModelConfig& m = run.config.model;
-  m.d_model = 16, m.heads = 2, m.d_ff = 32, m.encoder_layers = 2, m.decoder_layers = 2;
-  m.encoder_attention.kind = m.decoder_attention.kind = self_kind;
-  m.cross_attention.kind = cross_kind;
-  m.encoder_attention.memory_slots = m.decoder_attention.memory_slots = 5;
-  Generator init(11);
-  run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
-  run.checkpoint_path = "in memory";
-  return run;
+  return testing::small_run({self_kind, cross_kind, {"a happy girl does not go .", "une fille heureuse ne va pas ."}});
 }
 
 }  // namespace

@@ -103,7 +103,7 @@ std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<in
 }
 
 AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target,
-                                  int64_t beam, int64_t integration_steps) {
+                                  int64_t beam, int64_t integration_steps, SentenceTrace* trace_out) {
   AttentionPicture picture;
   picture.source_text = source;
   picture.checkpoint = run.checkpoint_path;
@@ -173,6 +173,7 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
   if (integration_steps > 0) {
     picture.attribution = attribute_to_source(*run.model, source_ids, trace.decoder_input, target_output, integration_steps);
   }
+  if (trace_out) *trace_out = trace;
   spdlog::debug("recorded {} attention maps for '{}' → '{}'", picture.maps.size(), source, picture.target_text);
   return picture;
 }

@@ -123,15 +123,18 @@ std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenize
 std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<int32_t>& source_ids,
                                             const DecodeConfig& config);
 
+struct SentenceTrace;   // inspect/maps/trace.h
+
 // Translates `source` as the run's decode settings say (beam > 0 overrides decode.beam; 1 = greedy), or takes
 // `forced_target` when not empty, then runs the one teacher-forced forward pass on the paper's path with a
 // recorder and a tracer (src/inspect/maps/trace.h): the maps, the stages behind them and the next-token
 // distributions all come from that pass. Every map it returns has real weights (NaN or ±∞ would be a bug
 // upstream and throws attnlab::Error naming the map). Each map's value norms and the rollout come from the same
 // pass; with integration_steps > 0 also the gradient attributions (src/inspect/maps/flow.h), which cost
-// T forward and backward passes of a batch of integration_steps + 2 sentences.
+// T forward and backward passes of a batch of integration_steps + 2 sentences. With `trace` it also hands over the
+// pass's trace (every stage; src/inspect/align/alti.h reads the sublayers' terms from it).
 AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target = "",
-                                  int64_t beam = 0, int64_t integration_steps = 0);
+                                  int64_t beam = 0, int64_t integration_steps = 0, SentenceTrace* trace = nullptr);
 
 // "encoder self-attention", "decoder self-attention", "cross-attention"
 std::string type_title(const std::string& type);

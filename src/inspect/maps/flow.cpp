@@ -69,13 +69,6 @@ ShareMatrix with_residual(const ShareMatrix& mean) {
   return mixed;
 }
 
-void check_size(const AttentionMapRecord& map, int64_t queries, int64_t keys) {
-  if (map.queries != queries || (!map.keys_are_slots() && map.keys != keys)) {
-    throw Error("rollout: map '" + map.name + "' is " + std::to_string(map.queries) + " × " + std::to_string(map.keys) +
-                ", expected " + std::to_string(queries) + " × " + std::to_string(keys));
-  }
-}
-
 // The decoder's cross-attention step: [R_tgt | R_src] ← 0.5 · [R_tgt | R_src] + 0.5 · [0 | Ā · R_enc], row by row;
 // a row of Ā that saw no source token keeps its residual whole.
 void cross_step(const ShareMatrix& mean, const ShareMatrix& encoder, ShareMatrix& target, ShareMatrix& source) {
@@ -91,11 +84,18 @@ void cross_step(const ShareMatrix& mean, const ShareMatrix& encoder, ShareMatrix
 
 }  // namespace
 
+void check_map_size(const AttentionMapRecord& map, int64_t queries, int64_t keys, const std::string& method) {
+  if (map.queries != queries || (!map.keys_are_slots() && map.keys != keys)) {
+    throw Error(method + ": map '" + map.name + "' is " + std::to_string(map.queries) + " × " +
+                std::to_string(map.keys) + ", expected " + std::to_string(queries) + " × " + std::to_string(keys));
+  }
+}
+
 Rollout attention_rollout(const std::vector<AttentionMapRecord>& maps, int64_t S, int64_t T) {
   ShareMatrix encoder = identity(S);                                             // R_enc [S, S]
   for (const AttentionMapRecord& map : maps) {
     if (map.type != "encoder_self") continue;
-    check_size(map, S, S);
+    check_map_size(map, S, S, "rollout");
     encoder = product(with_residual(head_average(map)), encoder);           // Ã^l · R
   }
   ShareMatrix target = identity(T);                                              // R_tgt [T, T]
@@ -108,13 +108,13 @@ Rollout attention_rollout(const std::vector<AttentionMapRecord>& maps, int64_t S
   for (int64_t layer = 0; layer < layers; ++layer) {
     for (const AttentionMapRecord& map : maps) {
       if (map.layer != layer || map.type != "decoder_self") continue;
-      check_size(map, T, T);
+      check_map_size(map, T, T, "rollout");
       const ShareMatrix mixed = with_residual(head_average(map));                // Ã_self [T, T]
       target = product(mixed, target), source = product(mixed, source);
     }
     for (const AttentionMapRecord& map : maps) {
       if (map.layer != layer || map.type != "cross") continue;
-      check_size(map, T, S);
+      check_map_size(map, T, S, "rollout");
       if (!map.keys_are_slots()) cross_step(head_average(map), encoder, target, source);
     }
   }

@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "inspect/maps/attention_maps.h"
@@ -40,6 +41,10 @@ inline namespace ATTNLAB_PRECISION {
 // Rollout of the maps (encoder_self, decoder_self and cross, as record_attention orders them) of a sentence
 // pair with S source tokens and T decoder positions. Throws attnlab::Error for a map whose size does not fit.
 Rollout attention_rollout(const std::vector<AttentionMapRecord>& maps, int64_t S, int64_t T);
+
+// Throws attnlab::Error naming `method` ("rollout", "ALTI+") and the map when the map is not queries × keys (the
+// keys of external attention, its memory slots, are not checked). Rollout and ALTI+ check every map they read.
+void check_map_size(const AttentionMapRecord& map, int64_t queries, int64_t keys, const std::string& method);
 
 // Sets map.value_norms from the values the pass traced (`<map>.v`, [1, h, T_key, d_k]) and the module's
 // W_O (`<map>.out_proj.weight`), SAGAN's γ or external attention's M_v. Leaves it empty when they are missing.
