@@ -28,6 +28,8 @@ Exits 77 (skipped) when selenium, chromium or chromedriver is missing.
     (explorer_access_checks.py); the cloze view offline and under serve (cloze_browser_checks.py);
   * under serve, a 150-word sentence translated and drawn in at most 3 s (the tiny dot run; printed with the
     share of the server's answer and of the drawing), and a URL holding a sentence and a view shows them;
+  * under serve, the form takes exactly the server's limits and says them, and the page runs under its
+    Content-Security-Policy, which stops a script put into it (serve_page_checks.py);
     usage: explorer_browser_test.py ATTNLAB_BINARY SOURCE_DIR RUNS_DIR WORK_DIR [--screenshots DIR]
                                     [--walk ATTENTION_DIR] [--beam-page ATTENTION_DIR]
 """
@@ -58,6 +60,7 @@ from flow_browser_checks import check_flow, check_stale_answer, time_long_senten
 from explorer_access_checks import (VIEWS, address, head_labels, key_starts, keyboard_walk, lazy_drawing,  # noqa: E402
                                     legends_and_hints, picture, press, tab_to, unknown_word)
 from cloze_browser_checks import check_cloze_page, check_cloze_serve  # noqa: E402
+from serve_page_checks import check_serve_form  # noqa: E402
 from neuron_browser_checks import neuron_checks  # noqa: E402
 
 attnlab, source_dir, runs_dir, work = sys.argv[1:5]
@@ -425,6 +428,7 @@ try:
         code = stop(server)
         check(code == 0, "serve stops on SIGTERM with exit 0 (got %r)" % code)
     check_cloze_serve(driver, check, attnlab, runs_dir, body, wait)
+    check_serve_form(driver, check, attnlab, runs_dir, body, wait)
 finally:
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)

@@ -1,9 +1,12 @@
 // explorer_api.h — what `attnlab serve` answers: the explorer page, the runs, and one sentence's attention.
 //
-//   GET  /                the explorer page (src/inspect/pages/explorer_page.h) with a form: no sentence yet
-//   GET  /api/runs        {"runs": ["runs/a", "runs/b"]}
+//   GET  /                the explorer page (src/inspect/pages/explorer_page.h) with a form: no sentence yet, the
+//                         limits below written into it (ask_limits()), and its Content-Security-Policy
+//   GET  /api/runs        {"runs": ["runs/a", "b"]}: each run by its path relative to serve's working folder, or
+//                         by its folder's name when it lies outside (shown_run_names()): never an absolute path
 //   POST /api/translate   {"run": 0, "text": "a happy girl .", "beam": 1, "ig_steps": 16}  (all but "text"
-//                         optional; ig_steps 0 … 64, 0 by default: no gradient attribution in "flow")
+//                         optional; beam 0 … 16, 0 by default: the run's own decode.beam; ig_steps 0 … 64, 0 by
+//                         default: no gradient attribution in "flow")
 //                         → the sentence's attention.json (the schema `attnlab attention` writes,
 //                           docs/guide/explorer-and-serve.md): the translation, every map, the numbers behind
 //                           each weight; for a cloze run (model.task: cloze) "text" is a question
@@ -32,17 +35,22 @@
 
 #include "cli/serve/http_server.h"
 #include "cloze/cloze_training.h"
+#include "inspect/pages/explorer_page.h"
 #include "run/run.h"
 
 namespace attnlab {
 
+// What a request may ask for: the one place these numbers live (the page is told them: ask_limits()).
 struct ExplorerApiOptions {
   int64_t max_text_bytes = 1000;
   int64_t max_answer_bytes = int64_t{64} << 20;
+  int64_t max_beam = 16;       // "beam" 0 … max_beam
+  int64_t max_ig_steps = 64;   // "ig_steps" 0 … max_ig_steps
 };
 
 struct ServedRun {
   std::string dir;
+  std::string name;                       // how the page and every answer show it (shown_run_names())
   LoadedRun run;                          // a translation run; or, when `cloze` is set, empty
   std::unique_ptr<LoadedClozeRun> cloze;  // a cloze run (model.task: cloze): its reader answers questions
   std::mutex in_use;   // one translation at a time per model (record_attention switches the model's path)
@@ -51,7 +59,19 @@ struct ServedRun {
 // The upper estimate above, in bytes, for `source_tokens` tokens and a beam size.
 int64_t answer_estimate_bytes(const LoadedRun& run, int64_t source_tokens, int64_t beam);
 
-// The router of serve: quick answers at once, translations as jobs for the work queue.
+// The limits of `options` for the page's form, with, for each run and beam size, the most source tokens whose
+// answer estimate stays within max_answer_bytes (found by bisection: the estimate grows with the tokens).
+AskLimits ask_limits(const std::vector<std::unique_ptr<ServedRun>>& runs, const ExplorerApiOptions& options);
+
+// How serve shows run folders: relative to its working folder when inside it ("runs/a"), else by the folder's
+// name ("a"); a name shown already gets " (2)", " (3)" … So a page or an answer never tells a visitor where on
+// the server's disk a run lies.
+std::vector<std::string> shown_run_names(const std::vector<std::string>& dirs);
+
+// The page's Content-Security-Policy (explorer_api.cpp says why each part).
+std::string explorer_page_policy();
+
+// The router of serve: quick answers at once, translations as jobs for the work queue. `page`: the page's HTML.
 HttpServer::Router explorer_router(std::vector<std::unique_ptr<ServedRun>>& runs, const std::string& page,
                                    const ExplorerApiOptions& options);
 

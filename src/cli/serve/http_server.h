@@ -17,6 +17,15 @@
 //   connections              at most Limits::connections at once; one request per connection (Connection: close)
 //   work                     a request the router hands a job goes to the WorkQueue; a full queue is 503 with
 //                            Retry-After, never a reset
+//   head                     checked before the router sees it (request_checks.h): framing as RFC 9112 asks
+//                            (400/501 at once), a Host naming this server (421), an Origin of its own page or one
+//                            --allow-origin names (403)
+// Every answer attnlab makes is JSON ({"error": …} for a refusal) and carries X-Frame-Options: DENY, a
+// Content-Security-Policy (the page's own, explorer_api.h; for the others default-src 'none') and
+// Cross-Origin-Resource-Policy: same-origin. The answers libmicrohttpd 0.9.75 makes itself, before attnlab sees
+// the request — a request line or a header line it cannot parse (400), a Content-Length it cannot read (400, 413),
+// an unsupported HTTP version (505), a head over head_bytes (431, 414), a malformed chunk (400) — are its own
+// short HTML pages: it offers no way to replace them (docs/guide/explorer-and-serve.md lists them).
 // One epoll thread does all the reading and writing, so slow clients cost a socket and a small buffer each, not
 // a thread. The listening socket is made here (bind, then listen with Limits::backlog), so that a port in use is
 // told apart from an address that is not this machine's.
@@ -55,6 +64,7 @@ struct HttpAnswer {
   int status = 200;
   std::string content_type = "application/json";
   std::string body;
+  std::vector<std::pair<std::string, std::string>> headers;   // more headers (the page's Content-Security-Policy …)
 };
 
 // What the router makes of a request: an answer at once, or a job for the work queue that makes the answer.
@@ -63,15 +73,20 @@ struct Routed {
   std::function<HttpAnswer()> job;   // empty: `answer` is the answer
 };
 
-// The JSON error answer {"error": "…"} every refusal of serve has.
+// The JSON error answer {"error": "…"} every refusal of serve has (bytes of the message that are not UTF-8, say
+// of a header it quotes, become U+FFFD).
 HttpAnswer json_error(int status, const std::string& message);
+
+struct Audience;   // who may ask (request_checks.h)
 
 class HttpServer {
  public:
   using Router = std::function<Routed(const HttpRequest&)>;
 
-  // Binds host:port and starts serving on its own thread; throws attnlab::Error when it cannot listen.
-  HttpServer(const std::string& host, int port, const HttpLimits& limits, Router router, WorkQueue& queue);
+  // Binds host:port and starts serving on its own thread, to `audience` (audience_of(host, port, …)); throws
+  // attnlab::Error when it cannot listen.
+  HttpServer(const std::string& host, int port, const HttpLimits& limits, Router router, WorkQueue& queue,
+             const Audience& audience);
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;
   ~HttpServer();   // stop()

@@ -13,29 +13,40 @@
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
-std::string explorer_page_html(const std::string& title, const std::string& attention_json,
-                               const std::vector<std::string>& runs, const std::string& compared_json,
-                               const std::vector<std::string>& compared_names) {
+std::string explorer_script() {
   // The scripts in the order they build on one another: the shared helpers, the views, then the page itself.
   const std::string script = text_of(common_js) + text_of(controls_js) + text_of(maps_js) + text_of(neuron_js) +
                              text_of(steps_js) + text_of(flow_js) + text_of(cloze_js) + text_of(serve_js) +
                              text_of(explorer_js);
   // A script element ends at the first "</script", and "<!--" changes how the parser looks for that end: the
-  // page's own code must hold neither (the data is escaped, json_for_script).
-  for (const char* ending : {"</script", "<!--"}) {
-    if (script.find(ending) != std::string::npos)
-      throw Error(std::string("the explorer's scripts hold \"") + ending + "\"");
+  // page's own code must hold neither (the data is escaped, json_for_script). A browser reads a carriage return
+  // as a line feed, so the text it hashes for the Content-Security-Policy would not be this one: none either.
+  for (const auto& [bad, name] : {std::pair<const char*, const char*>{"</script", "\"</script\""},
+                                   {"<!--", "\"<!--\""}, {"\r", "a carriage return"}}) {
+    if (script.find(bad) != std::string::npos) throw Error(std::string("the explorer's scripts hold ") + name);
   }
+  return script;
+}
+
+std::string explorer_page_html(const std::string& title, const std::string& attention_json,
+                               const std::vector<std::string>& runs, const std::string& compared_json,
+                               const std::vector<std::string>& compared_names,
+                               const std::optional<AskLimits>& limits) {
   if (!compared_json.empty() && compared_names.size() != 2) throw Error("a compared page needs its two runs' names");
-  const nlohmann::json config = {
-      {"mode", runs.empty() ? "file" : "serve"}, {"runs", runs}, {"compared_runs", compared_names}};
+  nlohmann::json config = {{"mode", runs.empty() ? "file" : "serve"}, {"runs", runs},
+                           {"compared_runs", compared_names}, {"limits", nullptr}};
+  if (limits) {
+    config["limits"] = {{"text_bytes", limits->max_text_bytes}, {"beam", limits->max_beam},
+                        {"ig_steps", limits->max_ig_steps}, {"answer_mb", limits->max_answer_mb},
+                        {"tokens", limits->max_tokens}};
+  }
   return fill_template(text_of(explorer_html),
                        {{"{{title}}", xml_escape(title)},
                         {"/*{{css}}*/", text_of(explorer_css)},
                         {"{{config}}", json_for_script(config.dump())},
                         {"{{data}}", attention_json.empty() ? "null" : json_for_script(attention_json)},
                         {"{{compared}}", compared_json.empty() ? "null" : json_for_script(compared_json)},
-                        {"/*{{script}}*/", script}},
+                        {"/*{{script}}*/", explorer_script()}},
                        "the explorer page template");
 }
 

@@ -24,19 +24,41 @@
 // (cmake/embed_text.cmake), and written inline.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
+
+#include "tensor/real.h"  // ATTNLAB_PRECISION
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
+// What the page's form may send, when a server states it: `attnlab serve` writes the limits it enforces into the
+// page (explorer_api.h, ask_limits()), so the form takes exactly what the server takes and says so beside the
+// field (serve.js) instead of sending what will be refused. A page without them (the live page) checks nothing.
+struct AskLimits {
+  int64_t max_text_bytes = 0;        // the sentence, in UTF-8 bytes (--max-text-bytes)
+  int64_t max_beam = 0;              // beam 0 … max_beam (0: the run's own decode.beam)
+  int64_t max_ig_steps = 0;          // IG steps 0 … max_ig_steps
+  int64_t max_answer_mb = 0;         // the largest answer sent (--max-answer-mb)
+  // For each run, for each beam 0 … max_beam: the most source tokens whose answer stays within max_answer_mb,
+  // or -1 where that limit does not bind below max_text_bytes (a cloze run, a small model).
+  std::vector<std::vector<int64_t>> max_tokens;
+};
+
 // The page. `attention_json`: the data of one sentence (attention_json(), or cloze_json()), or "" for a page that asks a server
 // for it; `runs`: the runs a server offers (empty for a page on disk). A page on disk may hold a second run's data
 // of the same sentence for its compare view: `compared_json`, with `compared_names` the two runs' names (the
-// first run's, then the second's).
+// first run's, then the second's). `limits`: what a server accepts, for the form (none: the form checks nothing).
 std::string explorer_page_html(const std::string& title, const std::string& attention_json,
                                const std::vector<std::string>& runs, const std::string& compared_json = "",
-                               const std::vector<std::string>& compared_names = {});
+                               const std::vector<std::string>& compared_names = {},
+                               const std::optional<AskLimits>& limits = std::nullopt);
+
+// The page's one inline script, exactly as the page holds it (its scripts joined in order): a server names it by
+// its SHA-256 in the page's Content-Security-Policy (explorer_page_policy(), src/cli/serve/explorer_api.h).
+std::string explorer_script();
 
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

@@ -12,6 +12,7 @@
 #include "inspect/pages/explorer_page.h"
 #include "inspect/pages/page_template.h"
 // copy_yaml, reverse_yaml
+#include "util/base64.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -19,24 +20,6 @@ namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 namespace {
-
-// RFC 4648 base64: every 3 bytes as 4 of its 64 characters, '=' filling the last group.
-std::string base64(const std::string& bytes) {
-  static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((bytes.size() + 2) / 3 * 4);
-  for (size_t i = 0; i < bytes.size(); i += 3) {
-    const size_t left = bytes.size() - i;
-    uint32_t group = static_cast<uint32_t>(static_cast<unsigned char>(bytes[i])) << 16;
-    if (left > 1) group |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 1])) << 8;
-    if (left > 2) group |= static_cast<uint32_t>(static_cast<unsigned char>(bytes[i + 2]));
-    out += alphabet[(group >> 18) & 63];
-    out += alphabet[(group >> 12) & 63];
-    out += left > 1 ? alphabet[(group >> 6) & 63] : '=';
-    out += left > 2 ? alphabet[group & 63] : '=';
-  }
-  return out;
-}
 
 // Text that goes inside a <script> element as it is (JavaScript, a config): it must not end the element early.
 const std::string& script_safe(const std::string& text, const std::string& what) {

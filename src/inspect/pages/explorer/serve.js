@@ -1,13 +1,54 @@
 // serve.js — the explorer served by `attnlab serve`: a form asks the server for a sentence's data (attention.json,
 // or cloze.json for a cloze run) and the page is drawn again. explorer.js calls X.startServe() once.
+// The form takes exactly what the server takes: serve writes its limits into the page (X.config.limits,
+// explorer_page.h), the line under the form states them (the bytes typed so far, and the most tokens the chosen
+// run's answer may have), and a request the server would refuse is refused here, in the server's words, unsent.
 (function () {
   'use strict';
   var X = window.attnlabExplorer, el = X.el;
   var form = document.getElementById('ask'), status = document.getElementById('ask-status');
   var runSelect = document.getElementById('ask-run'), compareSelect = document.getElementById('ask-compare');
   var text = document.getElementById('ask-text'), beam = document.getElementById('ask-beam');
-  var ig = document.getElementById('ask-ig');
+  var ig = document.getElementById('ask-ig'), limitLine = document.getElementById('ask-limit');
+  var limits = X.config.limits;   // null in the live page: its engine answers, and refuses, itself
   var sent = null;   // the fields of the request the page shows
+
+  function utf8Bytes(s) { return new TextEncoder().encode(s).length; }
+  // The most source tokens the run's answer may have at this beam size, or -1 when only the bytes bind.
+  function tokenLimit(run, beamSize) {
+    var byBeam = limits.tokens[run] || [];
+    return byBeam[beamSize] === undefined ? -1 : byBeam[beamSize];
+  }
+  function stateLimits() {
+    if (!limits) return;
+    var bytes = utf8Bytes(text.value), run = Number(runSelect.value), beamSize = Number(beam.value);
+    var line = bytes + ' of at most ' + limits.text_bytes + ' bytes';
+    var tokens = Number.isInteger(beamSize) ? tokenLimit(run, beamSize) : -1;
+    if (tokens >= 0) {
+      line += '; ' + X.config.runs[run] + (beamSize ? ' at beam ' + beamSize : '') + ': at most ' + tokens +
+              ' tokens, or the answer would be over the ' + limits.answer_mb + ' MiB this server sends';
+    }
+    limitLine.textContent = line;
+    if (bytes > limits.text_bytes) limitLine.setAttribute('data-over', '');
+    else limitLine.removeAttribute('data-over');
+  }
+  // What the server would answer 400 for these fields, in its words (src/cli/serve/explorer_api.cpp), or null.
+  function refusal(body) {
+    if (!limits) return null;
+    if (!/[^ \t\r\n]/.test(body.text)) return '"text" is empty: type a sentence';
+    var bytes = utf8Bytes(body.text);
+    if (bytes > limits.text_bytes) {
+      return '"text" has ' + bytes + ' bytes, more than the ' + limits.text_bytes +
+             ' this server accepts (--max-text-bytes)';
+    }
+    var highest = {beam: limits.beam, ig_steps: limits.ig_steps};
+    for (var name in highest) {
+      if (!Number.isInteger(body[name]) || body[name] < 0 || body[name] > highest[name]) {
+        return '"' + name + '" must be an integer from 0 to ' + highest[name] + ', got ' + body[name];
+      }
+    }
+    return null;
+  }
 
   // What the address keeps of the request shown (explorer.js, the page's state).
   X.serveParams = function () {
@@ -46,6 +87,13 @@
     status.setAttribute('data-state', 'busy');
     var body = {run: Number(runSelect.value), text: text.value, beam: Number(beam.value), ig_steps: Number(ig.value)};
     var other = compareSelect.value === '' ? null : Number(compareSelect.value);
+    var refused = refusal(body);
+    if (refused) {
+      busy(false);
+      status.textContent = refused;
+      status.setAttribute('data-state', 'error');
+      return;
+    }
     var started = performance.now();
     Promise.all([ask(body), other === null ? null : ask(Object.assign({}, body, {run: other}))])
       .then(function (answers) {
@@ -81,6 +129,12 @@
       el('option', {value: r}, runSelect, run);
       el('option', {value: r}, compareSelect, run);
     });
+    if (limits) {
+      beam.max = limits.beam;
+      ig.max = limits.ig_steps;
+      [text, beam, runSelect].forEach(function (field) { field.addEventListener('input', stateLimits); });
+      stateLimits();
+    }
     form.addEventListener('submit', submit);
     X.askFromAddress(X.loadState());
   };
@@ -93,6 +147,7 @@
     if (p.beam) beam.value = p.beam;
     if (p.ig) ig.value = p.ig;
     if (p.compare !== undefined && Number(p.compare) < X.config.runs.length) compareSelect.value = p.compare;
+    stateLimits();
     setTimeout(function () { form.requestSubmit(); }, 0);
     return true;
   };
