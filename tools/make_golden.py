@@ -20,9 +20,16 @@ src/model/transformer.h:
 Before writing anything, the script checks its own layer stacks against PyTorch's nn.TransformerEncoder and
 nn.TransformerDecoder with the same weights: the reference is not just "what we think a Transformer is".
 
+The decoder-only model (GPT, src/model/decoder_only.h) gets its own file, decoder_only_pre.safetensors: the
+decoder stack without cross-attention (the encoder layer's two sublayers, with a causal mask), pre-LN, the output
+layer tied to the token embeddings, and the loss of the next token on two blocks (one padded). Its own self-check
+is against nn.TransformerEncoder with a causal mask: GPT is an "encoder" that may not look ahead.
+
 Run with Debian's PyTorch (python3-torch; the python3 first on PATH may lack it):
 
     /usr/bin/python3 tools/make_golden.py            # writes tests/model/golden/transformer_{post,pre}.safetensors
+                                                     # and decoder_only_pre.safetensors
+    /usr/bin/python3 tools/make_golden.py decoder_only    # only that one (also: post, pre)
 
 Everything is float64 and seeded, so running it again writes the same numbers (up to PyTorch's own kernels).
 The files are written with struct and numpy, by hand: no safetensors package is needed.
@@ -341,11 +348,116 @@ def make_golden(norm, path, root):
           f"own model vs nn.Transformer* max |Δlogit| {self_check:.1e}")
 
 
+# ---------------------------------------------------------------------------------------------- decoder-only
+
+GPT_CONFIG = dict(CONFIG, src_vocab=13, tgt_vocab=13, encoder_layers=0, tie_output=True, task="language_model")
+
+
+class DecoderOnly(nn.Module):
+    """src/model/decoder_only.h: decoder layers without cross-attention (an encoder layer's two sublayers under a
+    causal mask), pre-LN, logits = y · Eᵀ with E the token embeddings (tied)."""
+
+    def __init__(self, c):
+        super().__init__()
+        self.decoder = Stack(c, c["tgt_vocab"], c["decoder_layers"], EncoderLayer, pre_norm=True)
+
+    def forward(self, tokens):
+        _, causal_mask, _ = masks(tokens, tokens)                      # padding + later keys hidden
+        y = self.decoder.embed(tokens)                                 # [B, T, d]
+        for layer in self.decoder.layers:
+            y = layer(y, causal_mask)
+        return F.linear(self.decoder.finish(y), self.decoder.embed_tokens.weight)   # [B, T, V], tied
+
+
+def make_blocks(generator):
+    """Two blocks of a text, the second padded: tokens b_0 … b_{T−1} and targets b_1 … b_T, [2, 7] each."""
+    lengths, T = [8, 5], 7                                             # block lengths (T + 1 for a full one)
+    tokens = torch.full((2, T), PAD, dtype=torch.long)
+    targets = torch.full((2, T), PAD, dtype=torch.long)
+    for b in range(2):
+        block = torch.randint(3, GPT_CONFIG["tgt_vocab"], (lengths[b],), generator=generator)
+        block[0], block[3] = BOS, EOS                                  # a document ends inside the block
+        tokens[b, :lengths[b] - 1] = block[:-1]
+        targets[b, :lengths[b] - 1] = block[1:]                        # the shift by one
+    return tokens, targets
+
+
+def check_decoder_only_against_torch(model, tokens):
+    """Our decoder-only stack must equal nn.TransformerEncoder (pre-LN) under a causal mask, same weights."""
+    c = GPT_CONFIG
+    layer = nn.TransformerEncoderLayer(d_model=c["d_model"], nhead=c["heads"], dim_feedforward=c["d_ff"],
+                                       dropout=0.0, activation="relu", layer_norm_eps=1e-5, batch_first=True,
+                                       norm_first=True)
+    encoder = nn.TransformerEncoder(layer, c["decoder_layers"], norm=nn.LayerNorm(c["d_model"], eps=1e-5),
+                                    enable_nested_tensor=False)
+    with torch.no_grad():
+        for theirs, ours in zip(encoder.layers, model.decoder.layers):
+            attention = ours.self_attn
+            theirs.self_attn.in_proj_weight.copy_(torch.cat([attention.q_proj.weight, attention.k_proj.weight,
+                                                             attention.v_proj.weight]))
+            theirs.self_attn.in_proj_bias.copy_(torch.cat([attention.q_proj.bias, attention.k_proj.bias,
+                                                           attention.v_proj.bias]))
+            theirs.self_attn.out_proj.load_state_dict(attention.out_proj.state_dict())
+            theirs.linear1.load_state_dict(ours.ffn.linear1.state_dict())
+            theirs.linear2.load_state_dict(ours.ffn.linear2.state_dict())
+            theirs.norm1.load_state_dict(ours.self_attn_layer_norm.state_dict())
+            theirs.norm2.load_state_dict(ours.final_layer_norm.state_dict())
+        encoder.norm.load_state_dict(model.decoder.layer_norm.state_dict())
+    encoder.train()                                                    # off the fast path (dropout is 0)
+    T = tokens.shape[1]
+    causal = torch.triu(torch.full((T, T), float("-inf")), diagonal=1)
+    theirs = encoder(model.decoder.embed(tokens), mask=causal, src_key_padding_mask=tokens == PAD)
+    logits_theirs = F.linear(theirs, model.decoder.embed_tokens.weight)
+    real = (tokens != PAD)[:, :, None]                                 # padded queries are nobody's business
+    error = ((logits_theirs - model(tokens)) * real).abs().max().item()
+    if not error < 1e-12:
+        sys.exit(f"make_golden.py: our decoder-only model differs from nn.TransformerEncoder by {error:g}; not writing")
+    return error
+
+
+def make_decoder_only_golden(path, root):
+    generator = torch.Generator().manual_seed(SEED)
+    tokens, targets = make_blocks(generator)
+    model = DecoderOnly(GPT_CONFIG)
+    randomise(model, generator)
+    self_check = check_decoder_only_against_torch(model, tokens)
+
+    logits = model(tokens)                                             # [B, T, V]
+    loss = F.cross_entropy(logits.reshape(-1, GPT_CONFIG["tgt_vocab"]), targets.reshape(-1),
+                           ignore_index=PAD, label_smoothing=GPT_CONFIG["label_smoothing"])
+    model.zero_grad()
+    loss.backward()
+    parameters = list(model.named_parameters())
+    tensors = [(name, p.detach().numpy()) for name, p in parameters]
+    tensors += [("grad." + name, p.grad.numpy()) for name, p in parameters]
+    tensors += [("input.tokens", tokens.double().numpy()), ("input.targets", targets.double().numpy()),
+                ("output.logits", logits.detach().numpy()), ("output.loss", loss.detach().reshape(1).numpy())]
+    metadata = {key: str(value).lower() if isinstance(value, bool) else str(value) for key, value in GPT_CONFIG.items()}
+    metadata.update({
+        "norm": "pre",
+        "pad_id": str(PAD), "bos_id": str(BOS), "eos_id": str(EOS),
+        "seed": str(SEED),
+        "torch_version": torch.__version__,
+        "regenerate": "/usr/bin/python3 tools/make_golden.py decoder_only",
+        "format": "weights under their names, gradients under grad.<name>, ids as F64, all float64",
+    })
+    write_safetensors(path, tensors, metadata)
+    print(f"{os.path.relpath(path, root)}: {len(parameters)} parameters, loss {loss.item():.12f}, "
+          f"own model vs nn.TransformerEncoder (causal) max |Δlogit| {self_check:.1e}")
+
+
 def main():
     root = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-    os.makedirs(os.path.join(root, "tests", "golden"), exist_ok=True)
-    for norm in ("post", "pre"):
-        make_golden(norm, os.path.join(root, "tests", "golden", f"transformer_{norm}.safetensors"), root)
+    folder = os.path.join(root, "tests", "model", "golden")            # where tests/model/f64_golden.cpp reads
+    os.makedirs(folder, exist_ok=True)
+    wanted = sys.argv[1:] or ["post", "pre", "decoder_only"]
+    for name in wanted:
+        if name == "decoder_only":
+            make_decoder_only_golden(os.path.join(folder, "decoder_only_pre.safetensors"), root)
+        elif name in ("post", "pre"):
+            make_golden(name, os.path.join(folder, f"transformer_{name}.safetensors"), root)
+        else:
+            sys.exit(f"make_golden.py: no golden file called '{name}'; choose post, pre or decoder_only")
 
 
 if __name__ == "__main__":

@@ -7,6 +7,12 @@
 // --terminal every head is also printed to standard output as a shaded heatmap. The JSON also carries where
 // information flows (src/inspect/maps/flow.h): rollout, value norms, and — with --ig-steps m > 0, 16 by default —
 // gradient × input and integrated gradients.
+// The page draws the gold alignment on every cross-attention and flow picture, with each one's AER, when the
+// sentence is a line of the run's test or valid split and the translation shown is its reference
+// (src/inspect/align/gold_on_picture.h); otherwise it says why not. With --checkpoints all it also records the
+// sentence at every step checkpoint of the run (src/inspect/maps/film.h): film.json, and the page's film view. --json
+// prints attention.json to standard output (for scripts and tests); --checkpoint STEP takes the step checkpoint of
+// that step.
 // With --live it writes the live explorer instead (src/inspect/pages/live_page.h): --out DIR/index.html, the explorer
 // with the browser build of attnlab inside it and --run's files bundled (or none), which translates typed
 // sentences and trains the copy task in the page, opened from disk.
@@ -18,9 +24,13 @@
 
 #include "cli/commands.h"
 #include "cloze/cloze_training.h"
+#include "inspect/align/gold_on_picture.h"
 #include "inspect/maps/attention_maps.h"
+#include "inspect/maps/contrast.h"
+#include "inspect/maps/film.h"
 #include "inspect/pages/live_page.h"
 #include "run/run.h"
+#include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
 
@@ -50,35 +60,92 @@ int live_page_command(const AttentionCommandOptions& options) {
   return 0;
 }
 
-}  // namespace
+// --checkpoint STEP (digits only): the step checkpoint of that step, which must exist; any other word as load_run
+// takes it (best, latest, average, a path).
+std::string checkpoint_named(const std::string& run_dir, const std::string& which) {
+  if (which.empty() || which.find_first_not_of("0123456789") != std::string::npos || which.size() > 12) return which;
+  const CheckpointDirectory checkpoints(checkpoints_dir(run_dir), 1);
+  const std::string path = checkpoints.step_path(std::stoll(which));
+  if (path_exists(path)) return path;
+  std::string steps;
+  for (const std::string& file : checkpoints.step_files()) {
+    const std::string name = std::filesystem::path(file).stem().string();   // step-00000040
+    steps += (steps.empty() ? "" : ", ") + std::to_string(std::stoll(name.substr(name.find('-') + 1)));
+  }
+  throw Error(run_dir + " has no checkpoint of step " + which + " (" + path + "); its step checkpoints are " +
+              (steps.empty() ? "none" : steps));
+}
 
-int attention_command(const AttentionCommandOptions& options) {
-  if (options.live) return live_page_command(options);
+// One line about the gold: where it is and the best view's AER, or why the page draws none.
+void print_gold(const PictureGold& gold, std::FILE* out) {
+  if (!gold.found) {
+    std::fprintf(out, "gold: none drawn: %s%s\n", gold.why.c_str(),
+                 gold.reference.empty() ? "" : " (give it as --target to see the gold)");
+    return;
+  }
+  const std::pair<std::string, AlignmentCounts>* best = nullptr;
+  for (const auto& score : gold.scores) best = !best || score.second.aer() < best->second.aer() ? &score : best;
+  std::fprintf(out, "gold: %s line %lld (%s); lowest AER %.3f (%s)\n", gold.split.c_str(),
+               static_cast<long long>(gold.line), gold.alignment_file.c_str(), best ? best->second.aer() : 0.0,
+               best ? best->first.c_str() : "no view");
+}
+
+void check_attention_options(const AttentionCommandOptions& options) {
   if (options.run.empty()) throw Error("attention: --run is required");
   if (options.text.empty()) throw Error("attention: --text is required");
-  if (options.out.empty() && !options.terminal) {
-    throw Error("attnlab attention has nothing to write: give --out DIR (files) and/or --terminal (stdout)");
+  if (options.out.empty() && !options.terminal && !options.json) {
+    throw Error("attnlab attention has nothing to write: give --out DIR (files), --terminal or --json (stdout)");
   }
+  if (options.json && options.terminal) throw Error("attnlab attention: --json and --terminal both write to stdout; give one");
   if (!options.compare.empty() && options.out.empty()) {
     throw Error("attnlab attention --compare " + options.compare +
                 " draws the page's compare view: give --out DIR too");
   }
+  if (!options.checkpoints.empty() && options.out.empty()) {
+    throw Error("attnlab attention --checkpoints all writes the page's film view and film.json: give --out DIR too");
+  }
+  if (!options.contrast.empty() && options.ig_steps < 1) {
+    throw Error("attnlab attention --contrast attributes with integrated gradients: give --ig-steps 1 or more, not " +
+                std::to_string(options.ig_steps));
+  }
+}
+
+}  // namespace
+
+int attention_command(const AttentionCommandOptions& options) {
+  if (options.live) return live_page_command(options);
+  check_attention_options(options);
   if (is_cloze_run(options.run)) {  // α, β, β̄, s of a reader
     if (!options.compare.empty())
       throw Error("attnlab attention --compare works on translation runs, not on a cloze run");
+    if (options.json || !options.checkpoints.empty() || !options.contrast.empty()) {
+      throw Error("attnlab attention --json, --checkpoints and --contrast work on translation runs, not on a cloze run");
+    }
     return cloze_attention_command(options);
   }
-  LoadedRun run = load_run(options.run, options.checkpoint);
-  AttentionPicture picture = record_attention(run, options.text, options.target, options.beam, options.ig_steps);
+  LoadedRun run = load_run(options.run, checkpoint_named(options.run, options.checkpoint));
+  SentenceTrace trace;   // kept for --contrast (contrast.h reads the pass's embeddings and ALTI+ its terms)
+  AttentionPicture picture = record_attention(run, options.text, options.target, options.beam, options.ig_steps,
+                                              options.contrast.empty() ? nullptr : &trace);
+  if (!options.contrast.empty()) {
+    const auto questions = contrast_questions(options.contrast, *run.tokenizers.tgt, picture, trace);
+    picture.contrasts = contrasts_of(run, picture, trace, questions, options.ig_steps);
+  }
+  picture.gold = find_gold(run, picture);
+  std::string film;
+  if (!options.checkpoints.empty()) {  // every frame forced on the translation shown
+    film = film_json(record_film(options.run, options.run, options.text, picture.target_text, options.ig_steps));
+  }
   std::vector<std::string> written;
   if (!options.compare.empty()) {  // the same sentence (and --target, --beam) through run 2
-    LoadedRun other = load_run(options.compare, options.checkpoint);
+    LoadedRun other = load_run(options.compare, checkpoint_named(options.compare, options.checkpoint));
     const AttentionPicture compared =
         record_attention(other, options.text, options.target, options.beam, options.ig_steps);
-    written = write_attention_folder(picture, options.out, &compared, {options.run, options.compare});
+    written = write_attention_folder(picture, options.out, &compared, {options.run, options.compare}, film);
   } else if (!options.out.empty()) {
-    written = write_attention_folder(picture, options.out);
+    written = write_attention_folder(picture, options.out, nullptr, {}, film);
   }
+  if (options.json) std::printf("%s", attention_json(picture).c_str());
   if (options.terminal) {
     std::printf("source: %s\ntarget: %s%s\n\n", picture.source_text.c_str(), picture.target_text.c_str(),
                 picture.target_forced ? " (given)" : " (greedy translation)");
@@ -88,8 +155,11 @@ int attention_command(const AttentionCommandOptions& options) {
       }
     }
   }
+  std::FILE* notes = options.json ? stderr : stdout;   // with --json, stdout holds the JSON alone
+  for (const Contrast& contrast : picture.contrasts) std::fprintf(notes, "contrast: %s\n", contrast_summary(contrast).c_str());
   if (!written.empty()) {
-    std::printf("%zu files in %s; open %s\n", written.size(), options.out.c_str(), written.back().c_str());
+    print_gold(picture.gold, notes);
+    std::fprintf(notes, "%zu files in %s; open %s\n", written.size(), options.out.c_str(), written.back().c_str());
   }
   return 0;
 }
@@ -107,7 +177,9 @@ Subcommand add_attention_command(CLI::App& app) {
       "from disk). --terminal prints every head as a shaded heatmap instead of, or as well as, the files. For a "
       "cloze run (model.task: cloze) --text is a question, \"<document> @query <query with @placeholder>\", and the "
       "files are alpha.svg, beta.svg, beta_mean.svg, s.svg, cloze.json and index.html, the explorer's cloze view "
-      "(attention over attention's α, β, β̄ and s; s alone for as_reader).");
+      "(attention over attention's α, β, β̄ and s; s alone for as_reader). When --text is a line of the run's test or "
+      "valid split and the translation shown is its reference, every cross-attention and flow picture outlines the "
+      "corpus's gold alignment (FILE.align beside the target file) with its AER (docs/guide/alignment.md).");
   subcommand->add_option("--run", options->run, "The run folder (required, but for --live)");
   subcommand->add_option("--text", options->text, "The source sentence (required, but for --live)");
   subcommand->add_option("--target", options->target,
@@ -116,7 +188,15 @@ Subcommand add_attention_command(CLI::App& app) {
                          "Folder to write the files into (created if missing); give --out, --terminal or both");
   subcommand->add_flag("--terminal", options->terminal, "Print every head as a Unicode-shaded heatmap");
   subcommand->add_option("--checkpoint", options->checkpoint,
-                         "best (default), latest, average (attnlab average), or the path of a checkpoint file");
+                         "best (default), latest, average (attnlab average), a step number (the step checkpoint "
+                         "RUN/checkpoints/step-<N>.safetensors), or the path of a checkpoint file");
+  subcommand->add_option("--checkpoints", options->checkpoints,
+                         "all: also record the sentence at every step checkpoint of the run, every one forced on "
+                         "the translation shown, for the page's film view (a slider and a play button beside the "
+                         "loss and AER curves) and film.json; needs --out")
+      ->check(CLI::IsMember({"all"}));
+  subcommand->add_flag("--json", options->json,
+                       "Print attention.json to standard output (then the other messages go to standard error)");
   subcommand
       ->add_option("--beam", options->beam,
                    "Beam size of the translation (default: the run's decode.beam; 1 = greedy); the decoding "
@@ -130,6 +210,13 @@ Subcommand add_attention_command(CLI::App& app) {
                    "Integrated gradients' steps m for the attribution views (default 16; 0: no gradient "
                    "attribution): T forward and backward passes of m + 2 copies of the sentence")
       ->check(CLI::Range(int64_t{0}, int64_t{256}));
+  subcommand->add_option("--contrast", options->contrast,
+                         "POS:TOKEN: why the translation has its token at decoder position POS (from 0; the decoding "
+                         "view's step POS + 1) and not TOKEN: log p(chosen) − log p(TOKEN) attributed to the source "
+                         "words by integrated gradients (--ig-steps m) with its completeness error, and ALTI+'s "
+                         "source / target-prefix split (docs/guide/explorer-and-serve.md); repeatable. \"all\": each "
+                         "of the five likeliest tokens of every step but the chosen one, up to 5 T passes of m + 2 sentences")
+      ->allow_extra_args(false);
   subcommand->add_flag("--live", options->live,
                        "Write the live explorer into --out instead: the explorer with attnlab inside it (the browser "
                        "build), --run's files bundled (optional), translating and training in the page with no "

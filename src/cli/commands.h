@@ -13,6 +13,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace CLI {
 class App;
@@ -34,6 +35,7 @@ Subcommand add_gradcheck_command(CLI::App& app);  // src/cli/gradcheck_command.c
 Subcommand add_corpus_command(CLI::App& app);     // src/cli/corpus_command.cpp (float32, as all below)
 Subcommand add_train_command(CLI::App& app);      // src/cli/train_command.cpp
 Subcommand add_translate_command(CLI::App& app);  // src/cli/translate_command.cpp
+Subcommand add_generate_command(CLI::App& app);   // src/cli/generate_command.cpp (model.task: language_model)
 Subcommand add_eval_command(CLI::App& app);       // src/cli/eval_command.cpp
 Subcommand add_average_command(CLI::App& app);    // src/cli/average_command.cpp
 Subcommand add_trace_command(CLI::App& app);      // src/cli/trace_command.cpp
@@ -68,12 +70,15 @@ struct AttentionCommandOptions {
   std::string target;               // a target to force (teacher forcing); empty: the greedy translation
   std::string out;                  // folder for attention.json, the SVGs and index.html (empty: none)
   bool terminal = false;            // also print every head as a shaded heatmap to stdout
-  std::string checkpoint = "best";  // best | latest | a checkpoint file
+  std::string checkpoint = "best";  // best | latest | average | a step number | a checkpoint file
   int64_t beam = 0;                 // beam size; 0: the run's decode.beam (1 = greedy)
   std::string compare;              // a second run folder for the page's compare view (empty: none)
   int64_t ig_steps = 16;            // integrated gradients' steps m (src/inspect/maps/flow.h); 0: no attribution
   bool live = false;                // --live: the live explorer (src/inspect/pages/live_page.h) instead of one sentence
   std::string engine = "build/wasm/web/attnlab_web.js";  // the browser build's engine, for --live
+  bool json = false;                // --json: attention.json to stdout
+  std::string checkpoints;          // "all": the film of the sentence over every step checkpoint (film.h)
+  std::vector<std::string> contrast;  // "POS:TOKEN" or "all": contrasts for the decoding view (contrast.h)
 };
 int cloze_attention_command(const AttentionCommandOptions& options);  // src/cli/cloze_commands.cpp
 

@@ -34,6 +34,7 @@ int main(int argc, char** argv) {
       attnlab::add_corpus_command(app),
       attnlab::add_train_command(app),
       attnlab::add_translate_command(app),
+      attnlab::add_generate_command(app),
       attnlab::add_eval_command(app),
       attnlab::add_average_command(app),
       attnlab::add_trace_command(app),

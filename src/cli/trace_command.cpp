@@ -2,7 +2,8 @@
 // the code computes it (src/inspect/maps/trace.h), to read next to src/model/transformer.cpp and src/attention/.
 //
 // With --target the decoder is fed that target (teacher forcing, as in training); without it the sentence is
-// first translated greedily and the trace shows the pass over the model's own translation.
+// first translated greedily and the trace shows the pass over the model's own translation. A language model's run
+// (model.task: language_model) is traced over bos + --text: its one stack, and the next token at every position.
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include "decode/greedy.h"
 #include "decode/translate.h"
 #include "inspect/maps/trace.h"
+#include "run/language_model.h"
 #include "run/run.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -48,6 +50,25 @@ std::vector<int32_t> translate_for_trace(const LoadedRun& run, const std::vector
   return translate_ids(*run.model, pad_batch({source}), run.config.decode)[0];
 }
 
+// A decoder-only language model (run/language_model.h): one pass over bos + the text, no source and no target.
+int trace_language_model(const TraceCommandOptions& options) {
+  if (options.target) throw Error("--target is for a translation run; '" + options.run + "' is a language model: "
+                                  "give the text to trace with --text alone");
+  LoadedLanguageModel run = load_language_model(options.run, options.checkpoint);
+  const SentenceTrace trace = trace_text(*run.model, prompt_ids(run, options.text));
+  std::printf("# attnlab trace: %s, checkpoint %s (step %lld), a decoder-only language model\n", options.run.c_str(),
+              run.checkpoint_path.c_str(), static_cast<long long>(run.step));
+  std::printf("# text: %s   (after bos; next[t] is the model's guess for the token after position t)\n",
+              run.tokenizer->decode(trace.decoder_input).c_str());
+  std::printf("# each line: name, shape, the first %lld numbers of its first row\n",
+              static_cast<long long>(options.values));
+  if (trace.switched_to_paper_path) std::printf("# computed on the paper's path (model.path: paper)\n");
+  for (const std::string& line : format_trace(trace, *run.tokenizer, *run.tokenizer, options.values)) {
+    std::printf("%s\n", line.c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int trace_command(const TraceCommandOptions& options) {
@@ -55,6 +76,7 @@ int trace_command(const TraceCommandOptions& options) {
     throw Error("--text is empty: give the source sentence to trace, e.g. --text \"the cat eats .\"");
   }
   if (options.values < 0) throw Error("--values must be 0 or more, got " + std::to_string(options.values));
+  if (is_language_model_run(options.run)) return trace_language_model(options);
   LoadedRun run = load_run(options.run, options.checkpoint);
   const Tokenizer& source_tokenizer = *run.tokenizers.src;
   const Tokenizer& target_tokenizer = *run.tokenizers.tgt;
@@ -93,7 +115,8 @@ Subcommand add_trace_command(CLI::App& app) {
       "weights, context, output projection, residual, layer norm and FFN, for encoder and decoder, the logits and "
       "the top-5 next tokens at each target position. Each line: name (as the module and parameter names), shape, "
       "the first numbers of its first row. Without --target the sentence is translated greedily first and the "
-      "decoder is fed that translation.");
+      "decoder is fed that translation. A language model's run (model.task: language_model) is traced over bos + "
+      "--text: its one stack and the next token at every position.");
   subcommand->add_option("--run", options->run, "The run folder")->required();
   subcommand->add_option("--text", options->text, "The source sentence")->required();
   CLI::Option* target_option =

@@ -19,6 +19,7 @@
 #include "cli/commands.h"
 #include "cloze/cloze_training.h"
 #include "distributed/data_parallel.h"
+#include "run/language_model.h"
 #include "run/trainer.h"
 #include "run/training_loop.h"
 #include "util/error.h"
@@ -110,7 +111,9 @@ TrainSummary train_as_rank(const TrainRequest& request, ProgressObserver& observ
   if (rank != 0) spdlog::set_level(std::max(spdlog::get_level(), spdlog::level::warn));
   try {
     TrainingObserver& heard = rank == 0 ? static_cast<TrainingObserver&>(observer) : silent;
-    // model.task: cloze trains a reader (cloze/cloze_training.h); every other run the translation model.
+    // model.task: cloze trains a reader (cloze/cloze_training.h), language_model a decoder-only model
+    // (run/language_model.h); every other run the translation model.
+    if (is_language_model_request(request)) return train_language_model(request, heard);
     return is_cloze_request(request) ? train_cloze(request, heard) : train(request, heard);
   } catch (const std::exception& e) {
     if (ranks == 1) throw;
@@ -149,7 +152,8 @@ int train_command(const TrainCommandOptions& options) {
               : summary.outcome == TrainOutcome::time_limit ? "stopped at train.max_minutes"
                                                             : "interrupted",
               static_cast<long long>(summary.step), clock_text(summary.seconds).c_str(), summary.checkpoint.c_str());
-  if (summary.outcome != TrainOutcome::finished && !is_cloze_run(request.run_dir)) {   // cloze: no --resume
+  if (summary.outcome != TrainOutcome::finished && !is_cloze_run(request.run_dir) &&
+      !is_language_model_run(request.run_dir)) {                      // cloze, language models: no --resume
     std::printf("continue with: attnlab train --resume %s\n", request.run_dir.c_str());
   }
   return summary.outcome == TrainOutcome::interrupted ? 130 : 0;
@@ -160,8 +164,10 @@ Subcommand add_train_command(CLI::App& app) {
   auto options = std::make_shared<TrainCommandOptions>();
   CLI::App* subcommand = app.add_subcommand(
       "train",
-      "Train a translation model: reads a YAML config (configs/README.md documents every key), writes a run folder "
-      "(config, tokenizer, checkpoints, metrics.jsonl). Ctrl-C saves a checkpoint and stops; --resume continues. "
+      "Train a translation model (or, by the config's model.task, a cloze reader or a decoder-only language model): "
+      "reads a YAML config (configs/README.md documents every key), writes a run folder "
+      "(config, tokenizer, checkpoints, metrics.jsonl). Ctrl-C saves a checkpoint and stops; --resume continues "
+      "(translation runs). "
       "Under mpirun -np N (a build with MPI) N processes share every batch: docs/guide/data-parallelism.md.");
   subcommand->add_option("--config", options->config, "The config file of a new run (e.g. configs/toy-en-fr.yaml)");
   subcommand->add_option("--run", options->run, "The folder to write the new run into (e.g. runs/toy-en-fr)");

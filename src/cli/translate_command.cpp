@@ -8,6 +8,11 @@
 // Each line goes through encode_line (src/run/run.h; translate_line adds translating and decoding): checked to be
 // UTF-8, cleaned like the training text, cut with a warning naming the line when it has more tokens than the model
 // reads at once.
+//
+// --intervene SPEC (repeatable; src/run/intervention_spec.h) translates with an experiment on the model: heads
+// switched off, source words read as <unk>, a layer's weights from another checkpoint (src/model/intervention.h
+// says what each means). Without it nothing changes, bit for bit. --log-prob adds each translation's log p(y | x)
+// after a tab; --json writes one JSON object per sentence instead (source, translation, log_prob, interventions).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -15,10 +20,15 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <string>
 
 #include "cli/commands.h"
 #include "decode/batched.h"
+#include "decode/greedy.h"
+#include "decode/translate.h"
+#include "decode/translation_log_prob.h"
+#include "run/intervention_spec.h"
 #include "run/run.h"
 
 namespace attnlab {
@@ -31,7 +41,51 @@ struct TranslateCommandOptions {
   int64_t beam = 0;                    // beam size; 0: the run's decode.beam (1 = greedy)
   double alpha = -1;                   // GNMT length penalty α; < 0: the run's decode.length_penalty
   int64_t no_repeat_ngram = -1;        // the repetition guard's N; < 0: the run's decode.no_repeat_ngram
+  std::vector<std::string> interventions;   // --intervene SPECs (run/intervention_spec.h)
+  bool log_prob = false;               // a tab and log p(y | x) after each translation
+  bool json = false;                   // one JSON object per sentence
 };
+
+namespace {
+
+// Writes one sentence's line: its translation (with --log-prob a tab and log p(y | x)), or with --json the object
+// {"source", "translation", "log_prob", "interventions"}. log p is of the output under the model as the
+// intervention left it, read from the source ids it was translated from (a masked word as <unk>).
+struct SentenceWriter {
+  LoadedRun& run;
+  const TranslateCommandOptions& options;
+  const Intervention& intervention;
+
+  void write(const std::string& line, const std::vector<int32_t>& source_ids, const std::vector<int32_t>& output) const {
+    const std::string translation = run.tokenizers.tgt->decode(output);
+    if (!options.json && !options.log_prob) {
+      std::printf("%s\n", translation.c_str());
+      return;
+    }
+    const double log_prob = translation_log_prob(*run.model, source_ids, output);
+    if (options.json) {
+      const nlohmann::json object{{"source", line}, {"translation", translation}, {"log_prob", log_prob},
+                                  {"interventions", intervention.described}};
+      std::printf("%s\n", object.dump().c_str());
+    } else {
+      std::printf("%s\t%.6f\n", translation.c_str(), log_prob);
+    }
+  }
+};
+
+// One line's source ids (encode_line, run/run.h), with the intervention's masked words as <unk>.
+std::vector<int32_t> source_ids_of(const LoadedRun& run, const Intervention& intervention, const std::string& line,
+                                   const std::string& where) {
+  return masked_source_ids(intervention, encode_line(run, line, where), where);
+}
+
+// translate_line's translation of one line's ids (run/run.h): no ids, no output.
+std::vector<int32_t> translate_one(LoadedRun& run, const DecodeConfig& decode, const std::vector<int32_t>& ids) {
+  if (ids.empty()) return {};
+  return translate_ids(*run.model, pad_batch({ids}), decode)[0];
+}
+
+}  // namespace
 
 int translate_command(const TranslateCommandOptions& options) {
   LoadedRun run = load_run(options.run, options.checkpoint);
@@ -41,8 +95,14 @@ int translate_command(const TranslateCommandOptions& options) {
   if (options.beam > 0) decode.beam = options.beam;
   if (options.alpha >= 0) decode.length_penalty = options.alpha;
   if (options.no_repeat_ngram >= 0) decode.no_repeat_ngram = options.no_repeat_ngram;
+  const Intervention intervention =
+      read_interventions(options.interventions, run, options.run, "--intervene", /*allow_paths=*/true);
+  for (const std::string& line : intervention.described) std::fprintf(stderr, "intervention: %s\n", line.c_str());
+  const InterventionScope scope(*run.model, intervention);   // the model as the experiment asks, until we return
+  const SentenceWriter writer{run, options, intervention};
   if (!options.text.empty()) {
-    std::printf("%s\n", translate_line(run, decode, options.text, "--text").c_str());
+    const std::vector<int32_t> ids = source_ids_of(run, intervention, options.text, "--text");
+    writer.write(options.text, ids, translate_one(run, decode, ids));
     return 0;
   }
   std::string line;
@@ -53,21 +113,22 @@ int translate_command(const TranslateCommandOptions& options) {
       std::fprintf(stderr, "> ");
       std::fflush(stderr);
       if (!std::getline(std::cin, line)) break;
-      std::printf("%s\n", translate_line(run, decode, line, "input line " + std::to_string(++line_number)).c_str());
+      const std::vector<int32_t> ids = source_ids_of(run, intervention, line, "input line " + std::to_string(++line_number));
+      writer.write(line, ids, translate_one(run, decode, ids));
       std::fflush(stdout);
     }
     return 0;
   }
   // A file or a pipe: every line first, then the sentences sorted by length and decoded in batches of
   // decode.batch_tokens (decode/batched.h), written back in input order.
+  std::vector<std::string> lines;
   std::vector<std::vector<int32_t>> sources;
   while (std::getline(std::cin, line)) {
-    sources.push_back(encode_line(run, line, "input line " + std::to_string(++line_number)));
+    sources.push_back(source_ids_of(run, intervention, line, "input line " + std::to_string(++line_number)));
+    lines.push_back(line);
   }
   std::vector<std::vector<int32_t>> outputs = translate_batched(*run.model, sources, decode);
-  for (const std::vector<int32_t>& output : outputs) {
-    std::printf("%s\n", run.tokenizers.tgt->decode(output).c_str());
-  }
+  for (size_t i = 0; i < outputs.size(); ++i) writer.write(lines[i], sources[i], outputs[i]);
   return 0;
 }
 
@@ -99,6 +160,18 @@ Subcommand add_translate_command(CLI::App& app) {
                    "N: no n-gram of N tokens appears twice in a translation; 0 = off "
                    "(default: the run's decode.no_repeat_ngram)")
       ->check(CLI::Range(int64_t{0}, int64_t{1000}));
+  subcommand->add_option(
+      "--intervene", options->interventions,
+      "Translate with an experiment on the model (repeatable): ablate:USE:L.H switches off head H of layer L "
+      "(its output zeroed; USE cross, encoder or decoder; from 0; * for every layer or head, ablate:cross:* for "
+      "all), mask:source:S reads source token S as <unk>, swap:SIDE.L=CHECKPOINT takes layer L of the encoder or "
+      "decoder from best, latest, average, a step number or a checkpoint file. None: the plain translation, bit "
+      "for bit (docs/guide/explorer-and-serve.md)");
+  subcommand->add_flag("--log-prob", options->log_prob,
+                       "After each translation a tab and its log-probability log p(translation </s> | source)");
+  subcommand->add_flag("--json", options->json,
+                       "One JSON object per sentence: source, translation, log_prob, interventions (what each "
+                       "--intervene did, in words)");
   return {subcommand, [options] { return translate_command(*options); }};
 }
 

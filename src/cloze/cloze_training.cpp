@@ -131,26 +131,6 @@ bool is_cloze_run(const std::string& run_dir) {
 
 namespace {
 
-// What the readers' loop cannot do is refused before anything is written. Not resumable: the reader's
-// checkpoints keep the weights and Adam's moments but not the shuffle generator's state nor the place in the
-// epoch, so a resumed run could not draw the batches it would have drawn (a run takes minutes). One process: the
-// loop has no sharding of batches nor summing of gradients across ranks.
-void refuse_what_cloze_cannot_do(const TrainRequest& request) {
-  if (request.resume) {
-    throw Error("'" + request.run_dir + "' is a cloze run, and --resume is not supported for cloze readers (their "
-                "checkpoints do not keep the shuffle's state and the place in the epoch, so a resumed run would "
-                "not see the batches an unstopped one sees; a run takes minutes); start a new run with attnlab "
-                "train --config FILE --run NEW_DIR");
-  }
-  if (collective::ranks() > 1) {
-    throw Error("cloze readers train in one process (their training loop does not split batches across ranks); "
-                "run attnlab train without mpirun");
-  }
-  if (path_exists(request.run_dir + "/config.yaml")) {
-    throw Error("'" + request.run_dir + "' already holds a run; choose another --run folder");
-  }
-}
-
 // Questions a training batch holds: train.batch_tokens / the longest training question's words (document +
 // query, what every question of a batch is padded to), at least 1.
 size_t questions_per_batch(const std::vector<ClozeExample>& examples, int64_t batch_tokens) {
@@ -159,20 +139,12 @@ size_t questions_per_batch(const std::vector<ClozeExample>& examples, int64_t ba
   return std::max<size_t>(1, static_cast<size_t>(batch_tokens) / longest);
 }
 
-// The training questions, batch after batch (data/batch_stream.h): each epoch shuffles the previous epoch's order
-// again (Fisher–Yates, data/batching.h) with one generator seeded `seed`, and cuts it into batches of `per_batch`
-// questions, the last one shorter. `examples` must outlive the stream.
+// The training questions, batch after batch, shuffled anew each epoch (data/batch_stream.h).
 BatchStream<ClozeBatch> question_stream(const std::vector<ClozeExample>& examples, size_t per_batch, uint64_t seed) {
-  const auto draw_epoch = [&examples, per_batch, order = in_order(examples.size()),
-                           shuffle_generator = Generator(seed)](int64_t /*epoch: the next one*/) mutable {
-    shuffle(order, shuffle_generator);
-    std::vector<ClozeBatch> batches;
-    for (size_t first = 0; first < order.size(); first += per_batch) {
-      batches.push_back(batch_of(examples, order, first, per_batch));
-    }
-    return batches;
-  };
-  return BatchStream<ClozeBatch>(draw_epoch);
+  return shuffled_batches<ClozeBatch>(examples.size(), per_batch, seed,
+                                      [&examples](const std::vector<size_t>& order, size_t first, size_t count) {
+                                        return batch_of(examples, order, first, count);
+                                      });
 }
 
 // The reader, what moves its weights, and where the run writes.
@@ -242,7 +214,7 @@ class ClozeTraining : public TrainingTask {
 TrainSummary train_cloze(const TrainRequest& request, TrainingObserver& observer) {
   reset_training_stop();
   StartAttempt attempt(request.run_dir);        // until keep(), a failure removes what this start created
-  refuse_what_cloze_cannot_do(request);
+  refuse_short_run_request(request, "a cloze run", "cloze readers");   // run/start_attempt.h
   const RunConfig config = load_config(request.config_path, request.overrides);
   const TrainConfig& tc = config.train;
   fs::create_directories(request.run_dir);

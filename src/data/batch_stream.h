@@ -63,5 +63,22 @@ class BatchStream {
 // outlive the stream.
 BatchStream<Batch> stream_of(const Batcher& batcher, int64_t epoch = 0, int64_t batch_in_epoch = 0);
 
+// Batches of `items` things (the cloze readers' questions, a language model's blocks), epoch after epoch: each
+// epoch shuffles the previous epoch's order again (Fisher–Yates, batching.h) with one generator seeded `seed`, and
+// cuts it into batches of `per_batch` (≥ 1), the last one shorter; make(order, first, count) builds one batch of
+// order[first], …, order[first + count − 1]. What make reads must outlive the stream.
+template <typename B, typename Make>
+BatchStream<B> shuffled_batches(size_t items, size_t per_batch, uint64_t seed, Make make) {
+  std::vector<size_t> order(items);
+  for (size_t i = 0; i < items; ++i) order[i] = i;
+  const auto draw_epoch = [make, per_batch, order, shuffle_generator = Generator(seed)](int64_t /*epoch*/) mutable {
+    shuffle(order, shuffle_generator);
+    std::vector<B> batches;
+    for (size_t first = 0; first < order.size(); first += per_batch) batches.push_back(make(order, first, per_batch));
+    return batches;
+  };
+  return BatchStream<B>(draw_epoch);
+}
+
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

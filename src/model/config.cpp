@@ -5,7 +5,7 @@ namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 const std::vector<std::string>& choice_names(Task) {
-  static const std::vector<std::string> names{"translation", "cloze"};
+  static const std::vector<std::string> names{"translation", "cloze", "language_model"};
   return names;
 }
 

@@ -20,6 +20,7 @@ inline namespace ATTNLAB_PRECISION {
 enum class Task {
   translation,  // the encoder–decoder Seq2Seq (model/transformer.h)
   cloze,        // a reader answering cloze questions by pointing into the document (cloze/cloze_reader.h)
+  language_model,  // a decoder-only model predicting the next token of one text, GPT (model/decoder_only.h)
 };
 // Which reader answers a cloze question (model.reader; attention/reader.h).
 enum class ReaderKind {
@@ -32,7 +33,7 @@ enum class NormPlacement {
   pre,   // x ← x + Sublayer(LayerNorm(x)), with one more LayerNorm after the last layer
 };
 // The config's words for each (util/choice.h), in config.cpp.
-const std::vector<std::string>& choice_names(Task);           // "translation", "cloze"
+const std::vector<std::string>& choice_names(Task);           // "translation", "cloze", "language_model"
 const std::vector<std::string>& choice_names(ReaderKind);     // "aoa", "as_reader"
 const std::vector<std::string>& choice_names(NormPlacement);  // "post", "pre"
 

@@ -70,13 +70,16 @@ Tensor EncoderLayer::forward(const Tensor& x, const AttentionMask& self_mask, Fo
 
 // ---------------------------------------------------------------- decoder layer
 
-DecoderLayer::DecoderLayer(const ModelConfig& c, const std::string& name, Generator& init)
+DecoderLayer::DecoderLayer(const ModelConfig& c, const std::string& name, Generator& init, bool cross_attention)
     : self_attn(register_module("self_attn", named_attention(c, c.decoder_attention, AttentionUse::decoder_self,
                                                              name + ".self_attn", init))),
       self_attn_layer_norm(register_module("self_attn_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
-      encoder_attn(register_module("encoder_attn", named_attention(c, c.cross_attention, AttentionUse::cross,
-                                                                   name + ".encoder_attn", init))),
-      encoder_attn_layer_norm(register_module("encoder_attn_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
+      encoder_attn(!cross_attention ? nullptr
+                                    : &register_module("encoder_attn", named_attention(c, c.cross_attention,
+                                                       AttentionUse::cross, name + ".encoder_attn", init))),
+      encoder_attn_layer_norm(!cross_attention ? nullptr
+                                               : &register_module("encoder_attn_layer_norm",
+                                                                  std::make_unique<LayerNorm>(c.d_model))),
       ffn(register_module("ffn", std::make_unique<FeedForward>(c.d_model, c.d_ff, c.activation,
                                                               c.dropout, init))),
       final_layer_norm(register_module("final_layer_norm", std::make_unique<LayerNorm>(c.d_model))),
@@ -88,21 +91,25 @@ Tensor DecoderLayer::forward(const Tensor& y, const Tensor& memory, const Attent
   Tensor h = sublayer(y, self_attn, self_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.forward(in, in, self_mask, ctx);                         // [B, T, d], causal
   });
-  h = sublayer(h, encoder_attn, encoder_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
-    return encoder_attn.forward(in, memory, cross_mask, ctx);                 // [B, T, d], looks at the source
-  });
+  if (encoder_attn) {                                                         // not in a decoder-only model
+    h = sublayer(h, *encoder_attn, *encoder_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
+      return encoder_attn->forward(in, memory, cross_mask, ctx);              // [B, T, d], looks at the source
+    });
+  }
   return sublayer(h, ffn, final_layer_norm, wiring_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, T, d]
 }
 
 Tensor DecoderLayer::step(const Tensor& y, const std::vector<uint8_t>& y_is_real, AttentionCache& self_cache,
-                          AttentionCache& cross_cache, ForwardContext& ctx) {
+                          AttentionCache* cross_cache, ForwardContext& ctx) {
   Tensor h = sublayer(y, self_attn, self_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
     return self_attn.step(in, y_is_real, self_cache);                         // [B, 1, d], keys so far
   });
-  h = sublayer(h, encoder_attn, encoder_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
-    return encoder_attn.step(in, y_is_real, cross_cache);                     // [B, 1, d], the source
-  });
+  if (encoder_attn) {                                                         // not in a decoder-only model
+    h = sublayer(h, *encoder_attn, *encoder_attn_layer_norm, wiring_, dropout_, ctx, [&](const Tensor& in) {
+      return encoder_attn->step(in, y_is_real, *cross_cache);                 // [B, 1, d], the source
+    });
+  }
   return sublayer(h, ffn, final_layer_norm, wiring_, dropout_, ctx,
                   [&](const Tensor& in) { return ffn.forward(in, ctx); });    // [B, 1, d]
 }
@@ -288,7 +295,7 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
   Tensor y = decoder_output(tgt_in, memory, src, ctx);                        // [B, T, d]
   if (ctx.sampled && !ctx.sampled->choices.empty()) {                       // hard attention drew keys: their
     const Tensor& judged = clean_reward() ? replayed_output(src, tgt_in, *ctx.sampled) : y;   // reward, for the
-    ctx.sampled->rewards = rewards_of(judged, targets);                      // step's score_function_loss
+    ctx.sampled->rewards = rewards_of(judged, output_weight_, targets);                      // step's score_function_loss
   }
   if (!fused()) {
     Tensor logits = matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);  // [B, T, V] = y Wᵀ
@@ -315,9 +322,9 @@ Tensor Seq2Seq::replayed_output(const TokenIds& src, const TokenIds& tgt_in, con
 }
 
 // log p(y_bt) of every target token under the decoder's output y [B, T, d]: what the draws earned.
-Rewards Seq2Seq::rewards_of(const Tensor& y, const TokenIds& targets) const {
+Rewards rewards_of(const Tensor& y, const Tensor& output_weight, const TokenIds& targets) {
   NoGradGuard no_graph;                                                       // the reward is a constant
-  Tensor logits = matmul(y, output_weight_, false, /*transpose_b=*/true);            // [B, T, V]
+  Tensor logits = matmul(y, output_weight, false, /*transpose_b=*/true);             // [B, T, V]
   const int64_t B = logits.size(0), T = logits.size(1), V = logits.size(2);
   Rewards rewards{B, T, std::vector<double>(static_cast<size_t>(B * T), 0.0),
                   std::vector<uint8_t>(static_cast<size_t>(B * T), 0), 0.0};
@@ -348,7 +355,7 @@ DecoderState Seq2Seq::start_decoding(const Tensor& memory, const TokenIds& src, 
   state.batch = src.shape[0];
   for (DecoderLayer* layer : decoder_layers_) {
     state.self.push_back(layer->self_attn.start_self_cache(state.batch, capacity));
-    state.cross.push_back(layer->encoder_attn.start_cross_cache(memory, src_is_real));
+    state.cross.push_back(layer->encoder_attn->start_cross_cache(memory, src_is_real));
   }
   return state;
 }
@@ -363,7 +370,7 @@ Tensor Seq2Seq::decode_step(const TokenIds& tokens, DecoderState& state, Forward
   Tensor y = tgt_embed_->forward(tokens);                                     // [B, 1, d] = E[y_t] · √d
   y = apply_dropout(tgt_positions_->forward(y, state.position), config_.dropout, ctx);  // [B, 1, d] + P[t]
   for (size_t i = 0; i < decoder_layers_.size(); ++i) {
-    y = decoder_layers_[i]->step(y, is_real, state.self[i], state.cross[i], ctx);      // [B, 1, d]
+    y = decoder_layers_[i]->step(y, is_real, state.self[i], &state.cross[i], ctx);     // [B, 1, d]
   }
   if (decoder_norm_) y = decoder_norm_->forward(y);
   ++state.position;

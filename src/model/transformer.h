@@ -51,19 +51,22 @@ class EncoderLayer : public Module {
   double dropout_;
 };
 
+// With cross_attention false the middle sublayer is not built: the layer of a decoder-only model, GPT
+// (model/decoder_only.h) — fairseq's decoder layer with no_encoder_attn. Then forward() reads no memory and no
+// cross mask (pass an empty Tensor and mask), and step() no cross cache (pass null).
 class DecoderLayer : public Module {
  public:
-  DecoderLayer(const ModelConfig& config, const std::string& name, Generator& init);
+  DecoderLayer(const ModelConfig& config, const std::string& name, Generator& init, bool cross_attention = true);
   Tensor forward(const Tensor& y, const Tensor& memory, const AttentionMask& self_mask,
                  const AttentionMask& cross_mask, ForwardContext& ctx);                   // [B, T, d] → same
   // Incremental decoding: the newest position only, y [B, 1, d] → [B, 1, d], its attentions reading and
   // extending the caches (attention.h). y_is_real [B]: 0 where the row's token is padding.
   Tensor step(const Tensor& y, const std::vector<uint8_t>& y_is_real, AttentionCache& self_cache,
-              AttentionCache& cross_cache, ForwardContext& ctx);
+              AttentionCache* cross_cache, ForwardContext& ctx);
   Attention& self_attn;
   LayerNorm& self_attn_layer_norm;
-  Attention& encoder_attn;
-  LayerNorm& encoder_attn_layer_norm;
+  Attention* encoder_attn;                      // cross-attention; null in a decoder-only model
+  LayerNorm* encoder_attn_layer_norm;           // null with it
   FeedForward& ffn;
   LayerNorm& final_layer_norm;
 
@@ -132,8 +135,11 @@ class Seq2Seq : public Module {
   // replayed_output(), the output again with dropout off and the same keys drawn.
   bool clean_reward() const;                                     // some hard attention sets hard_clean_reward
   Tensor replayed_output(const TokenIds& src, const TokenIds& tgt_in, const SampledChoices& drawn);   // [B, T, d]
-  Rewards rewards_of(const Tensor& y, const TokenIds& targets) const;
 };
+
+// What hard attention's draws earned (nn/sampled.h): log p(y_bt) of every target token under a decoder's output
+// y [B, T, d] and the output weight W [V, d] (logits y Wᵀ), no graph. Seq2Seq's and DecoderOnly's loss.
+Rewards rewards_of(const Tensor& y, const Tensor& output_weight, const TokenIds& targets);
 
 // Throws attnlab::Error naming the config key for anything that cannot build a model, including a model whose
 // weights alone would not fit in the machine's memory (check_model_fits_memory with one copy).

@@ -55,6 +55,38 @@ void check_train_keys(const TrainConfig& t, const std::function<std::string(cons
   }
 }
 
+// model.task: language_model reads one text per split (data.*_text), the other tasks sentence pairs; a key of
+// the other kind is refused rather than ignored.
+void check_text_keys(const RunConfig& c, const std::function<std::string(const std::string&)>& where,
+                     const std::function<void(const std::string&)>& fail) {
+  const bool language_model = c.model.task == Task::language_model;
+  for (const std::string& split : {"train", "valid", "test"}) {
+    const std::string text = "data." + split + "_text";
+    const std::string& text_path = split == "train" ? c.data.train_text
+                                   : split == "valid" ? c.data.valid_text : c.data.test_text;
+    const std::string& pair_path = split == "train" ? c.data.train_src + c.data.train_tsv
+                                   : split == "valid" ? c.data.valid_src + c.data.valid_tsv
+                                                      : c.data.test_src + c.data.test_tsv;
+    if (!language_model && !text_path.empty()) {
+      fail(text + where(text) + " is read by model.task: language_model only, but model.task is " +
+           name_of(c.model.task) + where("model.task") + "; give this task's " + split + " split as data." + split +
+           "_src and data." + split + "_tgt (or data." + split + "_tsv), or set model.task: language_model");
+    }
+    if (language_model && !pair_path.empty()) {
+      fail("model.task: language_model" + where("model.task") + " learns one text, not sentence pairs: give the " +
+           split + " split as " + text + " (one file, a document a line) instead of data." + split + "_src / _tgt / _tsv");
+    }
+  }
+  if (language_model && c.data.train_text.empty()) {
+    fail("no training text: model.task: language_model" + where("model.task") + " needs data.train_text (one file, "
+         "a document a line)");
+  }
+  if (language_model && !c.tokenizer.shared) {
+    fail("model.task: language_model" + where("model.task") + " has one vocabulary: set tokenizer.shared: true" +
+         where("tokenizer.shared"));
+  }
+}
+
 void check_consistency(const RunConfig& c, const SetAt& set_at, const std::string& source) {
   // " (line 12)" or " (--set model.heads=3)" for keys the user set; nothing for defaults.
   auto where = [&set_at](const std::string& path) {
@@ -84,7 +116,8 @@ void check_consistency(const RunConfig& c, const SetAt& set_at, const std::strin
            " split needs both sides (or one " + tsv + " file instead)");
     }
   }
-  if (c.data.train_src.empty() && c.data.train_tsv.empty()) {
+  check_text_keys(c, where, fail);
+  if (c.model.task != Task::language_model && c.data.train_src.empty() && c.data.train_tsv.empty()) {
     fail("no training data: set data.train_src and data.train_tgt (two line-aligned files), or data.train_tsv "
          "(one file of source<TAB>target lines)");
   }

@@ -140,6 +140,11 @@ LoadedRun load_run(const std::string& run_dir, const std::string& which) {
     throw Error("'" + run_dir + "' is a cloze reader (model.task: cloze), not a translation model: attnlab eval and "
                 "attnlab attention read it; translate, trace, report and serve need a translation run");
   }
+  if (run.config.model.task == Task::language_model) {
+    throw Error("'" + run_dir + "' is a language model (model.task: language_model), not a translation model: "
+                "attnlab generate and attnlab trace read it; translate, eval, attention, align, report and serve "
+                "need a translation run");
+  }
   run.tokenizers = load_run_tokenizers(run.config, run_dir);
   Generator init(run.config.train.seed);
   run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);

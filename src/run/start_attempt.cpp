@@ -3,6 +3,10 @@
 
 #include <system_error>
 
+#include "distributed/data_parallel.h"
+#include "util/error.h"
+#include "util/files.h"
+
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
@@ -32,6 +36,22 @@ std::vector<std::filesystem::path> StartAttempt::entries() const {
   std::filesystem::directory_iterator entry(run_dir_, error), end;
   for (; !error && entry != end; entry.increment(error)) found.push_back(entry->path());
   return found;
+}
+
+void refuse_short_run_request(const TrainRequest& request, const std::string& what, const std::string& plural) {
+  if (request.resume) {
+    throw Error("'" + request.run_dir + "' is " + what + ", and --resume is not supported for " + plural + " (their "
+                "checkpoints do not keep the shuffle's state and the place in the epoch, so a resumed run would not "
+                "see the batches an unstopped one sees; a run takes minutes); start a new run with attnlab train "
+                "--config FILE --run NEW_DIR");
+  }
+  if (collective::ranks() > 1) {
+    throw Error(plural + " train in one process (their training loop does not split batches across ranks); run "
+                "attnlab train without mpirun");
+  }
+  if (path_exists(request.run_dir + "/config.yaml")) {
+    throw Error("'" + request.run_dir + "' already holds a run; choose another --run folder");
+  }
 }
 
 }  // namespace ATTNLAB_PRECISION

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "run/trainer.h"
 #include "tensor/real.h"  // ATTNLAB_PRECISION: the namespace of this build's precision
 
 namespace attnlab {
@@ -36,6 +37,13 @@ class StartAttempt {
   std::set<std::string> before_;               // the names the folder held before the attempt
   bool keep_ = false;
 };
+
+// What the short runs' loops (the cloze readers, language models) cannot do, refused before anything is written:
+// --resume (their checkpoints do not keep the shuffle's state and the place in the epoch, so a resumed run would
+// not see the batches an unstopped one sees; a run takes minutes), mpirun (one process: no sharding of batches
+// nor summing of gradients across ranks), a folder that already holds a run. `what`: "a cloze run", `plural`:
+// "cloze readers", for the messages.
+void refuse_short_run_request(const TrainRequest& request, const std::string& what, const std::string& plural);
 
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

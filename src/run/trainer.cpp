@@ -68,6 +68,11 @@ RunConfig set_up_run(const TrainRequest& request) {
                 "reader's config (model.task: cloze): train_cloze (cloze/cloze_training.h) trains it, as `attnlab "
                 "train` does");
   }
+  if (config.model.task == Task::language_model) {     // a decoder-only model: run/language_model.h trains it
+    throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) + "' is a language "
+                "model's config (model.task: language_model): train_language_model (run/language_model.h) trains "
+                "it, as `attnlab train` does");
+  }
   std::error_code error;
   std::filesystem::create_directories(request.run_dir, error);
   if (error || !std::filesystem::is_directory(request.run_dir)) {

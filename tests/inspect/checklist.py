@@ -53,3 +53,46 @@ def stop(server, seconds=15):
         server.kill()
         server.wait()
         return None
+
+
+def start_chromium(prefix):
+    """Headless Chromium through Debian's chromedriver, 1360 × 1000, its console log kept: (driver, profile folder,
+    to remove after driver.quit()). Exits 77 (the test skipped, saying why) when selenium, chromium or chromedriver
+    is missing."""
+    import os
+    import shutil
+    import sys
+    import tempfile
+    try:
+        from selenium import webdriver
+        from selenium.webdriver.chrome.service import Service
+    except ImportError:
+        print("SKIP: python3-selenium is not installed (tools/install-deps.sh installs it)")
+        sys.exit(77)
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    if not chromium or not os.path.exists(chromedriver):
+        print("SKIP: chromium or chromium-driver is not installed (tools/install-deps.sh installs them)")
+        sys.exit(77)
+    profile = tempfile.mkdtemp(prefix=prefix)
+    options = webdriver.ChromeOptions()
+    options.binary_location = chromium
+    for argument in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+                     "--user-data-dir=" + profile, "--window-size=1360,1000", "--hide-scrollbars"]:
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
+    driver.set_page_load_timeout(60)
+    driver.set_script_timeout(60)
+    return driver, profile
+
+
+def wait_for(driver, condition, seconds):
+    """True when condition(driver) holds within `seconds` (asked every half second), else False."""
+    from selenium.webdriver.support.ui import WebDriverWait
+    try:
+        WebDriverWait(driver, seconds).until(lambda d: condition(d))
+        return True
+    except Exception:
+        return False

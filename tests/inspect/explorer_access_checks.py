@@ -22,6 +22,7 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 from checklist import body  # noqa: E402
+from matrix_browser_checks import focused_weights  # noqa: E402
 
 VIEWS = ["head", "model", "matrix", "neuron", "decoding", "flow", "compare"]
 ACTIVE = ("var a = document.activeElement; return a ? {tag: a.tagName.toLowerCase(), role: a.getAttribute('role'),"
@@ -104,6 +105,8 @@ def keyboard_grid(driver, check, view, matrix_of):
 
 
 def focused_matrix(driver):
+    if driver.execute_script("return document.activeElement.querySelector('image.cells') !== null"):
+        return focused_weights(driver)   # a matrix-view picture: its cells are an image (matrix_browser_checks.py)
     return driver.execute_script(
         "var rows = {}; document.activeElement.querySelectorAll('rect[data-i]').forEach(function (r) {"
         " (rows[r.dataset.i] = rows[r.dataset.i] || [])[Number(r.dataset.j)] = Number(r.dataset.w); });"

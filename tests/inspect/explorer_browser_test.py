@@ -38,16 +38,13 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from checklist import Checklist, body, console_errors, free_port, stop  # noqa: E402
+from checklist import Checklist, body, console_errors, free_port, start_chromium, stop  # noqa: E402
 
 try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
@@ -61,6 +58,7 @@ from explorer_access_checks import (VIEWS, address, head_labels, key_starts, key
                                     legends_and_hints, picture, press, tab_to, unknown_word)
 from cloze_browser_checks import check_cloze_page, check_cloze_serve  # noqa: E402
 from serve_page_checks import check_serve_form  # noqa: E402
+from matrix_browser_checks import picture as matrix_picture, point_at, wrong_pixels  # noqa: E402
 from neuron_browser_checks import neuron_checks  # noqa: E402
 
 attnlab, source_dir, runs_dir, work = sys.argv[1:5]
@@ -87,17 +85,7 @@ check = checks.check
 
 
 def start_browser():
-    profile = tempfile.mkdtemp(prefix="explorer-chrome-")
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
-                     "--user-data-dir=" + profile, "--window-size=1360,1000", "--hide-scrollbars"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    driver.set_page_load_timeout(30)
-    return driver, profile
+    return start_chromium("explorer-chrome-")
 
 
 def wait(driver, condition, what, seconds=10):
@@ -165,11 +153,8 @@ def other_views(driver, data, label):
     view(driver, "matrix")
     check(body(driver, "data-maps-ready") == str(sum(m["heads"] for m in data["maps"])), label + ": matrix pictures")
     for m, the_map in enumerate(data["maps"]):
-        drawn = driver.execute_script(
-            "return Array.from(document.querySelectorAll('svg[data-map=\"%d/0\"] rect[data-i]')).map(function (r) {"
-            " return [Number(r.dataset.i), Number(r.dataset.j), Number(r.dataset.w)]; });" % m)
-        expected = [[i, j, w] for i, row in enumerate(the_map["weights"][0]) for j, w in enumerate(row)]
-        check(drawn == expected, "%s: the matrix view of map %d head 0 is not attention.json's" % (label, m))
+        wrong, cells = wrong_pixels(driver, matrix_picture(driver, "%d/0" % m), the_map["weights"][0])
+        check(cells and not wrong, "%s: the matrix view of map %d head 0 is not attention.json's: %r" % (label, m, wrong))
     view(driver, "decoding")
     cross = maps_of(data, "cross")[0]
     row = [float(td.get_attribute("data-w")) for td in
@@ -191,7 +176,8 @@ def hostile_page(driver):
     check(embedded == data and data["source"] == sentence, "hostile sentence: the page's data is attention.json's")
     scripts = driver.execute_script("return document.scripts.length")
     bold = driver.execute_script("return document.querySelectorAll('b').length")
-    check(scripts == 4 and bold == 0, "hostile sentence: %d scripts (expected 4), %d <b> injected" % (scripts, bold))
+    # config, data, compared, film and the page's one script (explorer.html)
+    check(scripts == 5 and bold == 0, "hostile sentence: %d scripts (expected 5), %d <b> injected" % (scripts, bold))
     check(sentence.split()[0] in driver.title and "<b>" in driver.title, "hostile sentence: the title %r" % driver.title)
     other_views(driver, data, "hostile sentence")
     check(not console_errors(driver), "hostile sentence: console errors " + repr(console_errors(driver)))
@@ -247,8 +233,7 @@ def walk_through(driver, page_dir, label, shots):
     view(driver, "matrix")
     heads = sum(m["heads"] for m in data["maps"])
     check(body(driver, "data-maps-ready") == str(heads), label + ": %s of %d pictures" % (body(driver, "data-maps-ready"), heads))
-    cell = driver.find_element(By.CSS_SELECTOR, 'svg[data-map="0/0"] rect[data-i="1"][data-j="2"]')
-    ActionChains(driver).move_to_element(cell).perform()
+    point_at(driver, matrix_picture(driver, "0/0"), 1, 2)
     tip = driver.find_element(By.ID, "tooltip").text
     expected_tip = "query \u201c%s\u201d \u2192 key \u201c%s\u201d: %.3f" % (
         data["tokens"]["source"][1], data["tokens"]["source"][2], data["maps"][0]["weights"][0][1][2])

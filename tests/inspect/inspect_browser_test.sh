@@ -78,9 +78,10 @@ if [ -z "$browser" ]; then
 fi
 if page_ok att/index.html "$pictures" "#view=matrix"; then pass; else fail "attention page in the browser"; fi
 
-# Hovering a cell shows its query, key and weight: a mouse move dispatched on the cell (row 1, column 2) of the
-# first picture (encoder self-attention, layer 0, head 0) puts them into the hover box.
-sed 's|</body>|<script>document.querySelector(\x27svg[data-map="0/0"] rect[data-i="1"][data-j="2"]\x27).dispatchEvent(new MouseEvent("mousemove", {bubbles: true})); document.body.setAttribute("data-hover", document.getElementById("tooltip").textContent);</script></body>|' att/index.html > att/hover.html
+# Hovering a cell shows its query, key and weight: a mouse move dispatched over the middle of the cell (row 1,
+# column 2) of the first picture (encoder self-attention, layer 0, head 0; its cells are one image, each cell
+# data-cell pixels wide) puts them into the hover box.
+sed 's|</body>|<script>var s = document.querySelector(\x27svg[data-map="0/0"]\x27), im = s.querySelector(\x27image.cells\x27), c = Number(s.dataset.cell), r = s.getBoundingClientRect(); s.dispatchEvent(new MouseEvent("mousemove", {bubbles: true, clientX: r.left + Number(im.getAttribute(\x27x\x27)) + c * 2.5, clientY: r.top + Number(im.getAttribute(\x27y\x27)) + c * 1.5})); document.body.setAttribute("data-hover", document.getElementById("tooltip").textContent);</script></body>|' att/index.html > att/hover.html
 read -r _ query key _ <<< "$sentence"   # source tokens 1 and 2 (the word tokenizer splits on spaces)
 if page_ok att/hover.html "$pictures" "#view=matrix" && grep -qE "data-hover=\"query “$query” → key “$key”: [01]\.[0-9]{3}\"" dom.html; then pass; else
   fail "hovering a cell does not show 'query “$query” → key “$key”: weight': $(grep -o 'data-hover="[^"]*"' dom.html)"; fi

@@ -212,7 +212,8 @@ stop_event.set()
 slow.join()
 
 # ---- a second SIGTERM while a long translation runs ----
-server, port = start("--max-text-bytes", "16384", "--max-answer-mb", "1024", "--threads", "1", "--run",
+server, port = start("--max-text-bytes", "16384", "--max-answer-mb", "1024", "--answer-budget-mb", "1024",
+                     "--threads", "1", "--run",
                      os.path.join(runs_dir, "mixed"))
 long_text = json.dumps({"text": " ".join(words[:260]), "run": 1}).encode()
 worker = threading.Thread(target=request, args=(port, "POST", "/api/translate", long_text))

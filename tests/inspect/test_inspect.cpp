@@ -632,7 +632,7 @@ TEST_CASE("with beam search every step keeps at most k hypotheses and the transl
 TEST_CASE("the explorer page holds its script, its styles and the data, and no sentence can break out of it") {
   const std::string data = "{\"source\": \"</script><script>alert(1)</script> /*{{script}}*/ {{data}}\"}";
   const std::string page = explorer_page_html("a <title> & more", data, {});
-  CHECK(count(page, "</script>") == 4);                 // config, data, compared data, script: nothing more closes
+  CHECK(count(page, "</script>") == 5);   // config, data, compared data, film, script: nothing more closes
   CHECK(page.find("<title>a &lt;title&gt; &amp; more</title>") != std::string::npos);
   CHECK(page.find("\"mode\":\"file\"") != std::string::npos);
   for (const char* script : {"X.clear = function", "X.heatmapSvg = function", "X.views.head =", "X.views.neuron =",

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "autograd/ops.h"
+#include "model/decoder_only.h"
 #include "model/transformer.h"
 #include "tensor/safetensors.h"
 #include "util/error.h"
@@ -108,6 +109,7 @@ ModelConfig config_from(const Golden& golden) {
   c.positional = choice("positional", PositionalKind{});
   c.share_embeddings = boolean("share_embeddings");
   c.tie_output = boolean("tie_output");
+  if (golden.metadata.count("path")) c.path = choice_named<ComputePath>(golden.metadata.at("path")).value();
   c.encoder_attention.kind = c.decoder_attention.kind = c.cross_attention.kind = choice("attention", AttentionKind{});
   return c;
 }
@@ -185,17 +187,10 @@ struct GoldenRun {
   std::map<std::string, int64_t> elements;    // name → number count, for messages
 };
 
-// Builds attnlab's model from the file, copies PyTorch's weights in by name, runs forward, the loss and backward,
-// and compares. `change_weights`, when given, is applied after copying (to show the comparison can fail).
-template <typename Change>
-GoldenRun run_golden(const Golden& golden, Change&& change_weights) {
-  GoldenRun run;
-  const ModelConfig config = config_from(golden);
-  Generator init(0);                                   // any initial weights: every one is overwritten
-  Seq2Seq model(config, init);
+// Copies PyTorch's weights into `model` by name. The parameter names must be exactly PyTorch's state_dict names,
+// both ways, and the shapes the same; false (with the problems in `run`) when they are not.
+bool take_weights(const Golden& golden, Module& model, GoldenRun& run) {
   const std::vector<NamedParameter> parameters = model.named_parameters();
-
-  // The parameter names must be exactly PyTorch's state_dict names, both ways.
   std::set<std::string> ours;
   for (const NamedParameter& p : parameters) ours.insert(p.name);
   for (const auto& [name, tensor] : golden.weights) {
@@ -208,8 +203,7 @@ GoldenRun run_golden(const Golden& golden, Change&& change_weights) {
       run.missing.push_back("grad." + name);
     }
   }
-  if (!run.missing.empty() || !run.extra.empty()) return run;
-
+  if (!run.missing.empty() || !run.extra.empty()) return false;
   for (const NamedParameter& p : parameters) {
     const Tensor& theirs = golden.weights.at(p.name);
     if (theirs.shape() != p.tensor.shape() || golden.gradients.at(p.name).shape() != p.tensor.shape()) {
@@ -220,22 +214,12 @@ GoldenRun run_golden(const Golden& golden, Change&& change_weights) {
     Tensor mine = p.tensor;
     std::copy(theirs.data(), theirs.data() + theirs.numel(), mine.data());
   }
-  if (!run.shape_problems.empty()) return run;
-  change_weights(model);
+  return run.shape_problems.empty();
+}
 
-  const TokenIds src = token_ids(golden, "input.src");                 // [B, S]
-  const TokenIds tgt_in = token_ids(golden, "input.tgt_in");           // [B, T], bos first
-  const TokenIds targets = token_ids(golden, "input.targets");         // [B, T], eos last, pad after
-  const real label_smoothing = static_cast<real>(std::stod(metadata_value(golden, "label_smoothing")));
-  const auto pad = static_cast<int32_t>(std::stoi(metadata_value(golden, "pad_id")));
-  REQUIRE(pad == pad_id);
-
-  model.zero_grad();
-  ForwardContext ctx;                                                  // not training: no dropout (it is 0 anyway)
-  Tensor logits = model.forward(src, tgt_in, ctx);                     // [B, T, V]
-  Tensor loss = cross_entropy(logits, targets, label_smoothing, pad);  // [1]
-  loss.backward();
-
+// Compares attnlab's logits, loss and every parameter's gradient (after backward) with PyTorch's.
+void compare_outputs(const Golden& golden, const Module& model, const Tensor& logits, const Tensor& loss,
+                     GoldenRun& run) {
   for (const auto& [name, computed] : {std::pair{"output.logits", logits}, std::pair{"output.loss", loss}}) {
     const Tensor& expected = data_tensor(golden, name);
     if (expected.shape() != computed.shape()) {
@@ -246,17 +230,63 @@ GoldenRun run_golden(const Golden& golden, Change&& change_weights) {
     run.logits_loss.push_back(compare(name, expected.shape(), computed.data(), expected));
     run.elements[name] = expected.numel();
   }
-  for (const NamedParameter& p : parameters) {
+  for (const NamedParameter& p : model.named_parameters()) {
     const Tensor& expected = golden.gradients.at(p.name);
     const real* computed = p.tensor.has_grad() ? p.tensor.grad_values().data() : nullptr;
     run.gradients.push_back(compare("grad." + p.name, expected.shape(), computed, expected));
     run.elements["grad." + p.name] = expected.numel();
   }
+}
+
+real label_smoothing_of(const Golden& golden) {
+  REQUIRE(std::stoi(metadata_value(golden, "pad_id")) == pad_id);
+  return static_cast<real>(std::stod(metadata_value(golden, "label_smoothing")));
+}
+
+// Builds attnlab's model from the file, copies PyTorch's weights in by name, runs forward, the loss and backward,
+// and compares. `change_weights`, when given, is applied after copying (to show the comparison can fail).
+template <typename Change>
+GoldenRun run_golden(const Golden& golden, Change&& change_weights) {
+  GoldenRun run;
+  Generator init(0);                                   // any initial weights: every one is overwritten
+  Seq2Seq model(config_from(golden), init);
+  if (!take_weights(golden, model, run)) return run;
+  change_weights(model);
+  const TokenIds src = token_ids(golden, "input.src");                 // [B, S]
+  const TokenIds tgt_in = token_ids(golden, "input.tgt_in");           // [B, T], bos first
+  const TokenIds targets = token_ids(golden, "input.targets");         // [B, T], eos last, pad after
+  model.zero_grad();
+  ForwardContext ctx;                                                  // not training: no dropout (it is 0 anyway)
+  Tensor logits = model.forward(src, tgt_in, ctx);                     // [B, T, V]
+  Tensor loss = cross_entropy(logits, targets, label_smoothing_of(golden), pad_id);   // [1]
+  loss.backward();
+  compare_outputs(golden, model, logits, loss, run);
   return run;
 }
 
 GoldenRun run_golden(const Golden& golden) {
   return run_golden(golden, [](Seq2Seq&) {});
+}
+
+// The same for the decoder-only model (model/decoder_only.h): its logits, and its own loss of the next token.
+GoldenRun run_decoder_only_golden(const Golden& golden) {
+  GoldenRun run;
+  Generator init(0);
+  DecoderOnly model(config_from(golden), init);
+  if (!take_weights(golden, model, run)) return run;
+  const TokenIds tokens = token_ids(golden, "input.tokens");           // [B, T] b_0 … b_{T−1}
+  const TokenIds targets = token_ids(golden, "input.targets");         // [B, T] b_1 … b_T, pad after
+  model.zero_grad();
+  ForwardContext ctx;
+  Tensor logits;
+  {
+    NoGradGuard no_graph;
+    logits = model.logits(tokens, ctx);                                // [B, T, V]
+  }
+  Tensor loss = model.loss(tokens, targets, label_smoothing_of(golden), ctx);   // [1], by model.path
+  loss.backward();
+  compare_outputs(golden, model, logits, loss, run);
+  return run;
 }
 
 std::string join_lines(const std::vector<std::string>& lines) {
@@ -265,14 +295,8 @@ std::string join_lines(const std::vector<std::string>& lines) {
   return text;
 }
 
-void check_against_pytorch(NormPlacement norm) {
-  REQUIRE(sizeof(real) == 8);
-  const std::string path = golden_path(name_of(norm));
-  INFO("golden file ", path, " (regenerate: /usr/bin/python3 tools/make_golden.py)");
-  Golden golden = load_golden(path);                                  // missing file: an error, the test fails
-  REQUIRE(metadata_value(golden, "norm") == name_of(norm));
-  GoldenRun run = run_golden(golden);
-
+// Every check of one run against its file; `what` names the model in the message.
+void check_golden_run(const Golden& golden, const GoldenRun& run, const std::string& what) {
   if (!run.missing.empty()) FAIL_CHECK("PyTorch has parameters attnlab does not:" << join_lines(run.missing));
   if (!run.extra.empty()) FAIL_CHECK("attnlab has parameters PyTorch does not:" << join_lines(run.extra));
   if (!run.shape_problems.empty()) FAIL_CHECK("shapes differ:" << join_lines(run.shape_problems));
@@ -292,10 +316,19 @@ void check_against_pytorch(NormPlacement norm) {
   auto worst = std::max_element(run.gradients.begin(), run.gradients.end(), [](const Agreement& a, const Agreement& b) {
     return a.max_abs_error < b.max_abs_error;
   });
-  MESSAGE(norm << "-LN vs PyTorch " << metadata_value(golden, "torch_version") << ": max |difference| logits "
+  MESSAGE(what << " vs PyTorch " << metadata_value(golden, "torch_version") << ": max |difference| logits "
                << run.logits_loss[0].max_abs_error << ", loss " << run.logits_loss[1].max_abs_error
                << ", gradients " << worst->max_abs_error << " (" << worst->name << ", over "
                << run.gradients.size() << " parameters)");
+}
+
+void check_against_pytorch(NormPlacement norm) {
+  REQUIRE(sizeof(real) == 8);
+  const std::string path = golden_path(name_of(norm));
+  INFO("golden file ", path, " (regenerate: /usr/bin/python3 tools/make_golden.py)");
+  Golden golden = load_golden(path);                                  // missing file: an error, the test fails
+  REQUIRE(metadata_value(golden, "norm") == name_of(norm));
+  check_golden_run(golden, run_golden(golden), name_of(norm) + "-LN");
 }
 
 }  // namespace
@@ -339,6 +372,24 @@ TEST_CASE("the golden comparison notices one gradient number off by one part in 
   }
   CHECK(failing == std::vector<std::string>{"grad." + name});
   CHECK(run.logits_loss.at(0).outside == 0);
+}
+
+TEST_CASE("the decoder-only model (pre-LN, tied) reproduces PyTorch's logits, loss and every gradient, both paths") {
+  REQUIRE(sizeof(real) == 8);
+  const std::string path = std::string(ATTNLAB_SOURCE_DIR) + "/tests/model/golden/decoder_only_pre.safetensors";
+  INFO("golden file ", path, " (regenerate: /usr/bin/python3 tools/make_golden.py decoder_only)");
+  Golden golden = load_golden(path);
+  REQUIRE(metadata_value(golden, "task") == "language_model");
+  for (const char* path_word : {"fused", "paper"}) {                  // model.path: both must agree with PyTorch
+    golden.metadata["path"] = path_word;
+    check_golden_run(golden, run_decoder_only_golden(golden), std::string("decoder-only, ") + path_word);
+  }
+  // The comparison can fail: a weight one part in a million off moves the logits beyond the tolerance.
+  golden.weights.at("decoder.layers.1.self_attn.k_proj.weight").data()[5] *= 1 + 1e-6;
+  golden.metadata["path"] = "fused";
+  const GoldenRun changed = run_decoder_only_golden(golden);
+  REQUIRE(changed.logits_loss.size() == 2);
+  CHECK(changed.logits_loss[0].outside > 0);
 }
 
 TEST_CASE("a golden file that is missing is an error naming it, not a skipped test") {

@@ -605,7 +605,8 @@ TEST_CASE("every layer type and the model have a gradient check") {
   std::set<std::string> checked;
   for (const GradcheckCase& c : all_gradcheck_cases()) checked.insert(c.op);
   for (const char* name : {"layer.linear", "layer.embedding", "layer.positional_learned", "layer.layer_norm",
-                           "layer.feed_forward", "layer.encoder_layer", "layer.decoder_layer", "model.seq2seq"}) {
+                           "layer.feed_forward", "layer.encoder_layer", "layer.decoder_layer", "model.seq2seq",
+                           "model.decoder_only"}) {
     INFO("without a gradient check: ", std::string(name));
     CHECK(checked.count(name) == 1);
   }

@@ -60,6 +60,16 @@ struct PathBatch {
   TokenIds targets{{2, 4}, {4, 9, 12, 2, 5, 2, 0, 0}};                // [B, T], eos, pad ignored
 };
 
+// Every parameter's name and gradient after a backward (zeros for a parameter that received none).
+inline void record_gradients(const Module& model, PathResult& r) {
+  for (const NamedParameter& p : model.named_parameters()) {
+    r.names.push_back(p.name);
+    const Tensor& t = p.tensor;
+    r.gradients.emplace_back(t.has_grad() ? std::vector<real>(t.grad(), t.grad() + t.numel())
+                                          : std::vector<real>(static_cast<size_t>(t.numel()), real(0)));
+  }
+}
+
 inline PathResult run_path_on(Seq2Seq& model, const PathBatch& batch = {}) {
   const TokenIds &src = batch.src, &tgt_in = batch.tgt_in, &targets = batch.targets;
   PathResult r;
@@ -77,12 +87,7 @@ inline PathResult run_path_on(Seq2Seq& model, const PathBatch& batch = {}) {
   Tensor loss = model.loss(src, tgt_in, targets, real(0.1), training);  // [1]
   loss.backward();
   r.loss = loss.item();
-  for (const NamedParameter& p : model.named_parameters()) {
-    r.names.push_back(p.name);
-    const Tensor& t = p.tensor;
-    r.gradients.emplace_back(t.has_grad() ? std::vector<real>(t.grad(), t.grad() + t.numel())
-                                          : std::vector<real>(static_cast<size_t>(t.numel()), real(0)));
-  }
+  record_gradients(model, r);
   return r;
 }
 

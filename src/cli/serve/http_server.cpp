@@ -1,17 +1,22 @@
 // http_server.cpp — libmicrohttpd driven with every limit of http_server.h.
 //
 // The life of one request, in the order libmicrohttpd calls us (on its one epoll thread):
-//   connection started   → its clock starts (the watchdog closes it if the request has not arrived in time)
+//   connection started   → its clock starts (the watchdog closes it if it stays silent, or if the request has not
+//                          arrived in time); past Limits::connections the oldest silent connection is closed to
+//                          make room, or, when none is silent, the newcomer is answered 503 and closed
 //   request line read    → the request's state is made, with the target as sent (the URI log callback)
 //   access, first call   → the head is checked (request_checks.h: framing, Host, Origin) and a refusal sent at
 //                          once; a Content-Length past drain_bytes is refused (413)
 //   access, body pieces  → counted and kept up to the limit; past it, dropped, and refused (413) at the end
-//   access, last call    → routed: answered at once, or the job is queued and the connection suspended (the
-//                          worker resumes it); a full queue is 503 + Retry-After
-//   access, after resume → the job's answer is queued
+//   access, last call    → routed: answered at once, or the job's answer is reserved in the budget, the job
+//                          queued and the connection suspended (the worker resumes it); a budget spent, a full
+//                          queue or a client over its share is 503 + Retry-After
+//   access, after resume → the job's answer is handed to libmicrohttpd (no copy); it frees it, and its place in
+//                          the budget, once sent or once its client has gone
 //   request completed    → the state is freed
 #include "cli/serve/http_server.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netdb.h>
@@ -33,7 +38,9 @@
 #include <thread>
 #include <unordered_map>
 
+#include "cli/serve/answer_budget.h"
 #include "cli/serve/request_checks.h"
+#include "tensor/storage.h"
 #include "util/error.h"
 
 namespace attnlab {
@@ -56,6 +63,7 @@ struct RequestState {
   bool refused = false;           // an answer was already queued (a refusal of the head, or 413)
   bool too_large = false;         // the body went over the limit: the rest is dropped, then 413
   bool queued = false;            // its job is in the work queue or running
+  int64_t reserved = -1;          // bytes reserved in the answer budget for its answer (-1: none yet)
   std::atomic<bool> answered{false};
   HttpAnswer answer;              // written by the worker before `answered`
 };
@@ -93,6 +101,44 @@ void log_from_library(void*, const char* format, va_list arguments) {
   char line[512];
   std::vsnprintf(line, sizeof line, format, arguments);
   spdlog::debug("libmicrohttpd: {}", line);
+}
+
+// An answer handed to libmicrohttpd: it owns the bytes and, when it destroys the response (sent, or its client
+// gone), free_answer() frees them and their place in the budget.
+struct HeldAnswer {
+  std::string body;
+  AnswerBudget* budget;
+  int64_t bytes;
+  std::atomic<bool>* freed_large;   // set when a large answer is freed: memory the watchdog may give back
+};
+
+void free_answer(void* held_answer) {
+  auto* held = static_cast<HeldAnswer*>(held_answer);
+  held->budget->release(held->bytes);
+  if (held->bytes > AnswerBudget::small_answer) held->freed_large->store(true);
+  delete held;
+}
+
+// The client's address as text ("127.0.0.1", "::1"): whose share a job counts against.
+std::string client_address(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  char text[INET6_ADDRSTRLEN] = "?";
+  if (info == nullptr || info->client_addr == nullptr) return text;
+  const sockaddr* address = info->client_addr;
+  const socklen_t size = address->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
+  if (getnameinfo(address, size, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0) return "?";
+  return text;
+}
+
+// A newcomer the server has no room for: a 503 written straight to its socket (nothing has been read from it
+// yet), then closed — a clear refusal, not a wait in the kernel's queue.
+void refuse_at_once(int fd, int retry_after_seconds) {
+  const std::string body = R"({"error": "busy: every connection is in use; try again shortly"})";
+  const std::string answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
+                             std::to_string(body.size()) + "\r\nRetry-After: " + std::to_string(retry_after_seconds) +
+                             "\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: "
+                             "default-src 'none'; frame-ancestors 'none'\r\n\r\n" + body;
+  (void)::send(fd, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 HttpAnswer body_too_large(const HttpLimits& limits) {
@@ -133,40 +179,82 @@ struct HttpServer::State {
   Router router;
   WorkQueue& queue;
   Audience audience;
+  AnswerBudget budget;
   MHD_Daemon* daemon = nullptr;
   int listen_fd = -1;
+  std::atomic<bool> refusing{false};          // stopping: every new request is 503
+  std::atomic<bool> memory_to_return{false};  // a job ended or a large answer was freed since the last trim
 
-  // The watchdog's view of the connections: when each started and whether its request has arrived whole.
+  // The watchdog's view of the connections: when each started, whether it has sent its request line, and its
+  // whole request.
   struct Connection {
     int fd;
     Clock::time_point started;
+    bool line_read = false;
     bool request_read = false;
+    bool closing = false;   // shut down by the watchdog or to make room: libmicrohttpd closes it next
+    std::string address;    // the client's (client_address())
+    bool over_limit = false;   // more than Limits::per_address from its address: its request is answered 503
   };
   std::mutex connections_mutex;
   std::unordered_map<MHD_Connection*, Connection> connections;
+  std::unordered_map<std::string, unsigned> per_address;   // open connections by address
   std::mutex stop_mutex;
   std::condition_variable stop_signal;
   bool stopping = false;
   std::thread watchdog;
 
   State(const HttpLimits& l, Router r, WorkQueue& q, Audience a)
-      : limits(l), router(std::move(r)), queue(q), audience(std::move(a)) {}
+      : limits(l), router(std::move(r)), queue(q), audience(std::move(a)), budget(l.answer_budget_bytes) {}
 
-  MHD_Result send(MHD_Connection* connection, const HttpAnswer& answer, const std::string& cross_origin = "") const;
+  MHD_Result send(MHD_Connection* connection, RequestState& state, HttpAnswer answer);
+  void add_headers(MHD_Response* response, const HttpAnswer& answer, const std::string& cross_origin) const;
   MHD_Result access(MHD_Connection* connection, const char* url, const char* method, const char* version,
                     const char* data, size_t* size, void** context);
   MHD_Result check_head(MHD_Connection* connection, RequestState& state, const char* version);
+  std::optional<HttpAnswer> crowd_refusal(MHD_Connection* connection);
   MHD_Result route(MHD_Connection* connection, RequestState& state);
+  MHD_Result queue_job(MHD_Connection* connection, RequestState& state, Routed routed);
+  void connection_started(MHD_Connection* connection);
+  static void* request_line_read(void* self, const char* uri, MHD_Connection* connection);
+  static void request_completed(void* self, MHD_Connection* connection, void** context, MHD_RequestTerminationCode);
+  static void notified(void* self, MHD_Connection* connection, void** socket_context, MHD_ConnectionNotificationCode);
+  void shut(Connection& connection);
   void watch();
+  void close_late_connections();
 };
 
-// The answer with the headers every answer has: one request per connection, no sniffing of its type, no page
-// may frame it, no page elsewhere may load it (Cross-Origin-Resource-Policy), and a Content-Security-Policy.
-MHD_Result HttpServer::State::send(MHD_Connection* connection, const HttpAnswer& answer,
-                                   const std::string& cross_origin) const {
-  MHD_Response* response = MHD_create_response_from_buffer(answer.body.size(), const_cast<char*>(answer.body.data()),
-                                                           MHD_RESPMEM_MUST_COPY);
-  if (response == nullptr) return MHD_NO;
+// Hands `answer` to libmicrohttpd without a copy, its bytes counted in the budget: the reservation made at
+// admission becomes the answer's real size; an answer reserved for only now is refused (503) if the budget is
+// spent.
+MHD_Result HttpServer::State::send(MHD_Connection* connection, RequestState& state, HttpAnswer answer) {
+  auto bytes = static_cast<int64_t>(answer.body.size());
+  if (state.reserved >= 0) {
+    budget.resize(state.reserved, bytes);
+  } else if (!budget.try_reserve(bytes)) {
+    answer = json_error(503, "busy: the answers being sent hold the server's memory for answers (" +
+                                 std::to_string(budget.limit() >> 20) + " MiB, --answer-budget-mb); try again shortly");
+    bytes = static_cast<int64_t>(answer.body.size());
+    budget.try_reserve(bytes);   // a small answer: always let through
+  }
+  state.reserved = -1;           // the response owns the reservation now
+  auto* held = new HeldAnswer{std::move(answer.body), &budget, bytes, &memory_to_return};
+  MHD_Response* response =
+      MHD_create_response_from_buffer_with_free_callback_cls(held->body.size(), held->body.data(), free_answer, held);
+  if (response == nullptr) {
+    free_answer(held);
+    return MHD_NO;
+  }
+  add_headers(response, answer, state.cross_origin);
+  const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
+  MHD_destroy_response(response);   // libmicrohttpd keeps its own reference until the answer is sent
+  return queued;
+}
+
+// The headers every answer has: one request per connection, no sniffing of its type, no page may frame it, no
+// page elsewhere may load it (Cross-Origin-Resource-Policy), and a Content-Security-Policy.
+void HttpServer::State::add_headers(MHD_Response* response, const HttpAnswer& answer,
+                                    const std::string& cross_origin) const {
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONTENT_TYPE, answer.content_type.c_str());
   MHD_add_response_header(response, MHD_HTTP_HEADER_CONNECTION, "close");
   MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
@@ -187,9 +275,6 @@ MHD_Result HttpServer::State::send(MHD_Connection* connection, const HttpAnswer&
   if (answer.status == 503) {
     MHD_add_response_header(response, MHD_HTTP_HEADER_RETRY_AFTER, std::to_string(limits.retry_after_seconds).c_str());
   }
-  const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
-  MHD_destroy_response(response);
-  return queued;
 }
 
 // The first call of access(): the head is checked (request_checks.h), and a refusal, or the answer to a
@@ -197,19 +282,31 @@ MHD_Result HttpServer::State::send(MHD_Connection* connection, const HttpAnswer&
 MHD_Result HttpServer::State::check_head(MHD_Connection* connection, RequestState& state, const char* version) {
   state.head_read = true;
   const RequestHead head = read_head(connection, state.request.method.c_str(), version, state.target);
-  std::optional<HttpAnswer> refused = framing_refusal(head);
+  std::optional<HttpAnswer> refused = crowd_refusal(connection);
+  if (!refused) refused = framing_refusal(head);
   if (!refused) refused = audience_answer(head, audience);
   state.cross_origin = allowed_cross_origin(head, audience);
   if (refused) {
     state.refused = true;
-    return send(connection, *refused, state.cross_origin);
+    return send(connection, state, *refused);
   }
   const char* length = MHD_lookup_connection_value(connection, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
   if (length != nullptr && std::strtoull(length, nullptr, 10) > limits.drain_bytes) {
     state.refused = true;
-    return send(connection, body_too_large(limits), state.cross_origin);
+    return send(connection, state, body_too_large(limits));
   }
   return MHD_YES;
+}
+
+// 503 for a connection past Limits::per_address from its address (answered, not reset: a classroom behind one
+// address may open many at once).
+std::optional<HttpAnswer> HttpServer::State::crowd_refusal(MHD_Connection* connection) {
+  std::lock_guard<std::mutex> lock(connections_mutex);
+  const auto found = connections.find(connection);
+  if (found == connections.end() || !found->second.over_limit) return std::nullopt;
+  return json_error(503, "busy: " + std::to_string(per_address[found->second.address]) + " connections from " +
+                             found->second.address + " are open, more than the " + std::to_string(limits.per_address) +
+                             " this server takes from one address (--max-per-address); try again shortly");
 }
 
 MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url, const char* method,
@@ -235,9 +332,9 @@ MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url
   if (state->refused) return MHD_YES;                       // the 413 is on its way
   if (state->too_large) {
     state->refused = true;
-    return send(connection, body_too_large(limits), state->cross_origin);
+    return send(connection, *state, body_too_large(limits));
   }
-  if (state->answered.load()) return send(connection, state->answer, state->cross_origin);   // the worker's answer
+  if (state->answered.load()) return send(connection, *state, std::move(state->answer));   // the worker's answer
   {
     std::lock_guard<std::mutex> lock(connections_mutex);
     if (auto found = connections.find(connection); found != connections.end()) found->second.request_read = true;
@@ -246,21 +343,38 @@ MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url
 }
 
 MHD_Result HttpServer::State::route(MHD_Connection* connection, RequestState& state) {
+  if (refusing.load()) return send(connection, state, json_error(503, "the server is stopping"));
   Routed routed;
   try {
     routed = router(state.request);
   } catch (const std::exception& e) {
     routed.answer = json_error(500, std::string("internal error: ") + e.what());
   }
-  if (!routed.job) return send(connection, routed.answer, state.cross_origin);
+  if (!routed.job) return send(connection, state, std::move(routed.answer));
+  return queue_job(connection, state, std::move(routed));
+}
+
+// A job's answer is reserved in the budget, then the job queued with its client and cost, and the connection
+// suspended until a worker resumes it; each refusal is a 503 saying which limit it met.
+MHD_Result HttpServer::State::queue_job(MHD_Connection* connection, RequestState& state, Routed routed) {
+  if (!budget.try_reserve(routed.answer_bytes)) {
+    return send(connection, state, json_error(503, "busy: the answers being computed and sent hold the " +
+                                                       std::to_string(budget.limit() >> 20) +
+                                                       " MiB this server keeps for answers (--answer-budget-mb); "
+                                                       "try again shortly"));
+  }
+  state.reserved = routed.answer_bytes;
   WorkQueue::Job job;
+  job.client = client_address(connection);
+  job.cost = routed.cost;
   // Both ends resume the connection: libmicrohttpd then calls access() again, which sends the answer.
-  job.run = [&state, connection, work = std::move(routed.job)] {
+  job.run = [this, &state, connection, work = std::move(routed.job)] {
     try {
       state.answer = work();
     } catch (const std::exception& e) {
       state.answer = json_error(500, std::string("internal error: ") + e.what());
     }
+    memory_to_return.store(true);
     state.answered.store(true);
     MHD_resume_connection(connection);
   };
@@ -269,32 +383,131 @@ MHD_Result HttpServer::State::route(MHD_Connection* connection, RequestState& st
     state.answered.store(true);
     MHD_resume_connection(connection);
   };
+  const std::string client = job.client;
   MHD_suspend_connection(connection);   // before the job can run and resume it
-  if (!queue.try_submit(std::move(job))) {
-    MHD_resume_connection(connection);
-    state.answer = json_error(503, "busy: " + std::to_string(queue.workers()) + " translations are running and " +
-                                       std::to_string(queue.queue_length()) + " waiting; try again shortly");
-    state.answered.store(true);
-    return MHD_YES;                      // access() is called again once resumed, and sends the 503
+  const WorkQueue::Admitted admitted = queue.try_submit(std::move(job));
+  if (admitted == WorkQueue::Admitted::yes) {
+    state.queued = true;
+    return MHD_YES;
   }
-  state.queued = true;
-  return MHD_YES;
+  MHD_resume_connection(connection);
+  budget.release(state.reserved);
+  state.reserved = -1;
+  state.answer = admitted == WorkQueue::Admitted::client_full
+                     ? json_error(503, "busy: the translations you (" + client + ") asked for already come to the " +
+                                           "work one client may have waiting or running (--max-client-work " +
+                                           std::to_string(queue.shares().client_work) + "); wait for their answers")
+                     : json_error(503, "busy: " + std::to_string(queue.workers()) + " translations are running and " +
+                                           std::to_string(queue.queue_length()) + " waiting; try again shortly");
+  state.answered.store(true);
+  return MHD_YES;                        // access() is called again once resumed, and sends the 503
 }
 
-// Every half second: a connection whose request has not arrived whole within request_seconds of its start is
-// shut down (the epoll thread then sees it end and closes it). Under connections_mutex, which the "closed"
-// notification also takes before libmicrohttpd closes the socket, so the descriptor is still this connection's.
+// A new connection (under connections_mutex): counted; past Limits::connections the oldest one that has sent
+// nothing makes room, or, when every one has sent something, the newcomer is refused (503) and closed.
+void HttpServer::State::connection_started(MHD_Connection* connection) {
+  const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info == nullptr) return;
+  Connection& newcomer = connections[connection];
+  newcomer = Connection{};
+  newcomer.fd = info->connect_fd;
+  newcomer.started = Clock::now();
+  // The kernel's buffer for what is sent is kept small, so that an answer a client has not read stays in the
+  // budget's count (the kernel would otherwise take up to 4 MiB of it, uncounted, per connection).
+  const int send_buffer = static_cast<int>(limits.send_buffer_bytes);
+  ::setsockopt(newcomer.fd, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
+  newcomer.address = client_address(connection);
+  newcomer.over_limit = ++per_address[newcomer.address] > limits.per_address;
+  size_t open = 0;
+  Connection* oldest_silent = nullptr;
+  for (auto& [other, clock] : connections) {
+    if (clock.closing) continue;
+    ++open;
+    // an address over its limit first, then the oldest
+    const bool goes_first = !oldest_silent || (clock.over_limit != oldest_silent->over_limit
+                                                   ? clock.over_limit
+                                                   : clock.started < oldest_silent->started);
+    if (other != connection && !clock.line_read && goes_first) oldest_silent = &clock;
+  }
+  if (open <= limits.connections) return;
+  if (oldest_silent == nullptr) refuse_at_once(newcomer.fd, limits.retry_after_seconds);
+  shut(oldest_silent != nullptr ? *oldest_silent : newcomer);
+}
+
+void HttpServer::State::shut(Connection& connection) {
+  ::shutdown(connection.fd, SHUT_RDWR);   // the epoll thread sees it end and closes it
+  connection.closing = true;
+}
+
+// Every half second: late connections closed; and when no translation runs and no large answer is held, the
+// memory the last ones used goes back to the system (trim_storage: the tensor pool and malloc's free pages).
 void HttpServer::State::watch() {
   std::unique_lock<std::mutex> stop_lock(stop_mutex);
   while (!stop_signal.wait_for(stop_lock, std::chrono::milliseconds(500), [this] { return stopping; })) {
-    const Clock::time_point now = Clock::now();
-    std::lock_guard<std::mutex> lock(connections_mutex);
-    for (auto& [connection, clock] : connections) {
-      if (!clock.request_read && now - clock.started > std::chrono::seconds(limits.request_seconds)) {
-        ::shutdown(clock.fd, SHUT_RDWR);
-        clock.request_read = true;   // once is enough
-      }
+    close_late_connections();
+    if (memory_to_return.load() && queue.running() == 0 && budget.held() < (int64_t{1} << 20)) {
+      memory_to_return.store(false);
+      trim_storage();
     }
+  }
+}
+
+// A connection silent for silent_seconds, or whose request has not arrived whole within request_seconds of its
+// start, is shut down. Under connections_mutex, which the "closed" notification also takes before libmicrohttpd
+// closes the socket, so the descriptor is still this connection's.
+void HttpServer::State::close_late_connections() {
+  const Clock::time_point now = Clock::now();
+  std::lock_guard<std::mutex> lock(connections_mutex);
+  for (auto& [connection, clock] : connections) {
+    const bool silent_too_long = !clock.line_read && now - clock.started > std::chrono::seconds(limits.silent_seconds);
+    const bool late = !clock.request_read && now - clock.started > std::chrono::seconds(limits.request_seconds);
+    if (!clock.closing && (silent_too_long || late)) shut(clock);
+  }
+}
+
+namespace {
+
+// libmicrohttpd's callbacks, each handing on to the server's State (or to the request's).
+MHD_Result on_access(void* self, MHD_Connection* connection, const char* url, const char* method,
+                     const char* version, const char* data, size_t* size, void** context) {
+  return static_cast<HttpServer::State*>(self)->access(connection, url, method, version, data, size, context);
+}
+
+}  // namespace
+
+// Called once the request line is read, before libmicrohttpd decodes the target: the state keeps it as sent, and
+// the connection is no longer silent.
+void* HttpServer::State::request_line_read(void* self, const char* uri, MHD_Connection* connection) {
+  auto* server = static_cast<State*>(self);
+  {
+    std::lock_guard<std::mutex> lock(server->connections_mutex);
+    if (auto found = server->connections.find(connection); found != server->connections.end()) {
+      found->second.line_read = true;
+    }
+  }
+  auto* state = new RequestState;
+  state->target = uri != nullptr ? uri : "";
+  return state;
+}
+
+// The request is over (answered, or its connection gone): its state freed, with a reservation it still held.
+void HttpServer::State::request_completed(void* self, MHD_Connection*, void** context, MHD_RequestTerminationCode) {
+  auto* state = static_cast<RequestState*>(*context);
+  if (state != nullptr && state->reserved >= 0) static_cast<State*>(self)->budget.release(state->reserved);
+  delete state;
+  *context = nullptr;
+}
+
+void HttpServer::State::notified(void* self, MHD_Connection* connection, void**, MHD_ConnectionNotificationCode code) {
+  auto* server = static_cast<State*>(self);
+  std::lock_guard<std::mutex> lock(server->connections_mutex);
+  if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    const auto found = server->connections.find(connection);
+    if (found == server->connections.end()) return;
+    if (--server->per_address[found->second.address] == 0) server->per_address.erase(found->second.address);
+    server->connections.erase(found);
+  } else {
+    server->connection_started(connection);
   }
 }
 
@@ -303,42 +516,21 @@ HttpServer::HttpServer(const std::string& host, int port, const HttpLimits& limi
     : state_(std::make_unique<State>(limits, std::move(router), queue, audience)) {
   bool ipv6 = false;
   state_->listen_fd = listening_socket(host, port, limits.backlog, ipv6);
-  auto access = [](void* self, MHD_Connection* connection, const char* url, const char* method, const char* version,
-                   const char* data, size_t* size, void** context) {
-    return static_cast<State*>(self)->access(connection, url, method, version, data, size, context);
-  };
-  // Called once the request line is read, before libmicrohttpd decodes the target: the state keeps it as sent.
-  auto request_line_read = [](void*, const char* uri, MHD_Connection*) -> void* {
-    auto* state = new RequestState;
-    state->target = uri != nullptr ? uri : "";
-    return state;
-  };
-  auto completed = [](void*, MHD_Connection*, void** context, MHD_RequestTerminationCode) {
-    delete static_cast<RequestState*>(*context);
-    *context = nullptr;
-  };
-  auto notified = [](void* self, MHD_Connection* connection, void**, MHD_ConnectionNotificationCode code) {
-    auto* state = static_cast<State*>(self);
-    std::lock_guard<std::mutex> lock(state->connections_mutex);
-    if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-      state->connections.erase(connection);
-      return;
-    }
-    const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-    if (info != nullptr) state->connections[connection] = {info->connect_fd, Clock::now(), false};
-  };
   const unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
                          MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
+  // libmicrohttpd's own limit is above ours by room_to_refuse: at its limit it stops accepting, and newcomers
+  // would wait in the kernel's queue; below it, connection_started() makes room or refuses each newcomer itself.
+  const unsigned room_to_refuse = 64;
   state_->daemon = MHD_start_daemon(
-      flags, 0, nullptr, nullptr, +access, state_.get(),
+      flags, 0, nullptr, nullptr, on_access, state_.get(),
       MHD_OPTION_EXTERNAL_LOGGER, log_from_library, nullptr,   // first, so that every message goes through it
       MHD_OPTION_LISTEN_SOCKET, state_->listen_fd,
-      MHD_OPTION_CONNECTION_LIMIT, limits.connections,
+      MHD_OPTION_CONNECTION_LIMIT, limits.connections + room_to_refuse,
       MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_seconds,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.head_bytes,
-      MHD_OPTION_NOTIFY_COMPLETED, +completed, nullptr,
-      MHD_OPTION_URI_LOG_CALLBACK, +request_line_read, nullptr,
-      MHD_OPTION_NOTIFY_CONNECTION, +notified, state_.get(),
+      MHD_OPTION_NOTIFY_COMPLETED, State::request_completed, state_.get(),
+      MHD_OPTION_URI_LOG_CALLBACK, State::request_line_read, state_.get(),
+      MHD_OPTION_NOTIFY_CONNECTION, State::notified, state_.get(),
       MHD_OPTION_END);
   if (state_->daemon == nullptr) {
     ::close(state_->listen_fd);
@@ -350,18 +542,27 @@ HttpServer::HttpServer(const std::string& host, int port, const HttpLimits& limi
 HttpServer::~HttpServer() { stop(); }
 
 void HttpServer::stop() {
-  if (state_->daemon == nullptr) return;
-  MHD_quiesce_daemon(state_->daemon);   // no new connections
-  state_->queue.stop();                 // waiting jobs answered 503, running ones finish: every connection resumed
-  {
-    std::lock_guard<std::mutex> lock(state_->stop_mutex);
-    state_->stopping = true;
+  State& state = *state_;
+  if (state.daemon == nullptr) return;
+  const Clock::time_point deadline = Clock::now() + std::chrono::seconds(state.limits.stop_seconds);
+  state.refusing.store(true);                 // a request that arrives now: 503
+  MHD_quiesce_daemon(state.daemon);           // no new connections: the socket leaves libmicrohttpd's poll
+  ::shutdown(state.listen_fd, SHUT_RDWR);     // and a connect is refused at once, not queued (closed below)
+  state.queue.stop();                         // waiting jobs answered 503, running ones finish: all resumed
+  while (state.budget.answers() > 0 && Clock::now() < deadline) {   // every answer made, sent whole
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  state_->stop_signal.notify_all();
-  state_->watchdog.join();
-  MHD_stop_daemon(state_->daemon);      // closes every connection, slow ones too
-  state_->daemon = nullptr;
-  ::close(state_->listen_fd);
+  {
+    std::lock_guard<std::mutex> lock(state.stop_mutex);
+    state.stopping = true;
+  }
+  state.stop_signal.notify_all();
+  state.watchdog.join();
+  MHD_stop_daemon(state.daemon);              // closes every connection left, slow ones too
+  state.daemon = nullptr;
+  ::close(state.listen_fd);
 }
+
+size_t HttpServer::answers_held() const { return state_->budget.answers(); }
 
 }  // namespace attnlab

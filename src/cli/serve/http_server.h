@@ -13,10 +13,19 @@
 //                            HttpLimits::drain_bytes)
 //   Range                    ignored: the answer is always the whole one (allowed by RFC 9110, § 14.2)
 //   time                     the whole request must arrive within Limits::request_seconds of the connection's
-//                            start, and a connection idle for Limits::idle_seconds is closed (slow clients)
-//   connections              at most Limits::connections at once; one request per connection (Connection: close)
-//   work                     a request the router hands a job goes to the WorkQueue; a full queue is 503 with
-//                            Retry-After, never a reset
+//                            start, a connection that has sent nothing is closed after Limits::silent_seconds,
+//                            and one idle for Limits::idle_seconds is closed (slow clients, clients that stop
+//                            reading their answer)
+//   connections              at most Limits::connections at once. When full, a newcomer takes the place of the
+//                            oldest connection that has sent nothing yet; when none has, it is answered 503 and
+//                            closed at once — never left waiting in the kernel's queue. Past Limits::per_address
+//                            from one address, a request is answered 503 (not reset: a classroom may share one
+//                            address), and such connections are the first to make room. One request per
+//                            connection (Connection: close)
+//   answers held             at most Limits::answer_budget_bytes across every connection (answer_budget.h):
+//                            reserved at admission, freed once sent or abandoned; beyond it, 503
+//   work                     a request the router hands a job goes to the WorkQueue with its client (address) and
+//                            cost; a full queue or a client over its share is 503 with Retry-After, never a reset
 //   head                     checked before the router sees it (request_checks.h): framing as RFC 9112 asks
 //                            (400/501 at once), a Host naming this server (421), an Origin of its own page or one
 //                            --allow-origin names (403)
@@ -26,12 +35,16 @@
 // the request — a request line or a header line it cannot parse (400), a Content-Length it cannot read (400, 413),
 // an unsupported HTTP version (505), a head over head_bytes (431, 414), a malformed chunk (400) — are its own
 // short HTML pages: it offers no way to replace them (docs/guide/explorer-and-serve.md lists them).
+// Stopping (stop()): no new connections (the listening socket is shut: a connect is refused), a request that arrives
+// now is 503, waiting jobs are 503, running ones finish, and every answer made is sent whole; after
+// Limits::stop_seconds whatever is still being sent is cut off. The process's own deadline is serve_command.cpp's.
 // One epoll thread does all the reading and writing, so slow clients cost a socket and a small buffer each, not
 // a thread. The listening socket is made here (bind, then listen with Limits::backlog), so that a port in use is
 // told apart from an address that is not this machine's.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -49,10 +62,17 @@ struct HttpLimits {
   // Content-Length over drain_bytes is answered 413 at once and the connection closed (a client that keeps
   // sending may see the connection reset instead of the answer).
   size_t drain_bytes = 8 << 20;
-  unsigned connections = 256;
+  unsigned connections = 512;
+  unsigned per_address = 64;         // connections from one address at once
   unsigned idle_seconds = 10;
   unsigned request_seconds = 10;
-  int backlog = 128;                 // a classroom connecting at once
+  unsigned silent_seconds = 5;       // a connection that has sent no byte of a request line
+  int64_t answer_budget_bytes = int64_t{256} << 20;   // answers held across all connections (answer_budget.h)
+  unsigned stop_seconds = 10;        // stop(): how long answers made may still take to be sent
+  size_t send_buffer_bytes = 256 * 1024;   // the kernel's send buffer per connection (SO_SNDBUF; Linux doubles it)
+  int backlog = 1024;                // connections the kernel holds until accepted: a classroom connecting at
+                                     // once, or a burst while the epoll thread waits for a core (a connect past
+                                     // it is dropped, and the client tries again only a second later)
   int retry_after_seconds = 2;       // what a 503 asks the client to wait
 };
 
@@ -71,6 +91,8 @@ struct HttpAnswer {
 struct Routed {
   HttpAnswer answer;
   std::function<HttpAnswer()> job;   // empty: `answer` is the answer
+  int64_t answer_bytes = 0;          // a job's: an upper bound of its answer's size (reserved before it is queued)
+  int64_t cost = 1;                  // a job's: its work, counted against its client's share (work_queue.h)
 };
 
 // The JSON error answer {"error": "…"} every refusal of serve has (bytes of the message that are not UTF-8, say
@@ -91,8 +113,11 @@ class HttpServer {
   HttpServer& operator=(const HttpServer&) = delete;
   ~HttpServer();   // stop()
 
-  // Stops accepting, drops queued work, waits for running jobs, closes every connection. Idempotent.
+  // Stops accepting (a connect is refused), answers new requests and queued work 503, waits for running jobs and
+  // for every answer made to be sent whole (at most Limits::stop_seconds), closes every connection. Idempotent.
   void stop();
+
+  size_t answers_held() const;   // answers admitted and not yet sent whole (answer_budget.h)
 
   struct State;   // libmicrohttpd's daemon and the connections' bookkeeping (http_server.cpp)
 

@@ -51,10 +51,7 @@ SentenceAlignment align_sentence(LoadedRun& run, const std::string& source, cons
                 std::to_string(picture.decoding.size()) + " decoder positions, expected " + std::to_string(S) + " and " +
                 std::to_string(T));
   }
-  for (const AttentionMapRecord& map : picture.maps) {
-    if (map.type == "cross" && !map.keys_are_slots()) add_cross_layer(map, pair);
-  }
-  pair.methods.push_back(method("rollout", "rollout", -1, -1, picture.rollout.decoder_source, T, pair));
+  add_picture_methods(picture, pair);
   try {
     const AltiPlus alti = alti_plus(picture.maps, trace, *run.model, S, T);
     pair.methods.push_back(method("alti_plus", "alti_plus", -1, -1, alti.decoder_source, T, pair));
@@ -63,6 +60,19 @@ SentenceAlignment align_sentence(LoadedRun& run, const std::string& source, cons
   }
   for (const DecodingStep& step : picture.decoding) pair.log_prob.push_back(std::log(step.chosen_probability));
   return pair;
+}
+
+void add_picture_methods(const AttentionPicture& picture, SentenceAlignment& pair) {
+  const auto T = static_cast<int64_t>(picture.target_output_tokens.size());
+  for (const AttentionMapRecord& map : picture.maps) {
+    if (map.type == "cross" && !map.keys_are_slots()) add_cross_layer(map, pair);
+  }
+  pair.methods.push_back(method("rollout", "rollout", -1, -1, picture.rollout.decoder_source, T, pair));
+  if (picture.attribution.steps > 0) {
+    const Attribution& a = picture.attribution;
+    pair.methods.push_back(method("gradient_x_input", "gradient_x_input", -1, -1, a.gradient_x_input, T, pair));
+    pair.methods.push_back(method("integrated_gradients", "integrated_gradients", -1, -1, a.integrated, T, pair));
+  }
 }
 
 void add_gradient_methods(Seq2Seq& model, SentenceAlignment& pair, int64_t integration_steps) {

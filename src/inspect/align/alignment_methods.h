@@ -57,6 +57,13 @@ struct SentenceAlignment {
 SentenceAlignment align_sentence(LoadedRun& run, const std::string& source, const std::string& target,
                                  const std::string& where);
 
+struct AttentionPicture;   // inspect/maps/attention_maps.h
+
+// Adds to `pair` (its words and tokens set) the methods one recorded picture holds: every cross-attention head, the
+// head mean and value norms per layer, rollout, and — when the picture has them (attribution.steps > 0) —
+// gradient × input and integrated gradients. align_sentence() and the explorer's gold (gold_on_picture.h) use it.
+void add_picture_methods(const AttentionPicture& picture, SentenceAlignment& pair);
+
 // Adds gradient_x_input and integrated_gradients (integration_steps ≥ 1 steps) to `pair`: T forward and backward
 // passes of a batch of integration_steps + 2 copies of the sentence (flow.h's attribute_to_source).
 void add_gradient_methods(Seq2Seq& model, SentenceAlignment& pair, int64_t integration_steps);

@@ -1,9 +1,12 @@
 // attention_json.cpp — attention.json: one recorded sentence pair as the JSON the explorer, `attnlab serve` and a
-// learner's own scripts read (schema "attnlab-attention/2", written out at attention_json() below).
+// learner's own scripts read (schema "attnlab-attention/2", written out at attention_json() below); and film.json,
+// the same pair at every step checkpoint (schema "attnlab-film/1", film_json() below).
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "inspect/maps/attention_maps.h"
+#include "inspect/maps/contrast.h"
+#include "inspect/maps/film.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
@@ -77,6 +80,39 @@ nlohmann::ordered_json flow_json(const AttentionPicture& picture) {
   return flow;
 }
 
+// An AER, precision and recall, rounded.
+nlohmann::ordered_json score_json(const AlignmentCounts& counts) {
+  auto rounded = [](double x) { return std::round(x * 1e4) / 1e4; };
+  return {{"aer", rounded(counts.aer())}, {"precision", rounded(counts.precision())}, {"recall", rounded(counts.recall())}};
+}
+
+nlohmann::ordered_json scores_json(const std::vector<std::pair<std::string, AlignmentCounts>>& scores) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::object();
+  for (const auto& [name, counts] : scores) out[name] = score_json(counts);
+  return out;
+}
+
+// "gold": the sentence's gold alignment over words, the word of every token, and every view's score; or why none.
+nlohmann::ordered_json gold_json(const PictureGold& gold) {
+  if (!gold.found && gold.why.empty()) return nullptr;   // not looked for
+  if (!gold.found) {
+    nlohmann::ordered_json out{{"found", false}, {"why", gold.why}};
+    if (!gold.reference.empty()) out["reference"] = gold.reference;
+    return out;
+  }
+  auto links = [](const std::vector<AlignmentLink>& list) {
+    nlohmann::ordered_json out = nlohmann::ordered_json::array();
+    for (const AlignmentLink& link : list) out.push_back({link.source, link.target});
+    return out;
+  };
+  return {{"found", true}, {"split", gold.split}, {"line", gold.line}, {"file", gold.alignment_file},
+          {"pharaoh", format_alignment(gold.alignment)},
+          {"source_words", gold.source_words}, {"target_words", gold.target_words},
+          {"source_word_of", gold.source_word_of}, {"target_word_of", gold.target_word_of},
+          {"sure", links(gold.alignment.sure)}, {"possible", links(gold.alignment.possible)},
+          {"scores", scores_json(gold.scores)}};
+}
+
 }  // namespace
 
 // attention.json, schema "attnlab-attention/2":
@@ -145,7 +181,28 @@ nlohmann::ordered_json flow_json(const AttentionPicture& picture) {
 //       "integrated_gradients": [[…]],             [t][s], baseline e' = 0 (positions kept)
 //       "log_prob", "baseline_log_prob": […],      [t]: log p_t at e and at the baseline
 //       "completeness_error": […]}                 [t]: Σ_s IG[t][s] − (log_prob − baseline_log_prob)
-//   }
+//   },
+//   "contrasts": [                                 attnlab attention --contrast (src/inspect/maps/contrast.h); [] if none
+//     {"position": 2, "chosen": "grande", "alternative": "grand",   decoder position t and the two tokens
+//      "p_chosen", "p_alternative": 0.8,           their probabilities at t
+//      "steps": 16,                                integrated gradients' m
+//      "gap": 2.1, "baseline_gap": 0.4,            Δ = log p(chosen) − log p(alternative), at e and with the source 0
+//      "source_part": 1.7,                         Σ_s integrated_gradients[s]: what the source words add
+//      "completeness_error": 0.001,                source_part − (gap − baseline_gap)
+//      "gradient_x_input": […], "integrated_gradients": […],   [s]: each source token's share of the gap
+//      "alti_plus": {"source": 0.6, "target_prefix": 0.4} | {"error": "…"}}   ALTI+'s split of position t
+//   ],
+//   "gold": null                                   not looked for (attnlab attention and serve look)
+//         | {"found": false, "why": "…", "reference": "…"}   no gold, and why (reference: when the source is a
+//                                                  corpus line but the translation shown is not its reference)
+//         | {"found": true, "split": "test", "line": 12, "file": "data/toy-en-fr/test.align",
+//            "pharaoh": "0-0 1-2 2-1 …",           the .align line (i-j sure, i?j possible; source word first)
+//            "source_words": […], "target_words": […],   the corpus's words of the pair
+//            "source_word_of": [0, 1, …],          the word of each source token (−1: none)
+//            "target_word_of": [0, 1, …, -1],      the word each decoder row predicts (−1: </s>)
+//            "sure": [[i, j], …], "possible": [[i, j], …],   links over words (possible: P \ S)
+//            "scores": {"cross.l0.h0": {"aer": 0.1, "precision": 0.9, "recall": 0.9}, …}}   every view, as
+//                                                  attnlab align names and scores it (gold_on_picture.h)
 // }
 std::string attention_json(const AttentionPicture& picture) {
   auto rounded = [](double x) { return std::round(x * 1e6) / 1e6; };
@@ -210,7 +267,58 @@ std::string attention_json(const AttentionPicture& picture) {
     decoding["beam_steps"].push_back(std::move(step));
   }
   out["flow"] = flow_json(picture);
+  out["contrasts"] = nlohmann::ordered_json::array();
+  for (const Contrast& contrast : picture.contrasts) out["contrasts"].push_back(contrast_json(contrast));
+  out["gold"] = gold_json(picture.gold);
   return out.dump(1) + "\n";
+}
+
+// film.json, schema "attnlab-film/1" (film.h):
+// {
+//   "schema": "attnlab-film/1", "run": "runs/toy", "source": "…", "target": "…",   the pair every frame is forced on
+//   "tokens": {"source": […], "target_input": […], "target_output": […]},        as in attention.json
+//   "maps": [{"name", "type", "layer", "kind", "heads", "keys"}],                 the maps of every frame, in order
+//   "gold": as attention.json's, without "scores" (each frame has its own),
+//   "curves": {"train": [[step, loss], …], "valid": [[step, loss], …]},           metrics.jsonl
+//   "frames": [ {"step": 40, "checkpoint": "step-00000040.safetensors",
+//                "translation": "…",                the checkpoint's own greedy translation
+//                "loss": 1.23,                      −mean log p of the target tokens, forced
+//                "weights": [[[[…]]]],             [map][head][query][key], as attention.json's maps[m].weights
+//                "rollout": [[…]],                 [target_output t][source s], flow.rollout.decoder_source
+//                "gradient_x_input", "integrated_gradients": [[…]] | null,   flow.attribution's, --ig-steps > 0
+//                "scores": {"cross.l0.h0": {"aer", "precision", "recall"}, …} | null} ]   null: no gold
+// }
+std::string film_json(const Film& film) {
+  if (film.frames.empty()) return "{}";
+  const AttentionPicture& first = film.frames.front().picture;
+  const auto S = static_cast<int64_t>(first.source_tokens.size()), T = static_cast<int64_t>(first.target_output_tokens.size());
+  nlohmann::ordered_json out{{"schema", "attnlab-film/1"}, {"run", film.run}, {"source", film.source}, {"target", film.target}};
+  out["tokens"] = {{"source", source_labels(first)}, {"target_input", first.target_input_tokens},
+                   {"target_output", first.target_output_tokens}};
+  out["maps"] = nlohmann::ordered_json::array();
+  for (const auto& map : first.maps) {
+    out["maps"].push_back({{"name", map.name}, {"type", map.type}, {"layer", map.layer}, {"kind", name_of(map.kind)},
+                           {"heads", map.heads}, {"keys", map.keys_are_slots() ? "slots" : map.type == "decoder_self" ? "target_input" : "source"}});
+  }
+  out["gold"] = gold_json(film.gold);
+  if (film.gold.found) out["gold"].erase("scores");   // each frame has its own
+  out["curves"] = {{"train", nlohmann::ordered_json::array()}, {"valid", nlohmann::ordered_json::array()}};
+  for (const TrainRecord& r : film.history.train) out["curves"]["train"].push_back({r.step, r.loss});
+  for (const ValidRecord& r : film.history.valid) out["curves"]["valid"].push_back({r.step, r.loss});
+  out["frames"] = nlohmann::ordered_json::array();
+  for (const FilmFrame& frame : film.frames) {
+    const AttentionPicture& p = frame.picture;
+    nlohmann::ordered_json weights = nlohmann::ordered_json::array();
+    for (const auto& map : p.maps) weights.push_back(heads_json(map.weights, map.heads, map.queries, map.keys));
+    const bool ig = p.attribution.steps > 0;
+    out["frames"].push_back({{"step", frame.step}, {"checkpoint", frame.checkpoint}, {"translation", frame.translation},
+                             {"loss", std::round(frame.loss * 1e6) / 1e6}, {"weights", std::move(weights)},
+                             {"rollout", matrix_json(p.rollout.decoder_source, 0, T, S)},
+                             {"gradient_x_input", ig ? matrix_json(p.attribution.gradient_x_input, 0, T, S) : nullptr},
+                             {"integrated_gradients", ig ? matrix_json(p.attribution.integrated, 0, T, S) : nullptr},
+                             {"scores", frame.scores.empty() ? nlohmann::ordered_json(nullptr) : scores_json(frame.scores)}});
+  }
+  return out.dump() + "\n";
 }
 
 }  // namespace ATTNLAB_PRECISION

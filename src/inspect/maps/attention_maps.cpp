@@ -18,6 +18,7 @@
 #include "inspect/maps/neuron_stages.h"
 #include "inspect/maps/trace.h"
 #include "inspect/pages/explorer_page.h"
+#include "model/intervention.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/utf8.h"
@@ -103,7 +104,8 @@ std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<in
 }
 
 AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target,
-                                  int64_t beam, int64_t integration_steps, SentenceTrace* trace_out) {
+                                  int64_t beam, int64_t integration_steps, SentenceTrace* trace_out,
+                                  const std::vector<int64_t>& masked_source) {
   AttentionPicture picture;
   picture.source_text = source;
   picture.checkpoint = run.checkpoint_path;
@@ -112,7 +114,8 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
   if (beam > 0) decode.beam = beam;
   picture.beam = decode.beam, picture.length_penalty = decode.length_penalty;
   const Tokenizer& target_tokenizer = *run.tokenizers.tgt;
-  const std::vector<int32_t> source_ids = encode_text(run, *run.tokenizers.src, source, "source text");
+  const std::vector<int32_t> source_ids = mask_source(encode_text(run, *run.tokenizers.src, source, "source text"),
+                                                      masked_source);   // masked words read as <unk>
   std::vector<int32_t> target_ids;
   if (!forced_target.empty()) {
     target_ids = encode_text(run, target_tokenizer, forced_target, "target text");
@@ -282,7 +285,8 @@ std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMap
 }
 
 std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir,
-                                                const AttentionPicture* compared, const std::vector<std::string>& names) {
+                                                const AttentionPicture* compared, const std::vector<std::string>& names,
+                                                const std::string& film_json) {
   std::error_code error;
   std::filesystem::create_directories(out_dir, error);
   if (error) throw Error("cannot create the folder '" + out_dir + "': " + error.message());
@@ -301,7 +305,9 @@ std::vector<std::string> write_attention_folder(const AttentionPicture& picture,
   }
   const std::string compared_json = compared ? attention_json(*compared) : "";
   if (compared) write("compared.json", compared_json);
-  write("index.html", explorer_page_html("attnlab explorer — " + picture.source_text, json, {}, compared_json, names));
+  if (!film_json.empty()) write("film.json", film_json);
+  write("index.html", explorer_page_html("attnlab explorer — " + picture.source_text, json, {}, compared_json, names,
+                                         std::nullopt, film_json));
   return written;
 }
 

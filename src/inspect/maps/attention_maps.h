@@ -22,6 +22,8 @@
 #include <string>
 #include <vector>
 
+#include "data/alignment.h"
+#include "data/alignment_error.h"
 #include "inspect/pages/svg.h"
 #include "run/run.h"
 
@@ -97,6 +99,39 @@ struct Attribution {
   std::vector<double> completeness_error;    // [T]: Σ_s integrated[t][s] − (F_t(e) − F_t(0))
 };
 
+// The gold alignment of the sentence pair, when the run's corpus has one for it (found by find_gold(),
+// src/inspect/align/gold_on_picture.h, which says when that is and how words map onto tokens).
+struct PictureGold {
+  bool found = false;
+  std::string why;                      // found false: why there is no gold
+  std::string reference;                // the source was found but the target differs: the reference it would need
+  std::string split, alignment_file;    // "test", "data/toy-en-fr/test.align"
+  int64_t line = 0;                     // 1-based line of the corpus (and of the .align file)
+  std::vector<std::string> source_words, target_words;
+  std::vector<int32_t> source_word_of;  // [source tokens]: the word of each token, −1 for none
+  std::vector<int32_t> target_word_of;  // [target_output tokens]: the word each decoder row predicts, −1 for </s>
+  Alignment alignment;                  // sure and possible links over words
+  // Every view of the picture scored against the gold, in align's names and order: cross.l<L>.h<H>,
+  // cross.l<L>.mean, value_norms.l<L>, rollout, and gradient_x_input, integrated_gradients when computed.
+  std::vector<std::pair<std::string, AlignmentCounts>> scores;
+};
+
+// "Why this token and not that one?" at one decoder position (src/inspect/maps/contrast.h computes it): the gap
+// Δ = log p(chosen) − log p(alternative) attributed to the source token embeddings, and ALTI+'s split of the
+// position between the source and the target prefix.
+struct Contrast {
+  int64_t position = 0;                      // decoder position t (it predicts target_output[t])
+  std::string chosen, alternative;           // the tokens compared (chosen: the translation's target_output[t])
+  double p_chosen = 0, p_alternative = 0;    // their probabilities at t, from the recorded pass
+  int64_t steps = 0;                         // integrated gradients' m
+  double gap = 0, baseline_gap = 0;          // Δ at the sentence (e) and with every source embedding 0
+  std::vector<double> gradient_x_input;      // [S]: e_s · ∂Δ/∂e_s
+  std::vector<double> integrated;            // [S]: e_s · (1/m) Σ_k ∂Δ/∂e_s at α_k e
+  double completeness_error = 0;             // Σ_s integrated[s] − (gap − baseline_gap)
+  double alti_source = -1, alti_target = -1;  // ALTI+: Σ_s R_src[t][s] and Σ_u R_tgt[t][u] (−1: not computed)
+  std::string alti_error;                    // why ALTI+ is missing (alti.h refuses some layers), or empty
+};
+
 struct AttentionPicture {
   std::string source_text, target_text;  // the sentence pair, as given (target: forced, or the greedy output)
   bool target_forced = false;            // true: --target; false: the model's own greedy translation
@@ -112,6 +147,8 @@ struct AttentionPicture {
   std::vector<std::vector<BeamCandidate>> beam_steps;  // beam > 1 and not forced: every step's 2k candidates
   Rollout rollout;                       // from the maps (flow.h)
   Attribution attribution;               // from gradients of the model (flow.h); steps 0 when not asked for
+  PictureGold gold;                      // set by find_gold(); empty (found false, no why): not looked for
+  std::vector<Contrast> contrasts;       // asked for by attnlab attention --contrast (contrast.h); often none
 };
 
 // The source text as the model's ids, with the clean-up the training text had (spaces normalised, lower case
@@ -132,9 +169,11 @@ struct SentenceTrace;   // inspect/maps/trace.h
 // upstream and throws attnlab::Error naming the map). Each map's value norms and the rollout come from the same
 // pass; with integration_steps > 0 also the gradient attributions (src/inspect/maps/flow.h), which cost
 // T forward and backward passes of a batch of integration_steps + 2 sentences. With `trace` it also hands over the
-// pass's trace (every stage; src/inspect/align/alti.h reads the sublayers' terms from it).
+// pass's trace (every stage; src/inspect/align/alti.h reads the sublayers' terms from it). The source tokens at
+// `masked_source` are read as <unk> (src/model/intervention.h, mask_source; intervention_maps.h).
 AttentionPicture record_attention(LoadedRun& run, const std::string& source, const std::string& forced_target = "",
-                                  int64_t beam = 0, int64_t integration_steps = 0, SentenceTrace* trace = nullptr);
+                                  int64_t beam = 0, int64_t integration_steps = 0, SentenceTrace* trace = nullptr,
+                                  const std::vector<int64_t>& masked_source = {});
 
 // "encoder self-attention", "decoder self-attention", "cross-attention"
 std::string type_title(const std::string& type);
@@ -168,10 +207,12 @@ std::string terminal_heatmap(const AttentionPicture& picture, const AttentionMap
 // Writes into out_dir (created if missing): attention.json, one SVG per map and head, and index.html (the
 // explorer, src/inspect/pages/explorer_page.h). With `compared`, the same sentence through a second run, also
 // compared.json (its attention.json), and the page's compare view shows the two side by side, named `names`
-// (the first run's, then the second's). Returns the paths written, index.html last.
+// (the first run's, then the second's). With `film_json` (film.h) also film.json, and the page's film view plays it.
+// Returns the paths written, index.html last.
 std::vector<std::string> write_attention_folder(const AttentionPicture& picture, const std::string& out_dir,
                                                 const AttentionPicture* compared = nullptr,
-                                                const std::vector<std::string>& names = {});
+                                                const std::vector<std::string>& names = {},
+                                                const std::string& film_json = "");
 
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

@@ -51,6 +51,38 @@ void TraceRecorder::trace(const std::string& name, const Tensor& value) {
   stages.push_back({name, value.detach()});
 }
 
+// A trace shows the paper's chain, op by op: the paper's path computes every stage it prints (Q, K, V per head,
+// the scores, the weights), so nothing is recomputed for display. A model on the fused path is put on the paper's
+// for the trace (the trace says so: SentenceTrace::switched_to_paper_path), and back after.
+namespace {
+
+struct PaperPath {
+  explicit PaperPath(Module& m) : model(m), saved(m.compute_path()), switched(m.fused()) {
+    model.use_compute_path(ComputePath::paper);
+  }
+  ~PaperPath() { model.use_compute_path(saved); }
+  Module& model;
+  ComputePath saved;
+  bool switched;
+};
+
+}  // namespace
+
+SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text) {
+  if (text.empty()) throw Error("trace: the text has no tokens");
+  NoGradGuard no_graph;                                  // inference: no graph, no dropout
+  SentenceTrace trace;
+  trace.decoder_input = text;
+  PaperPath paper_path{model};
+  trace.switched_to_paper_path = paper_path.switched;
+  TraceRecorder recorder;
+  ForwardContext ctx;
+  ctx.tracer = &recorder;
+  trace.logits = model.logits(one_sentence(text), ctx);                        // [1, T, V]
+  trace.decoder = std::move(recorder.stages);
+  return trace;
+}
+
 SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target,
                              AttentionRecorder* maps) {
   if (source.empty()) throw Error("trace: the source sentence has no tokens");
@@ -62,16 +94,8 @@ SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source,
   const TokenIds src = one_sentence(trace.source);                             // [1, S]
   const TokenIds tgt_in = one_sentence(trace.decoder_input);                   // [1, T], bos + target
 
-  // A trace shows the paper's chain, op by op: the paper's path computes every stage it prints (Q, K, V per
-  // head, the scores, the weights), so nothing is recomputed for display. A model on the fused path is put on the
-  // paper's for the trace (the trace says so: SentenceTrace::switched_to_paper_path), and back after.
-  struct PaperPath {
-    Seq2Seq& model;
-    ComputePath saved = model.compute_path();
-    ~PaperPath() { model.use_compute_path(saved); }
-  } paper_path{model};
-  trace.switched_to_paper_path = model.fused();
-  model.use_compute_path(ComputePath::paper);
+  PaperPath paper_path{model};
+  trace.switched_to_paper_path = paper_path.switched;
   TraceRecorder recorder;
   ForwardContext ctx;
   ctx.tracer = &recorder;
@@ -149,7 +173,7 @@ std::vector<std::string> format_trace(const SentenceTrace& trace, const Tokenize
     for (const TracedTensor& stage : *stages) width = std::max(width, stage.name.size());
 
   std::vector<std::string> lines;
-  lines.push_back(ids_line("encoder.input_ids", trace.source, source_tokenizer, width));
+  if (!trace.source.empty()) lines.push_back(ids_line("encoder.input_ids", trace.source, source_tokenizer, width));
   for (const TracedTensor& stage : trace.encoder) lines.push_back(format_stage(stage, values, width));
   lines.push_back(ids_line("decoder.input_ids", trace.decoder_input, target_tokenizer, width));
   for (const TracedTensor& stage : trace.decoder) lines.push_back(format_stage(stage, values, width));

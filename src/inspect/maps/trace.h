@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "data/tokenizers/tokenizer.h"
+#include "model/decoder_only.h"
 #include "model/transformer.h"
 
 namespace attnlab {
@@ -56,6 +57,10 @@ struct SentenceTrace {
 // attnlab::Error for an empty source.
 SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target,
                              AttentionRecorder* maps = nullptr);
+
+// The same for a decoder-only language model (model/decoder_only.h): one pass over `text` (bos first) — no
+// source, no encoder; decoder_input is `text` and the stages are the model's. Throws attnlab::Error for no text.
+SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text);
 
 // p = softmax(logits[0, t, :]) at decoder position t, in double (the largest logit subtracted first): [V].
 std::vector<double> next_token_probabilities(const SentenceTrace& trace, int64_t t);

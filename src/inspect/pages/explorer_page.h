@@ -14,7 +14,11 @@
 //                 tokens, and with beam search every hypothesis kept, finished or dropped
 //   compare view  the same sentence through two runs, mean of heads per layer, side by side (attnlab attention
 //                 --compare RUN2 writes both into the page; attnlab serve with two runs asks for both)
+//   film view     training as a film: the sentence's maps, rollout and attributions at every step checkpoint, a
+//                 slider and a play button, beside the loss curves and each view's AER against the gold
 //   cloze view    for a cloze run (cloze.json, cloze_maps.h): α, β, β̄ and s of one question, and a word's numbers
+// When the sentence has a gold alignment (src/inspect/align/gold_on_picture.h), every cross-attention, rollout and
+// attribution picture outlines the gold links (sure solid, possible dashed) and names its AER (gold.js).
 // Every view has a colour legend and says what its rows and columns are (a decoder row is named by the token it
 // predicts); every control works from the keyboard with its ARIA role; only the shown view is drawn; the address
 // holds the page's state (view, type, layer, head, …), and each view can be saved as an SVG picture.
@@ -51,10 +55,13 @@ struct AskLimits {
 // for it; `runs`: the runs a server offers (empty for a page on disk). A page on disk may hold a second run's data
 // of the same sentence for its compare view: `compared_json`, with `compared_names` the two runs' names (the
 // first run's, then the second's). `limits`: what a server accepts, for the form (none: the form checks nothing).
+// `film_json`: the sentence at every step checkpoint of the run (film.json, src/inspect/maps/film.h), for the film
+// view of a page on disk ("": none; a served page asks the server for it).
 std::string explorer_page_html(const std::string& title, const std::string& attention_json,
                                const std::vector<std::string>& runs, const std::string& compared_json = "",
                                const std::vector<std::string>& compared_names = {},
-                               const std::optional<AskLimits>& limits = std::nullopt);
+                               const std::optional<AskLimits>& limits = std::nullopt,
+                               const std::string& film_json = "");
 
 // The page's one inline script, exactly as the page holds it (its scripts joined in order): a server names it by
 // its SHA-256 in the page's Content-Security-Policy (explorer_page_policy(), src/cli/serve/explorer_api.h).

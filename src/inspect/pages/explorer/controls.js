@@ -82,6 +82,7 @@
     document.body.setAttribute('data-readout', text);
   }
   X.hideTip = function () { tip.style.display = 'none'; };
+  X.showTip = showTip;   // the matrix view's pictures read out their cells here too (maps.js)
 
   // A heatmap as SVG: rows = queries, columns = keys, a cell per weight; hovering a cell names it (tooltip).
   // It is an ARIA grid with one tab stop: the arrow keys move a cursor over the cells and read each one out.

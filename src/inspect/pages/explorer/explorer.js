@@ -3,25 +3,35 @@
 // The views are in maps.js, neuron.js, steps.js, flow.js and cloze.js; serve.js asks `attnlab serve` for data.
 //
 // The address holds what is on screen, so a link shows the same thing: index.html#view=neuron&type=cross&layer=1
-// &head=0&query=2 (and under serve &text=…&run=0&beam=1, translated when the page opens). Fields:
+// &head=0&query=2 (and under serve &text=…&run=0&beam=1, translated when the page opens, then the rest restored).
+// Fields:
 //   view      head | model | matrix | neuron | decoding | flow | compare | cloze
 //   type      encoder_self | decoder_self | cross | all (the open view's)    layer, head, query  numbers
 //   heads     the head view's heads shown, "0,1"     pin  the head view's pinned token, "q3" or "k0"
-//   step      the decoding view's step                measure  the flow view's (rollout, norms, gxi, ig, four)
+//   means     the head view's means: "layers", "heads" or "layers,heads"
+//   key       the neuron view's chosen key            zoom  the matrix view's cell size: fit, 4, 8 or 14
+//   step      the decoding view's step                alt   its contrast's alternative token (steps.js)
+//   measure   the flow view's (rollout, norms, gxi, ig, four)
+//   frame     the film view's checkpoint, by its step (film.js)
+//   show, word  the cloze view's picture (all, alpha, beta, s …) and document word
+// A value the page cannot show (measure=foo, step=-1, layer=9 in a 2-layer model) is named above the views — the
+// key, the value, what it may be — and the view shows its default instead (addressProblems below).
 (function () {
   'use strict';
   var X = window.attnlabExplorer, el = X.el;
   X.state = {view: 'head', type: 'cross', layer: 0, headsOn: [], meanHeads: false, meanLayers: false, pinned: null,
              neuron: {type: 'encoder_self', layer: 0, head: 0, query: 0, key: null}, step: 0,
-             flow: {measure: 'rollout', type: 'cross', layer: 0, head: -1}};
+             flow: {measure: 'rollout', type: 'cross', layer: 0, head: -1}, zoom: 'fit', alternative: null};
   // The same sentence through a second run, for the compare view ({name, data}): written into the page by
   // `attnlab attention --compare`, or asked of `attnlab serve` under "compare with".
   var comparedData = JSON.parse(document.getElementById('explorer-compared').textContent);
   X.compared = comparedData ? {name: X.config.compared_runs[1], data: comparedData} : null;
-  var TRANSLATION_VIEWS = ['head', 'model', 'matrix', 'neuron', 'decoding', 'flow', 'compare'];
+  var TRANSLATION_VIEWS = ['head', 'model', 'matrix', 'neuron', 'decoding', 'flow', 'compare', 'film'];
   var renders = 0, dirty = {};
   X.isCloze = function () { return !!(X.data && X.data.task === 'cloze'); };
-  function viewsShown() { return X.isCloze() ? ['cloze'] : TRANSLATION_VIEWS; }
+  function viewsShown() {   // the film view only with a film (film.js)
+    return X.isCloze() ? ['cloze'] : TRANSLATION_VIEWS.filter(function (v) { return v !== 'film' || X.filmAvailable(); });
+  }
 
   // ---- the page's state in its address ----
   function params() {
@@ -29,13 +39,17 @@
     var typed = v === 'neuron' ? s.neuron : v === 'flow' ? s.flow : null;
     out.type = typed ? typed.type : s.type;
     out.layer = typed ? typed.layer : s.layer;
-    if (v === 'neuron') { out.head = s.neuron.head; out.query = s.neuron.query; }
+    if (v === 'neuron') { out.head = s.neuron.head; out.query = s.neuron.query; out.key = s.neuron.key; }
     if (v === 'flow') { out.head = s.flow.head; out.measure = s.flow.measure; }
     if (v === 'head') {
       out.heads = s.headsOn.map(function (on, h) { return on ? h : null; }).filter(function (h) { return h !== null; }).join(',');
       if (s.pinned) out.pin = s.pinned[0] + s.pinned[1];
+      out.means = [s.meanLayers ? 'layers' : '', s.meanHeads ? 'heads' : ''].filter(Boolean).join(',');
     }
-    if (v === 'decoding') out.step = s.step;
+    if (v === 'matrix' && s.zoom !== 'fit') out.zoom = s.zoom;
+    if (v === 'decoding') { out.step = s.step; if (s.alternative !== null) out.alt = s.alternative; }
+    if (v === 'cloze' && s.cloze) { out.show = s.cloze.picture; out.word = s.cloze.word; }
+    if (v === 'film' && s.filmStep !== undefined) out.frame = s.filmStep;   // the checkpoint's step (film.js)
     if (X.config.mode === 'serve' && X.data) Object.assign(out, X.serveParams());
     return out;
   }
@@ -46,32 +60,107 @@
     if (location.hash.slice(1) !== text) history.replaceState(null, '', '#' + text);
     document.body.setAttribute('data-state-url', text);
   };
-  // Reads the address into the state; returns the fields (serve.js reads text, run, beam, ig, compare).
-  X.loadState = function () {
+  // Reads the address (or `hash`, an address's part after "#") into the state; returns the fields (serve.js reads
+  // text, run, beam, ig, compare). A value of the wrong form leaves the state's own and is named (addressProblems).
+  X.loadState = function (hash) {
     var p = {}, s = X.state;
-    location.hash.slice(1).split('&').forEach(function (pair) {
+    (hash === undefined ? location.hash : hash).replace(/^#/, '').split('&').forEach(function (pair) {
       var at = pair.indexOf('=');
       if (at > 0) p[pair.slice(0, at)] = decodeURIComponent(pair.slice(at + 1).replace(/\+/g, ' '));
     });
-    var number = function (name, fallback) { return /^-?\d+$/.test(p[name] || '') ? Number(p[name]) : fallback; };
-    if (TRANSLATION_VIEWS.concat(['cloze']).indexOf(p.view) >= 0) s.view = p.view;
-    if (['encoder_self', 'decoder_self', 'cross', 'all'].indexOf(p.type) >= 0) {
-      s.type = p.type;
-      if (p.type !== 'all') s.neuron.type = s.flow.type = p.type;
+    problems = [];
+    var pick = function (name, allowed, what) {            // one of `allowed`, or undefined (and named)
+      if (p[name] === undefined || allowed.indexOf(p[name]) >= 0) return p[name];
+      problems.push({key: name, value: p[name], allowed: what || allowed.join(', ')});
+    };
+    var number = function (name, fallback, low) {           // an integer ≥ low, or the fallback (and named)
+      if (p[name] === undefined) return fallback;
+      if (/^-?\d+$/.test(p[name]) && Number(p[name]) >= low) return Number(p[name]);
+      problems.push({key: name, value: p[name], allowed: 'a whole number from ' + low});
+      return fallback;
+    };
+    s.view = pick('view', TRANSLATION_VIEWS.concat(['cloze'])) || s.view;
+    var type = pick('type', ['encoder_self', 'decoder_self', 'cross', 'all']);
+    if (type) {
+      s.type = type;
+      if (type !== 'all') s.neuron.type = s.flow.type = type;
     }
-    s.layer = s.neuron.layer = s.flow.layer = number('layer', s.layer);
-    s.neuron.head = Math.max(0, number('head', s.neuron.head));
-    s.flow.head = number('head', s.flow.head);
-    s.neuron.query = number('query', s.neuron.query);
-    s.step = number('step', s.step);
-    if (p.measure) s.flow.measure = p.measure;
-    if (p.heads !== undefined) {
-      var on = p.heads.split(',').map(Number);
-      s.headsOn = X.range(16).map(function (h) { return on.indexOf(h) >= 0; });
+    s.layer = s.neuron.layer = s.flow.layer = number('layer', s.layer, 0);
+    s.flow.head = number('head', s.flow.head, -1);
+    s.neuron.head = Math.max(0, s.flow.head);
+    s.neuron.query = number('query', s.neuron.query, 0);
+    s.neuron.key = p.key === '' ? null : number('key', s.neuron.key, 0);
+    s.step = number('step', s.step, 0);
+    s.filmStep = number('frame', s.filmStep, 0);
+    s.flow.measure = pick('measure', FLOW_MEASURES) || s.flow.measure;
+    s.zoom = pick('zoom', X.MATRIX_ZOOMS) || s.zoom;
+    if (p.alt !== undefined) s.alternative = p.alt === '' ? null : p.alt;
+    loadHeadView(p, s);
+    if (p.show !== undefined || p.word !== undefined) {
+      s.cloze = s.cloze || {picture: 'all', word: null};
+      s.cloze.picture = pick('show', ['all', 'alpha', 'beta', 'beta_mean', 's']) || s.cloze.picture;
+      s.cloze.word = p.word === '' ? null : number('word', s.cloze.word, 0);
     }
-    if (/^[qk]\d+$/.test(p.pin || '')) s.pinned = [p.pin[0], Number(p.pin.slice(1))];
     return p;
   };
+  function loadHeadView(p, s) {
+    if (p.heads !== undefined) {
+      if (/^(\d+(,\d+)*)?$/.test(p.heads)) {
+        var on = p.heads.split(',').map(Number);
+        s.headsOn = X.range(16).map(function (h) { return on.indexOf(h) >= 0; });
+      } else {
+        problems.push({key: 'heads', value: p.heads, allowed: 'head numbers separated by commas, as 0,1'});
+      }
+    }
+    if (p.pin !== undefined) {
+      if (/^[qk]\d+$/.test(p.pin)) s.pinned = [p.pin[0], Number(p.pin.slice(1))];
+      else problems.push({key: 'pin', value: p.pin, allowed: 'q or k and a token number, as q3 or k0'});
+    }
+    if (p.means !== undefined) {
+      var means = p.means ? p.means.split(',') : [];
+      if (means.every(function (m) { return m === 'layers' || m === 'heads'; })) {
+        s.meanLayers = means.indexOf('layers') >= 0;
+        s.meanHeads = means.indexOf('heads') >= 0;
+      } else {
+        problems.push({key: 'means', value: p.means, allowed: 'layers, heads, or layers,heads'});
+      }
+    }
+  }
+  // The flow view's measures (flow.js's MEASURES), for the address.
+  var FLOW_MEASURES = ['rollout', 'norms', 'gxi', 'ig', 'four'];
+  var problems = [];
+  // Numbers of the address beyond this sentence (a layer the model lacks, a step past the translation's end):
+  // named, and the view's own default shown instead.
+  function checkAgainstData() {
+    if (!X.data || X.isCloze()) return;
+    var s = X.state, steps = X.data.decoding ? X.data.decoding.steps.length : 0;
+    var layers = Math.max.apply(null, X.presentTypes().map(X.layerCount)), heads = X.headCount();
+    var outside = function (key, value, limit, reset) {
+      if (value < limit) return;
+      problems.push({key: key, value: String(value), allowed: 'a whole number from 0 to ' + (limit - 1) +
+                     ' for this sentence and model'});
+      reset();
+    };
+    outside('layer', s.layer, layers, function () { s.layer = s.neuron.layer = s.flow.layer = 0; });
+    outside('head', s.neuron.head, heads, function () { s.neuron.head = 0; s.flow.head = -1; });
+    outside('step', s.step, Math.max(1, steps), function () { s.step = 0; });
+  }
+  // The problems of the address, one line each, above the views (and in <body data-address-problems>, the keys).
+  function showAddressProblems() {
+    var note = document.getElementById('address-problems');
+    if (!note) {
+      note = el('div', {id: 'address-problems', role: 'alert', class: 'card'});
+      document.getElementById('tabs').parentNode.insertBefore(note, document.getElementById('tabs'));
+    }
+    X.clear(note);
+    note.hidden = !problems.length;
+    problems.forEach(function (problem) {
+      el('p', {class: 'hint', 'data-key-name': problem.key}, note, 'The address has ' + problem.key + '=\u201c' +
+         problem.value + '\u201d, which this page cannot show: ' + problem.key + ' may be ' + problem.allowed +
+         '. Shown instead: the default.');
+    });
+    document.body.setAttribute('data-address-problems', problems.map(function (q) { return q.key; }).join(','));
+  }
 
   // ---- the sentence ----
   function renderSentence() {
@@ -147,7 +236,10 @@
     X.saveState();
   };
   X.renderAll = function () {
+    checkAgainstData();
+    showAddressProblems();
     renderSentence();
+    X.renderInterventions();   // the interventions panel, under serve (interventions.js)
     Object.keys(X.views).forEach(function (v) { dirty[v] = true; X.clear(document.getElementById('view-' + v)); });
     showView(X.state.view);
     renders += 1;

@@ -8,7 +8,8 @@
 //   gradient × input and integrated gradients of log p(target token t) to the source token embeddings,
 //                flow.attribution.{gradient_x_input, integrated_gradients}[t][s], with m steps and the
 //                completeness error Σ_s IG − (log p(e) − log p(0)) of each row
-// The page only draws them, with the helpers of common.js and controls.js (`api` below).
+// The page only draws them, with the helpers of common.js and controls.js (`api` below). When the sentence has a
+// gold alignment, every picture of decoder rows × source columns outlines it and names its AER (gold.js).
 (function () {
   'use strict';
   var MEASURES = [['rollout', 'rollout'], ['norms', 'value norms'], ['gxi', 'gradient × input'],
@@ -54,6 +55,7 @@
     var controls = el('div', {class: 'controls'}, root);
     api.segmented(controls, 'measure', MEASURES, f.measure, function (v) { f.measure = v; api.rerender(); });
     el('p', {class: 'hint', id: 'flow-text'}, root, TEXT[f.measure] + (f.measure === 'norms' ? '' : AXES));
+    X.goldLegend(root);
     var source = X.sourceLabels(data), output = data.tokens.target_output, input = data.tokens.target_input;
     var cell = Math.max(source.length, output.length) > 24 ? 10 : 18;
     var c = {api: api, el: el, data: data, flow: flow, f: f, cell: cell, source: source, output: output};
@@ -63,7 +65,8 @@
       var largest = api.largest(shares.decoder_source.concat(shares.decoder_target));
       api.legend(root, 'heat', largest, 'share of the position\u2019s content');
       var row = el('div', {class: 'side-by-side'}, root);
-      figure(c, row, 'decoder position → source token', shares.decoder_source, output, source, largest);
+      figure(c, row, 'decoder position → source token', shares.decoder_source, output, source, largest, undefined,
+             'rollout');
       figure(c, row, 'decoder position → target input token', shares.decoder_target, output, input, largest);
       figure(c, row, 'encoder output → source token', shares.encoder, source, source, api.largest(shares.encoder));
     } else if (f.measure === 'norms') {
@@ -75,13 +78,16 @@
     }
   }
 
-  // One picture with its caption; `colour` paints a number (default: heat of x / scale).
-  function figure(c, parent, title, matrix, rows, cols, scale, colour) {
+  // One picture with its caption; `colour` paints a number (default: heat of x / scale). `method`: for a picture of
+  // decoder rows × source columns, the gold's outlines and, when `method` names a scored view, its AER (gold.js);
+  // undefined for the other pictures.
+  function figure(c, parent, title, matrix, rows, cols, scale, colour, method) {
     var api = c.api, el = c.el;
     var box = el('figure', {class: 'flow-figure', 'data-flow': title}, parent);
     el('figcaption', {}, box, title);
     var paint = colour || function (x) { return api.heat(scale > 0 ? x / scale : 0); };
-    box.appendChild(api.heatmapSvg(matrix, rows, cols, c.cell, undefined, paint, title));
+    var svg = box.appendChild(api.heatmapSvg(matrix, rows, cols, c.cell, undefined, paint, title));
+    if (method !== undefined) X.goldOn(svg, box, method);
     return box;
   }
   function renderNorms(c, parent) {
@@ -101,8 +107,11 @@
     var row = el('div', {class: 'side-by-side'}, parent);
     var q = api.labels(map, 'q'), k = api.labels(map, 'k');
     el('p', {class: 'hint'}, parent, X.axisText(map.type, map.keys === 'slots'));
-    figure(c, row, 'weights α', weights, q, k, 1);
-    figure(c, row, 'value-weighted norms ‖α · f(x)‖', norms, q, k, api.largest([].concat.apply([], norms)));
+    var mean = heads.length === map.heads, cross = map.type === 'cross' && map.keys === 'source';
+    figure(c, row, 'weights α', weights, q, k, 1, undefined,
+           cross ? 'cross.l' + map.layer + (mean ? '.mean' : '.h' + heads[0]) : undefined);
+    figure(c, row, 'value-weighted norms ‖α · f(x)‖', norms, q, k, api.largest([].concat.apply([], norms)), undefined,
+           cross ? (mean ? 'value_norms.l' + map.layer : null) : undefined);
   }
   function renderAttribution(c, parent, field) {
     var api = c.api, el = c.el, flow = c.flow, output = c.output, source = c.source;
@@ -119,7 +128,7 @@
       ? 'attribution to log p (red raises it, blue lowers it), ' + a.steps + ' steps' : 'attribution to log p (red raises it, blue lowers it)');
     var row = el('div', {class: 'side-by-side'}, parent);
     figure(c, row, field === 'integrated_gradients' ? 'integrated gradients' : 'gradient × input', matrix, output, source,
-           scale, function (x) { return api.diverging(x, scale); });
+           scale, function (x) { return api.diverging(x, scale); }, field);
     var table = el('table', {class: 'grid', id: 'completeness'}, el('div', {class: 'scroll'}, row));
     var header = el('tr', {}, table);
     ['target token', 'Σ_s', 'log p(e)', 'log p(0)', field === 'integrated_gradients' ? 'completeness error' : '']
@@ -136,7 +145,7 @@
   function renderFour(c, parent) {
     var api = c.api, el = c.el, data = c.data, flow = c.flow, output = c.output, source = c.source;
     var pictures = [];
-    if (flow.rollout) pictures.push(['rollout', flow.rollout.decoder_source]);
+    if (flow.rollout) pictures.push(['rollout', flow.rollout.decoder_source, 'rollout']);
     var cross = data.maps.filter(function (m) { return m.type === 'cross' && m.value_norms && m.keys === 'source'; });
     if (cross.length) {
       var norms = output.map(function (_, t) {
@@ -146,11 +155,11 @@
           return total / n;
         });
       });
-      pictures.push(['cross-attention value norms', norms]);
+      pictures.push(['cross-attention value norms', norms, null]);   // the mean over layers: outlined, not scored
     }
     if (flow.attribution) {
-      pictures.push(['|gradient × input|', flow.attribution.gradient_x_input]);
-      pictures.push(['|integrated gradients|', flow.attribution.integrated_gradients]);
+      pictures.push(['|gradient × input|', flow.attribution.gradient_x_input, 'gradient_x_input']);
+      pictures.push(['|integrated gradients|', flow.attribution.integrated_gradients, 'integrated_gradients']);
     }
     api.legend(parent, 'heat', 1, 'each row scaled to its largest magnitude');
     var row = el('div', {class: 'side-by-side'}, parent);
@@ -159,7 +168,7 @@
         var top = api.largest(r.map(Math.abs));
         return r.map(function (x) { return top > 0 ? Math.abs(x) / top : 0; });
       });
-      figure(c, row, p[0], scaled, output, source, 1);
+      figure(c, row, p[0], scaled, output, source, 1, undefined, p[2]);
     });
   }
   function meanOf(byHead, heads) {

@@ -12,6 +12,7 @@
   var ig = document.getElementById('ask-ig'), limitLine = document.getElementById('ask-limit');
   var limits = X.config.limits;   // null in the live page: its engine answers, and refuses, itself
   var sent = null;   // the fields of the request the page shows
+  var address = null;   // the address (after "#") whose sentence is being asked: its view state, restored on answer
 
   function utf8Bytes(s) { return new TextEncoder().encode(s).length; }
   // The most source tokens the run's answer may have at this beam size, or -1 when only the bytes bind.
@@ -81,7 +82,8 @@
   var requests = 0;
   function submit(event) {
     event.preventDefault();
-    var request = ++requests;
+    var request = ++requests, restore = address;
+    address = null;
     busy(true);
     status.textContent = 'translating…';
     status.setAttribute('data-state', 'busy');
@@ -103,10 +105,15 @@
         X.data = answers[0];
         X.compared = other === null || X.isCloze() ? null : {name: X.config.runs[other], data: answers[1]};
         sent = Object.assign(body, {compare: other});
-        X.state.step = 0;
-        X.state.pinned = null;
-        X.state.neuron.query = 0;
-        X.state.neuron.key = null;
+        if (restore !== null) {
+          X.loadState(restore);   // a link: its step, pin, query … as it says (explorer.js)
+        } else {
+          X.state.step = 0;
+          X.state.pinned = null;
+          X.state.neuron.query = 0;
+          X.state.neuron.key = null;
+          X.state.alternative = null;
+        }
         X.renderAll();
         var drawn = performance.now();
         status.textContent = X.config.runs[body.run] + ': ' + (X.isCloze() ? 'answer ' + X.data.answers[0].word
@@ -148,6 +155,7 @@
     if (p.ig) ig.value = p.ig;
     if (p.compare !== undefined && Number(p.compare) < X.config.runs.length) compareSelect.value = p.compare;
     stateLimits();
+    address = location.hash;
     setTimeout(function () { form.requestSubmit(); }, 0);
     return true;
   };

@@ -36,6 +36,7 @@
     crossRow(panels, t);
     likeliest(panels, step);
     beamPanel(panels, t);
+    contrastPanel(root, t, step);
     document.body.setAttribute('data-step', String(t));
   }
   function crossRow(panels, t) {
@@ -69,6 +70,11 @@
       el('span', {class: 'tokname'}, item, choice.token);
       el('div', {class: 'fill', style: 'width:' + (100 * choice.p).toFixed(1) + '%'}, el('div', {class: 'track'}, item));
       el('span', {class: 'p'}, item, choice.p.toFixed(4));
+      if (choice.token === step.chosen) return;
+      var why = el('button', {type: 'button', class: 'chip why-not', 'data-key': 'alt-' + choice.token,
+                              'aria-pressed': X.state.alternative === choice.token ? 'true' : 'false',
+                              'aria-label': 'why ' + step.chosen + ' and not ' + choice.token + '?'}, item, 'why not?');
+      why.addEventListener('click', function () { X.state.alternative = choice.token; X.redraw('decoding'); });
     });
   }
   function beamPanel(panels, t) {
@@ -94,6 +100,121 @@
            '</s> are finished (score = log P / ((5 + |Y|) / 6)^α), the rest dropped.');
       }
     }
+  }
+
+  // ---- contrast: why this token and not that one? ----
+  // At step t the model chose c; "why not a?" is the gap Δ = log p(c) − log p(a) attributed to the source words by
+  // integrated gradients (src/inspect/maps/contrast.h): Δ(e) = Δ(0) + Σ_s IG_s + error, Δ(0) the gap with every
+  // source embedding zero — what the target prefix alone says. The page shows the split, its completeness check,
+  // each source word's part, and ALTI+'s split of the position between source and target prefix. The numbers:
+  // offline, attention.json's "contrasts" (attnlab attention --contrast); under serve, asked of api/contrast.
+  var contrastAnswers = {};   // serve's answers, by question: the request's fields as JSON
+  function contrastPanel(root, t, step) {
+    var panel = el('div', {class: 'panel contrast', id: 'contrast', 'aria-live': 'polite'}, root);
+    el('h4', {}, panel, 'why \u201c' + step.chosen + '\u201d and not another token?');
+    var alternative = X.state.alternative;
+    contrastForm(panel, step, alternative);
+    if (alternative === null) {
+      el('p', {class: 'hint'}, panel, 'Press \u201cwhy not?\u201d beside a token above' +
+         (X.config.mode === 'serve' ? ', or type any token of the target vocabulary,' : '') + ' to see which ' +
+         'source words made the model prefer \u201c' + step.chosen + '\u201d to it.');
+      return;
+    }
+    if (alternative === step.chosen) {
+      el('p', {class: 'hint', id: 'contrast-note'}, panel, '\u201c' + alternative + '\u201d is the token chosen at ' +
+         'this step: choose another to contrast it with.');
+      return;
+    }
+    var found = (X.data.contrasts || []).filter(function (c) { return c.position === t && c.alternative === alternative; });
+    if (found.length) return drawContrast(panel, found[0]);
+    if (X.config.mode !== 'serve') {
+      el('p', {class: 'hint', id: 'contrast-note'}, panel, 'This page holds no contrast of \u201c' + step.chosen +
+         '\u201d with \u201c' + alternative + '\u201d at position ' + t + ': write it with attnlab attention \u2026 ' +
+         '--contrast ' + t + ':' + alternative + ' (or --contrast all: the five likeliest tokens of every step), or ' +
+         'open the sentence under attnlab serve, which computes any contrast asked.');
+      return;
+    }
+    askContrast(panel, t, alternative);
+  }
+  // The alternatives: the buttons above, and under serve a field for any token.
+  function contrastForm(panel, step, alternative) {
+    if (X.config.mode !== 'serve') return;
+    var form = el('form', {class: 'controls', id: 'contrast-form'}, panel);
+    el('label', {class: 'label', for: 'contrast-token'}, form, 'not');
+    var field = el('input', {id: 'contrast-token', 'data-key': 'contrast-token', size: 12, value: alternative || '',
+                             'aria-label': 'a token to contrast with \u201c' + step.chosen + '\u201d'}, form);
+    el('button', {type: 'submit', class: 'chip', 'data-key': 'contrast-ask'}, form, 'why not?');
+    form.addEventListener('submit', function (event) {
+      event.preventDefault();
+      X.state.alternative = field.value.trim() || null;
+      X.redraw('decoding');
+    });
+  }
+  // Under serve: the contrast asked of api/contrast on the pair shown (its translation forced), drawn on answer.
+  function askContrast(panel, t, alternative) {
+    var sent = X.serveParams(), ig = Number(document.getElementById('ask-ig').value) || 16;
+    var body = {run: Number(sent.run || 0), text: X.data.source, target: X.data.target, position: t,
+                alternative: alternative, ig_steps: Math.min(ig, X.config.limits ? X.config.limits.ig_steps : ig)};
+    var key = JSON.stringify(body), answer = contrastAnswers[key];
+    if (answer && answer.error) {
+      el('p', {class: 'hint', id: 'contrast-note', 'data-state': 'error'}, panel, answer.error);
+      return;
+    }
+    if (answer) return drawContrast(panel, answer);
+    el('p', {class: 'hint', id: 'contrast-note', 'data-state': 'busy'}, panel, 'computing the contrast\u2026');
+    if (answer === null) return;                        // asked already, not answered yet
+    contrastAnswers[key] = null;
+    fetch('api/contrast', {method: 'POST', headers: {'Content-Type': 'application/json'}, body: key})
+      .then(function (response) { return response.json(); })
+      .catch(function (error) {                         // the live page (live.js) answers api/translate only
+        return {error: 'no answer to api/contrast (' + error.message + '): the contrast is computed by attnlab ' +
+                       'serve, or written into the page by attnlab attention --contrast'};
+      })
+      .then(function (result) {
+        contrastAnswers[key] = result;
+        if (X.state.view === 'decoding' && X.state.step === t && X.state.alternative === alternative) {
+          X.redraw('decoding');
+        }
+      });
+  }
+  function drawContrast(panel, c) {
+    var explained = c.gap - c.baseline_gap, tolerance = 2e-3 + 1e-2 * Math.abs(explained);
+    var ok = Math.abs(c.completeness_error) <= tolerance;
+    panel.setAttribute('data-contrast', c.position + ':' + c.alternative);
+    el('p', {id: 'contrast-gap'}, panel, 'log p(\u201c' + c.chosen + '\u201d) \u2212 log p(\u201c' + c.alternative +
+       '\u201d) = ' + fmt(c.gap, 4) + ' nats (p = ' + fmt(c.p_chosen, 4) + ' against ' + fmt(c.p_alternative, 4) +
+       '; above 0: the model prefers \u201c' + c.chosen + '\u201d).');
+    el('p', {id: 'contrast-split'}, panel, 'The gap = ' + fmt(c.baseline_gap, 4) + ' with every source word zeroed ' +
+       '(what the target prefix alone says) + ' + fmt(c.source_part, 4) + ' from the source words (the sum of ' +
+       'their integrated gradients) + error ' + fmt(c.completeness_error, 4) + '.');
+    el('p', {id: 'contrast-check', 'data-ok': ok ? '1' : '0', class: ok ? 'meta' : 'meta why'}, panel,
+       'Completeness: \u03a3 IG = ' + fmt(c.source_part, 4) + ', \u0394(e) \u2212 \u0394(0) = ' + fmt(explained, 4) +
+       ', error ' + fmt(c.completeness_error, 4) + (ok ? ' \u2713 within ' : ' \u2717 more than ') +
+       fmt(tolerance, 4) + ' (2\u00b710\u207b\u00b3 + 1 % of it; m = ' + c.steps + ' steps, the error falls like ' +
+       '1/m\u00b2' + (ok ? ')' : ': take more steps)'));
+    var sourceShare = Math.abs(c.source_part) / (Math.abs(c.source_part) + Math.abs(c.baseline_gap) || 1);
+    el('p', {id: 'contrast-share'}, panel, 'Of the gap, the source words carry ' + (100 * sourceShare).toFixed(0) +
+       ' %, the target prefix ' + (100 - 100 * sourceShare).toFixed(0) + ' % (|\u03a3 IG| against |\u0394(0)|). ' +
+       (c.alti_plus.error ? 'ALTI+ could not split this position: ' + c.alti_plus.error
+        : 'ALTI+, not contrastive: ' + (100 * c.alti_plus.source).toFixed(0) + ' % of what this position holds ' +
+          'came from the source, ' + (100 * c.alti_plus.target_prefix).toFixed(0) + ' % from the target prefix.'));
+    contrastTable(panel, c);
+  }
+  // A row per source token: its integrated gradient and gradient × input, red for "towards the chosen token".
+  function contrastTable(panel, c) {
+    var largest = X.largest(c.integrated_gradients.map(Math.abs).concat(c.gradient_x_input.map(Math.abs)));
+    X.legend(panel, 'diverging', largest, 'part of the gap: red towards \u201c' + c.chosen + '\u201d, blue towards \u201c' +
+             c.alternative + '\u201d');
+    var table = el('table', {class: 'numbers', id: 'contrast-table'}, el('div', {class: 'scroll'}, panel));
+    var header = el('tr', {}, table);
+    ['source token', 'integrated gradients', 'gradient \u00d7 input'].forEach(function (name) { el('th', {}, header, name); });
+    X.sourceLabels(X.data).forEach(function (token, s) {
+      var row = el('tr', {'data-s': s}, table);
+      el('td', {}, row, token);
+      [c.integrated_gradients[s], c.gradient_x_input[s]].forEach(function (x) {
+        el('td', {'data-value': x, style: 'background:' + X.diverging(x, largest)}, row, fmt(x, 4));
+      });
+    });
   }
 
   // ---- compare view ----
