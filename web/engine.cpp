@@ -6,7 +6,10 @@
 // line asks of a run folder on disk, through the same functions of the chapters:
 //   attnlab_load(dir, which)     load_run(dir, which): the config, the tokenizers, the model and its weights
 //   attnlab_attention(request)   what `attnlab serve` answers for POST /api/translate: record_attention() of
-//                                {"text": …, "beam": B, "ig_steps": M} as attention.json (the explorer's data)
+//                                {"text": …, "beam": B, "ig_steps": M} as attention.json (the explorer's data);
+//                                with "interventions": [SPEC, …] (src/run/intervention_spec.h: ablate:…, mask:…),
+//                                record_intervention() under them, as serve and `attnlab translate --intervene`
+//                                answer — but for swap:…, which needs the run's other checkpoints: the page holds one
 //   attnlab_translate(text)      what `attnlab translate --text` prints: translate_line() with the run's decode
 // (training in the page: web/training.cpp). Every answer is a JSON text; a failure is {"error": "…"} with the
 // chapter's own message. The returned pointer stays valid until the next call (one answer at a time: the page
@@ -14,8 +17,11 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "inspect/maps/attention_maps.h"
+#include "inspect/maps/intervention_maps.h"
+#include "run/intervention_spec.h"
 #include "run/run.h"
 #include "util/error.h"
 
@@ -23,6 +29,7 @@ namespace attnlab {
 namespace {
 
 std::unique_ptr<LoadedRun> loaded;   // the run the page loaded last
+std::string loaded_dir;              // its folder in the in-memory file system
 std::string answer;                  // the last answer, handed to the page as a C string
 
 const char* answered(std::string text) {
@@ -47,6 +54,34 @@ LoadedRun& the_run() {
   return *loaded;
 }
 
+// The request's "interventions": none, or at most 64 SPEC strings of at most 200 bytes, as serve takes them. A swap
+// is refused by name: the page holds one checkpoint of the run, and a swap takes a layer from another.
+std::vector<std::string> interventions_in(const nlohmann::json& body) {
+  const nlohmann::json none = nlohmann::json::array();
+  const nlohmann::json& specs = body.contains("interventions") ? body["interventions"] : none;
+  if (!specs.is_array() || specs.size() > 64) throw Error("\"interventions\" is an array of at most 64 SPEC strings");
+  for (const nlohmann::json& spec : specs) {
+    if (!spec.is_string() || spec.get<std::string>().size() > 200) {
+      throw Error("\"interventions\" holds " + spec.dump().substr(0, 60) + ", not a SPEC like \"ablate:cross:0.1\"");
+    }
+    if (spec.get<std::string>().rfind("swap:", 0) == 0) {
+      throw Error("\"interventions\": " + spec.get<std::string>() + ": swapping a layer is not in the browser build "
+                  "(the page holds one checkpoint of the run): use attnlab serve or attnlab translate --intervene");
+    }
+  }
+  return specs.get<std::vector<std::string>>();
+}
+
+// What serve answers for a request with interventions (src/cli/serve/explorer_api.cpp): the picture under them,
+// with the plain translation and both log-probabilities (intervention_maps.h).
+std::string intervention_answer(const std::vector<std::string>& specs, const std::string& text, int64_t beam,
+                                int64_t ig_steps) {
+  LoadedRun& run = the_run();
+  const Intervention intervention = read_interventions(specs, run, loaded_dir, "\"interventions\":", false);
+  const AttentionPicture picture = record_intervention(run, text, intervention, beam, ig_steps);
+  return intervention_json(picture, scored_translation(run, text, beam), specs, intervention);
+}
+
 }  // namespace
 }  // namespace attnlab
 
@@ -60,6 +95,7 @@ const char* attnlab_load(const char* dir, const char* which) {
   using namespace attnlab;
   return answer_of([dir, which] {
     loaded = std::make_unique<LoadedRun>(load_run(dir, which));
+    loaded_dir = dir;
     const ModelConfig& model = loaded->config.model;
     return nlohmann::json{{"step", loaded->step}, {"checkpoint", loaded->checkpoint_path},
                           {"encoder", name_of(model.encoder_attention.kind)},
@@ -69,7 +105,8 @@ const char* attnlab_load(const char* dir, const char* which) {
   });
 }
 
-// One sentence's attention.json, as `attnlab serve` answers it (src/cli/serve/explorer_api.h has the request).
+// One sentence's attention.json, as `attnlab serve` answers it (src/cli/serve/explorer_api.h has the request),
+// with "intervention" added when the request has "interventions".
 const char* attnlab_attention(const char* request) {
   using namespace attnlab;
   return answer_of([request] {
@@ -80,6 +117,8 @@ const char* attnlab_attention(const char* request) {
     const auto beam = body.value("beam", int64_t{0});           // 0: the run's decode.beam
     const auto ig_steps = body.value("ig_steps", int64_t{0});   // 0: no gradient attribution
     if (beam < 0 || beam > 16 || ig_steps < 0 || ig_steps > 64) throw Error("beam is 0 … 16, ig_steps 0 … 64");
+    const std::vector<std::string> specs = interventions_in(body);
+    if (!specs.empty()) return intervention_answer(specs, body["text"].get<std::string>(), beam, ig_steps);
     return attention_json(record_attention(the_run(), body["text"].get<std::string>(), "", beam, ig_steps));
   });
 }

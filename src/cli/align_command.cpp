@@ -22,6 +22,7 @@
 #include "cloze/cloze_training.h"
 #include "inspect/align/alignment_output.h"
 #include "inspect/align/alignment_report.h"
+#include "run/language_model.h"
 #include "run/run.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
@@ -186,6 +187,10 @@ int align_checkpoints(const AlignCommandOptions& options, const AlignmentCorpus&
 
 int align_command(const AlignCommandOptions& options) {
   if (is_cloze_run(options.run)) throw Error("attnlab align scores translation runs; " + options.run + " is a cloze run");
+  if (is_language_model_run(options.run)) {
+    throw Error("attnlab align scores a translation's cross-attention against gold word alignments; " + options.run +
+                " is a language model, which has no source to align to");
+  }
   const RunConfig config = load_run_config(options.run);
   const AlignmentCorpus corpus = read_alignment_corpus(config, options.split);
   if (!options.checkpoints.empty()) return align_checkpoints(options, corpus);

@@ -13,6 +13,10 @@
 // sentence at every step checkpoint of the run (src/inspect/maps/film.h): film.json, and the page's film view. --json
 // prints attention.json to standard output (for scripts and tests); --checkpoint STEP takes the step checkpoint of
 // that step.
+// For a language model's run (model.task: language_model) --text is a prompt, continued by --max-tokens new tokens
+// (greedy, or drawn: --temperature, --top-k, --top-p, --seed), and the maps are its one stack's masked
+// self-attention over the whole text (src/inspect/maps/language_model_maps.h); the translation-only options are
+// refused, one line each.
 // With --live it writes the live explorer instead (src/inspect/pages/live_page.h): --out DIR/index.html, the explorer
 // with the browser build of attnlab inside it and --run's files bundled (or none), which translates typed
 // sentences and trains the copy task in the page, opened from disk.
@@ -28,7 +32,9 @@
 #include "inspect/maps/attention_maps.h"
 #include "inspect/maps/contrast.h"
 #include "inspect/maps/film.h"
+#include "inspect/maps/language_model_maps.h"
 #include "inspect/pages/live_page.h"
+#include "run/language_model.h"
 #include "run/run.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
@@ -110,6 +116,41 @@ void check_attention_options(const AttentionCommandOptions& options) {
   }
 }
 
+// A decoder-only language model's run (language_model_maps.h): --text is a prompt, continued as --max-tokens,
+// --temperature, --top-k, --top-p and --seed say; the translation-only options are refused, one line each.
+int text_attention_command(const AttentionCommandOptions& options) {
+  const auto refuse = [&](bool given, const std::string& option, const std::string& why) {
+    if (given) throw Error("attnlab attention " + option + " " + why + "; '" + options.run + "' is a language model");
+  };
+  refuse(!options.target.empty(), "--target", "forces a translation: give the whole text with --text");
+  refuse(options.beam > 0, "--beam", "searches translations: a language model's text is continued by --max-tokens "
+                                     "with --temperature, --top-k, --top-p and --seed");
+  refuse(!options.compare.empty(), "--compare", "works on translation runs");
+  refuse(!options.checkpoints.empty(), "--checkpoints", "films a translation over its checkpoints");
+  refuse(!options.contrast.empty(), "--contrast", "attributes a translation's choice to its source words");
+  LoadedLanguageModel run = load_language_model(options.run, checkpoint_named(options.run, options.checkpoint));
+  const GenerationAsk ask{options.max_tokens, {options.temperature, options.top_k, options.top_p}, options.seed};
+  AttentionPicture picture = record_text_attention(run, options.text, ask);
+  std::vector<std::string> written;
+  if (!options.out.empty()) written = write_attention_folder(picture, options.out);
+  if (options.json) std::printf("%s", attention_json(picture).c_str());
+  if (options.terminal) {
+    const std::string& continuation = picture.generation->continuation;
+    std::printf("prompt: %s\ncontinuation: %s\n\n", options.text.c_str(),
+                options.max_tokens == 0 ? "(none asked for: --max-tokens 0)"
+                : continuation.empty()  ? "(none: the model ended the text at once)"
+                                        : continuation.c_str());
+    for (const auto& map : picture.maps) {
+      for (int64_t head = 0; head < map.heads; ++head) std::printf("%s\n", terminal_heatmap(picture, map, head).c_str());
+    }
+  }
+  if (!written.empty()) {
+    std::fprintf(options.json ? stderr : stdout, "%zu files in %s; open %s\n", written.size(), options.out.c_str(),
+                 written.back().c_str());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int attention_command(const AttentionCommandOptions& options) {
@@ -123,6 +164,7 @@ int attention_command(const AttentionCommandOptions& options) {
     }
     return cloze_attention_command(options);
   }
+  if (is_language_model_run(options.run)) return text_attention_command(options);
   LoadedRun run = load_run(options.run, checkpoint_named(options.run, options.checkpoint));
   SentenceTrace trace;   // kept for --contrast (contrast.h reads the pass's embeddings and ALTI+ its terms)
   AttentionPicture picture = record_attention(run, options.text, options.target, options.beam, options.ig_steps,
@@ -179,7 +221,11 @@ Subcommand add_attention_command(CLI::App& app) {
       "files are alpha.svg, beta.svg, beta_mean.svg, s.svg, cloze.json and index.html, the explorer's cloze view "
       "(attention over attention's α, β, β̄ and s; s alone for as_reader). When --text is a line of the run's test or "
       "valid split and the translation shown is its reference, every cross-attention and flow picture outlines the "
-      "corpus's gold alignment (FILE.align beside the target file) with its AER (docs/guide/alignment.md).");
+      "corpus's gold alignment (FILE.align beside the target file) with its AER (docs/guide/alignment.md). For a "
+      "language model's run (model.task: language_model) --text is a prompt, continued by --max-tokens new tokens "
+      "(greedy, or drawn with --temperature, --top-k, --top-p, --seed), and the maps are its one stack's masked "
+      "self-attention over the whole text (docs/guide/language-model.md); --target, --beam, --compare, "
+      "--checkpoints and --contrast are for translations.");
   subcommand->add_option("--run", options->run, "The run folder (required, but for --live)");
   subcommand->add_option("--text", options->text, "The source sentence (required, but for --live)");
   subcommand->add_option("--target", options->target,
@@ -217,6 +263,18 @@ Subcommand add_attention_command(CLI::App& app) {
                          "source / target-prefix split (docs/guide/explorer-and-serve.md); repeatable. \"all\": each "
                          "of the five likeliest tokens of every step but the chosen one, up to 5 T passes of m + 2 sentences")
       ->allow_extra_args(false);
+  subcommand
+      ->add_option("--max-tokens", options->max_tokens,
+                   "A language model's run: continue --text (the prompt) by up to N new tokens before drawing, "
+                   "0 to 1000 (default 0: the prompt alone)")
+      ->check(CLI::Range(int64_t{0}, picture_tokens_most));
+  subcommand->add_option("--temperature", options->temperature,
+                         "A language model's run: the continuation's temperature, 0 or more (default 0: greedy)");
+  subcommand->add_option("--top-k", options->top_k,
+                         "A language model's run: draw among the k likeliest tokens only (default 0: all)");
+  subcommand->add_option("--top-p", options->top_p,
+                         "A language model's run: nucleus sampling's p, above 0 and at most 1 (default 1: all)");
+  subcommand->add_option("--seed", options->seed, "A language model's run: the draws' random seed (default 1)");
   subcommand->add_flag("--live", options->live,
                        "Write the live explorer into --out instead: the explorer with attnlab inside it (the browser "
                        "build), --run's files bundled (optional), translating and training in the page with no "

@@ -3,17 +3,22 @@
 // Reads DIR/metrics.jsonl for the curves, translates the first few sentences of the run's test split (its
 // validation split when it has no test split; paths as in DIR/config.yaml, relative to the current folder) and
 // records the attention of one sentence (--text, or the first sample). Writes --out (default DIR/report.html).
+// A language model's run gets greedy continuations of its test text's first words instead, and the attention
+// over one text (src/inspect/maps/language_model_maps.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <sstream>
 #include <string>
 
 #include "cli/commands.h"
 #include "data/corpus.h"
+#include "inspect/maps/language_model_maps.h"
 #include "inspect/pages/report.h"
+#include "run/language_model.h"
 #include "run/run.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -28,8 +33,68 @@ struct ReportCommandOptions {
   std::string checkpoint = "best";     // best | latest | average | a checkpoint file
 };
 
+namespace {
+
+// The first `count` lines of the run's test text (else its validation text), each cut after its first two words:
+// the prompt, and the rest the text goes on with.
+std::vector<SampleTranslation> text_samples(const RunConfig& config, int64_t count, std::string& from) {
+  std::vector<SampleTranslation> samples;
+  for (const std::string& path : {config.data.test_text, config.data.valid_text}) {
+    if (path.empty() || !path_exists(path)) continue;
+    std::istringstream lines(read_text_file(path));
+    for (std::string line; static_cast<int64_t>(samples.size()) < count && std::getline(lines, line);) {
+      std::istringstream words(line);
+      std::string first, second, rest;
+      if (!(words >> first >> second)) continue;               // a line of fewer than three words has no rest
+      std::getline(words >> std::ws, rest);
+      if (!rest.empty()) samples.push_back({first + " " + second, rest, ""});
+    }
+    from = "The first " + std::to_string(samples.size()) + " lines of " + path + " with three words or more: their "
+           "first two words as the prompt, continued greedily; red: differs from how the text goes on.";
+    return samples;
+  }
+  from = "The run has no validation or test text to take prompts from.";
+  return samples;
+}
+
+// A decoder-only language model's report (run/language_model.h): its curves, greedy continuations of the test
+// text's first words, and the attention over one text (--text, or the first sample's prompt and continuation).
+ReportInputs language_model_report(const ReportCommandOptions& options) {
+  LoadedLanguageModel run = load_language_model(options.run, options.checkpoint);
+  ReportInputs inputs;
+  inputs.language_model = true;
+  const ModelConfig& m = run.config.model;
+  inputs.config_summary = "a decoder-only language model: d_model " + std::to_string(m.d_model) + ", " +
+                          std::to_string(m.heads) + " heads, " + std::to_string(m.decoder_layers) +
+                          " layers of masked self-attention (" + name_of(m.decoder_attention.kind) + "), d_ff " +
+                          std::to_string(m.d_ff) + ", " + name_of(m.norm) + "-norm. Continuations and attention from " +
+                          run.checkpoint_path + " (step " + std::to_string(run.step) + ").";
+  inputs.samples = text_samples(run.config, options.samples, inputs.samples_from);
+  for (SampleTranslation& sample : inputs.samples) {
+    const auto words = static_cast<int64_t>(std::count(sample.reference.begin(), sample.reference.end(), ' ')) + 1;
+    sample.output = generate_text(run, sample.source, words + 2, SamplingConfig{0.0, 0, 1.0}, 1);
+  }
+  const std::string prompt = !options.text.empty()      ? options.text
+                             : !inputs.samples.empty() ? inputs.samples.front().source
+                                                       : std::string();
+  if (!prompt.empty()) inputs.attention = record_text_attention(run, prompt, GenerationAsk{options.text.empty() ? 12 : 0});
+  return inputs;
+}
+
+}  // namespace
+
 int report_command(const ReportCommandOptions& options) {
   if (options.samples < 0) throw Error("--samples must be 0 or more, not " + std::to_string(options.samples));
+  if (is_language_model_run(options.run)) {
+    ReportInputs inputs = language_model_report(options);
+    inputs.run_dir = options.run;
+    inputs.history = read_metrics((std::filesystem::path(options.run) / "metrics.jsonl").string());
+    const std::string out = options.out.empty() ? (std::filesystem::path(options.run) / "report.html").string()
+                                                : options.out;
+    write_file_atomically(out, report_html(inputs));
+    std::printf("%s\n", out.c_str());
+    return 0;
+  }
   LoadedRun run = load_run(options.run, options.checkpoint);
   ReportInputs inputs;
   inputs.run_dir = options.run;
@@ -85,7 +150,10 @@ Subcommand add_report_command(CLI::App& app) {
       "Write one self-contained HTML page about a run: loss, learning-rate and validation curves (BLEU when the "
       "metrics have it) from metrics.jsonl, sample translations of the test split (else the validation split; "
       "their paths as the run's config.yaml has them, from the current folder), and the attention maps of one "
-      "sentence. Prints the page's path.");
+      "sentence. For a language model's run (model.task: language_model): greedy continuations of the first two "
+      "words of the test text's lines (else the validation text's) and the attention over one text (--text as the "
+      "prompt, drawn as given; by default the first sample's prompt and 12 tokens of its continuation). Prints the "
+      "page's path.");
   subcommand->add_option("--run", options->run, "The run folder")->required();
   subcommand->add_option("--out", options->out, "The HTML file to write (default RUN/report.html)");
   subcommand->add_option("--text", options->text, "The sentence whose attention is drawn (default: the first sample)");

@@ -151,6 +151,8 @@ std::vector<std::unique_ptr<ServedRun>> load_served_runs(const ServeCommandOptio
     served->name = names[r];
     if (is_cloze_run(dir)) {                           // a reader: the page asks it questions (cloze view)
       served->cloze = std::make_unique<LoadedClozeRun>(load_cloze_run(dir, options.checkpoint));
+    } else if (is_language_model_run(dir)) {           // a GPT: the page continues prompts (generate.js)
+      served->language_model = std::make_unique<LoadedLanguageModel>(load_language_model(dir, options.checkpoint));
     } else {
       served->run = load_run(dir, options.checkpoint);
     }
@@ -260,7 +262,9 @@ Subcommand add_serve_command(CLI::App& app) {
       "unless told otherwise) and --port; answers bad requests with a JSON error and status 400, and only requests "
       "that name it in Host and come from its own page (or one --allow-origin names); Ctrl-C stops it.");
   subcommand->add_option("--run", options->runs, "A run folder (repeat --run for several runs to choose among); a "
-                         "cloze run (model.task: cloze) is asked questions, \"<document> @query <query>\"")
+                         "cloze run (model.task: cloze) is asked questions, \"<document> @query <query>\"; a "
+                         "language model's run (model.task: language_model) continues a prompt, with max tokens, "
+                         "temperature, top-k, top-p and seed in the form")
       ->required();
   subcommand->add_option("--port", options->port, "The TCP port (default 8080)")->check(CLI::Range(1, 65535));
   subcommand->add_option("--host", options->host,

@@ -118,7 +118,8 @@ void read_swap(const std::string& rest, const LoadedRun& run, const std::string&
 
 const SwapCheckpoints::Read& SwapCheckpoints::read(const std::string& path, const ModelConfig& config) {
   std::error_code error;
-  const auto time = std::filesystem::last_write_time(path, error).time_since_epoch().count();
+  // (the count as long long: the browser build's file clock counts in a 128-bit integer, which to_string lacks)
+  const auto time = static_cast<long long>(std::filesystem::last_write_time(path, error).time_since_epoch().count());
   const std::string written = std::to_string(std::filesystem::file_size(path, error)) + "@" + std::to_string(time);
   for (const Read& read : kept_) {
     if (read.path == path && read.written == written) return read;

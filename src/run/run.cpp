@@ -142,8 +142,8 @@ LoadedRun load_run(const std::string& run_dir, const std::string& which) {
   }
   if (run.config.model.task == Task::language_model) {
     throw Error("'" + run_dir + "' is a language model (model.task: language_model), not a translation model: "
-                "attnlab generate and attnlab trace read it; translate, eval, attention, align, report and serve "
-                "need a translation run");
+                "attnlab generate, trace, attention, report and serve read it; translate, eval and align need a "
+                "translation run");
   }
   run.tokenizers = load_run_tokenizers(run.config, run_dir);
   Generator init(run.config.train.seed);

@@ -11,6 +11,9 @@ For each of the five tiny runs of tests/inspect/explorer_runs.sh (every attentio
   * answers the explorer's own form: typing a sentence and pressing Translate draws the views, from the page.
 And a page written with --checkpoint average, which bundles checkpoints/average.safetensors and no other checkpoint:
 it loads that file and translates as `attnlab translate --checkpoint average` does.
+The interventions panel in the page (interventions.js, answered by the engine): a link with intervene=SPEC,SPEC
+translates with them as `attnlab translate --intervene … --json` does (translation and log-probability, and the
+plain ones beside them), the panel says a swap is not in the page, and a swap asked of the engine is refused by name.
 Then the page without a run, with --train: the copy task trains in a Web Worker until every validation sentence is
 copied exactly, within 3 minutes, with a falling loss curve drawn (tests/CMakeLists.txt: browser.live_training).
 Prints the page's and the native per-sentence translation times (one thread each; on a loaded machine, rough).
@@ -22,28 +25,14 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
+import urllib.parse
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inspect"))
-from checklist import Checklist, body, console_errors  # noqa: E402
-
-try:
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
-except ImportError:
-    print("SKIP: python3-selenium is not installed (tools/install-deps.sh installs it)")
-    sys.exit(77)
+from checklist import Checklist, body, console_errors, start_chromium  # noqa: E402
 
 attnlab, engine, runs_dir, work = sys.argv[1:5]
 train = "--train" in sys.argv
-chromium = shutil.which("chromium") or shutil.which("chromium-browser")
-chromedriver = shutil.which("chromedriver") or "/usr/bin/chromedriver"
-if not chromium or not os.path.exists(chromedriver):
-    print("SKIP: chromium or chromium-driver is not installed (tools/install-deps.sh installs them)")
-    sys.exit(77)
 if not os.path.exists(engine):
     print("SKIP: the browser build is not built (%s is missing): cmake --preset wasm && cmake --build --preset wasm, "
           "or tools/web.sh" % engine)
@@ -55,21 +44,8 @@ check = checks.check
 RUNS = ["dot", "mixed", "other", "local", "hard"]
 
 
-def start_browser():
-    options = webdriver.ChromeOptions()
-    options.binary_location = chromium
-    for argument in ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                     "--disable-component-update", "--disable-sync", "--no-first-run",
-                     "--user-data-dir=" + tempfile.mkdtemp(prefix="live-chrome-"), "--window-size=1360,1000"]:
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(chromedriver), options=options)
-    driver.set_page_load_timeout(60)
-    driver.set_script_timeout(120)
-    return driver
-
-
 def wait(driver, condition, what, seconds=30):
+    from selenium.webdriver.support.ui import WebDriverWait
     try:
         WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda d: condition(d))
         return True
@@ -185,6 +161,45 @@ def check_averaged(driver, sentences):
           % (loaded.get("checkpoint"), len(sentences)))
 
 
+def native_intervention(run, sentence, specs):
+    command = [attnlab, "translate", "--run", os.path.join(runs_dir, run), "--text", sentence, "--json"]
+    for spec in specs:
+        command += ["--intervene", spec]
+    result = subprocess.run(command, capture_output=True, text=True, env=dict(os.environ, OMP_NUM_THREADS="1"))
+    check(result.returncode == 0, "attnlab translate --intervene: " + result.stderr)
+    return json.loads(result.stdout or "{}")
+
+
+def check_interventions(driver, sentence):
+    """The dot run's page opened with a link that asks for interventions: the panel's answer is the command's."""
+    specs = ["ablate:cross:0.1", "mask:source:1"]
+    url = write_page("dot", os.path.join(work, "interventions-live"))
+    driver.get(url + "#text=%s&intervene=%s" % (urllib.parse.quote(sentence), ",".join(specs)))
+    if not wait(driver, lambda d: body(d, "data-intervention") or body(d, "data-live-ready") == "error",
+                "the page's intervention", 90):
+        return
+    shown = json.loads(body(driver, "data-intervention") or "{}")
+    expected, plain = native_intervention("dot", sentence, specs), native_intervention("dot", sentence, [])
+    check(shown.get("translation") == expected.get("translation") and
+          abs(shown.get("log_prob", 1) - expected.get("log_prob", 0)) < 1e-4,
+          "the page's intervention %r is not the command's %r" % (shown, expected))
+    check(shown.get("original", {}).get("translation") == plain.get("translation") and
+          abs(shown["original"]["log_prob"] - plain.get("log_prob", 0)) < 1e-4,
+          "the page's plain translation %r is not the command's %r" % (shown.get("original"), plain))
+    answered = driver.find_element(By.ID, "iv-status").text   # "answered in S s": the panel's request, timed
+    note = driver.find_elements(By.ID, "iv-live-note")
+    check(note and "swap" in note[0].text, "the live page's panel says a swap is not in the page")
+    swap = in_page(driver, "fetch('api/translate', {method: 'POST', body: JSON.stringify(args[0])})"
+                           ".then(function (r) { return r.json(); })",
+                   {"run": 0, "text": sentence, "interventions": ["swap:decoder.0=best"]})
+    check("swap:decoder.0=best" in swap.get("error", "") and "browser build" in swap.get("error", ""),
+          "a swap asked of the engine is refused by name: %r" % swap)
+    check(not console_errors(driver), "console errors with interventions " + repr(console_errors(driver)))
+    print("interventions in the page: %s → %r, log p %.4f (attnlab translate --intervene: %r, %.4f); %s"
+          % (",".join(specs), shown.get("translation"), shown.get("log_prob", 0), expected.get("translation"),
+             expected.get("log_prob", 0), answered))
+
+
 def check_training(driver):
     driver.get(write_page(None, os.path.join(work, "training-live")))
     wait(driver, lambda d: body(d, "data-live-ready") == "1", "the page without a run to load", 60)
@@ -214,7 +229,9 @@ def check_training(driver):
               % (steps, training["losses"][-1]["seconds"], steps / training["losses"][-1]["seconds"]))
 
 
-driver = start_browser()
+driver, profile = start_chromium("live-chrome-")   # exits 77 (skipped) without selenium or chromium
+driver.set_script_timeout(120)
+from selenium.webdriver.common.by import By  # noqa: E402 (after start_chromium, which skips without selenium)
 try:
     if train:
         check_training(driver)
@@ -225,9 +242,11 @@ try:
         for run in RUNS:
             check_run(driver, run, sentences, timings)
         check_averaged(driver, sentences)
+        check_interventions(driver, sentences[0])
         page_ms = 1000 * sum(t[1] for t in timings) / max(1, len(timings))
         print("per sentence: page %.1f ms (in-page call), native %.1f ms (a whole `attnlab translate` process)"
               % (page_ms, 1000 * sum(t[2] for t in timings) / max(1, len(timings))))
 finally:
     driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
 sys.exit(checks.finish())

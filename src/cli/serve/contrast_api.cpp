@@ -49,6 +49,9 @@ ContrastRequest read_contrast_request(const std::string& request_body, std::vect
   ContrastRequest request;
   request.served = runs[static_cast<size_t>(whole_field(body, "run", 0, 0, static_cast<int64_t>(runs.size()) - 1))].get();
   if (request.served->cloze) throw Error("a cloze run has no decoding steps to contrast: the contrast is for translation runs");
+  if (request.served->language_model) {
+    throw Error("a language model's run has no source words to attribute a choice to: the contrast is for translation runs");
+  }
   request.text = text_field(body, "text", options.max_text_bytes, "the source sentence");
   request.target = text_field(body, "target", 4 * options.max_text_bytes, "the translation the page shows");
   request.alternative = text_field(body, "alternative", 200, "the token to contrast with the chosen one");

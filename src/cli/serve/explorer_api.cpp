@@ -14,6 +14,7 @@
 #include "inspect/maps/attention_maps.h"
 #include "inspect/maps/film.h"
 #include "inspect/maps/intervention_maps.h"
+#include "inspect/maps/language_model_maps.h"
 #include "run/intervention_spec.h"
 #include "util/base64.h"
 #include "util/error.h"
@@ -86,7 +87,49 @@ struct TranslateRequest {
   std::vector<std::string> interventions;   // SPECs (src/run/intervention_spec.h); none: the plain picture
   int64_t answer_bytes = 0;  // an upper bound of the answer's size (reserved in serve's answer budget)
   int64_t cost = 1;          // its work (work_estimate()), counted against its client's share
+  GenerationAsk generation;  // a language model's run: how the prompt ("text") is continued
 };
+
+// A number field of the request: `fallback` when absent; throws attnlab::Error when it is not a number in
+// [low, high] (or (low, high] when low_open).
+double number_field(const nlohmann::json& body, const char* name, double fallback, double low, double high,
+                    bool low_open = false) {
+  if (!body.contains(name)) return fallback;
+  const nlohmann::json& value = body[name];
+  if (!value.is_number() || value.get<double>() > high || value.get<double>() < low ||
+      (low_open && value.get<double>() == low)) {
+    char range[80];
+    std::snprintf(range, sizeof range, low_open ? "above %g and at most %g" : "from %g to %g", low, high);
+    throw Error(std::string("\"") + name + "\" must be a number " + range + ", got " + value.dump());
+  }
+  return value.get<double>();
+}
+
+// A language model's request (language_model_maps.h): the sampling fields read, the translation's refused, and
+// its price: the answer grows as the text's T = prompt + max_tokens tokens, T² a map, as a translation's does.
+void read_generation_request(const nlohmann::json& body, const ExplorerApiOptions& options, TranslateRequest& request) {
+  for (const char* name : {"beam", "ig_steps", "interventions"}) {
+    if (body.contains(name)) {
+      throw Error(std::string("a language model's run takes no \"") + name + "\": it continues the prompt as \"max_tokens\", "
+                  "\"temperature\", \"top_k\", \"top_p\" and \"seed\" say");
+    }
+  }
+  GenerationAsk& ask = request.generation;
+  ask.max_tokens = integer_field(body, "max_tokens", 20, 0, options.max_new_tokens);
+  ask.sampling.temperature = number_field(body, "temperature", 0, 0, options.max_temperature);
+  ask.sampling.top_k = integer_field(body, "top_k", 0, 0, options.max_top_k);
+  ask.sampling.top_p = number_field(body, "top_p", 1, 0, 1, /*low_open=*/true);
+  ask.seed = static_cast<uint64_t>(integer_field(body, "seed", 1, 0, options.max_seed));
+  const LoadedLanguageModel& run = *request.served->language_model;
+  const ModelConfig& model = run.config.model;
+  const auto T = static_cast<double>(prompt_ids(run, request.text).size() + ask.max_tokens);
+  const double d_k = static_cast<double>(model.d_model) / static_cast<double>(std::max<int64_t>(1, model.heads));
+  const double per_weight = model.decoder_attention.kind == AttentionKind::additive ? 5 + d_k : 5;
+  const double numbers = static_cast<double>(model.decoder_layers * model.heads) * (per_weight * T * T + 2 * d_k * T) +
+                         2 * T * T;                                           // the maps, then the rollout
+  request.answer_bytes = static_cast<int64_t>(std::min(numbers * bytes_per_number, 9e18));
+  request.cost = static_cast<int64_t>(2 * T);                                 // generating, then the one pass
+}
 
 // What a request will cost: the answer's bound and the work, set in `request`; the 413's message in `too_large`
 // when either is over its limit. A question to a cloze run: n · m numbers for n + m ≤ its bytes, and little work.
@@ -153,6 +196,21 @@ TranslateRequest read_translate_request(const std::string& request_body, std::ve
   request.beam = integer_field(body, "beam", 0, 0, options.max_beam);
   request.ig_steps = integer_field(body, "ig_steps", 0, 0, options.max_ig_steps);
   request.served = runs[static_cast<size_t>(r)].get();
+  if (request.served->language_model) {
+    read_generation_request(body, options, request);
+    if (request.answer_bytes > options.max_answer_bytes) {
+      too_large = "the answer for this text would be about " + std::to_string(request.answer_bytes >> 20) +
+                  " MiB, more than the " + std::to_string(options.max_answer_bytes >> 20) +
+                  " MiB this server sends (--max-answer-mb): ask for fewer \"max_tokens\" or a shorter prompt";
+    }
+    return request;
+  }
+  for (const char* name : {"max_tokens", "temperature", "top_k", "top_p", "seed"}) {
+    if (body.contains(name)) {
+      throw Error(std::string("\"") + name + "\" is for a language model's run; this run translates (\"beam\", "
+                  "\"ig_steps\")");
+    }
+  }
   request.interventions = interventions_field(body);
   if (request.served->cloze && !request.interventions.empty()) throw Error("a cloze run takes no \"interventions\"");
   const LoadedRun& run = request.served->run;
@@ -197,6 +255,11 @@ HttpAnswer answer_translation(const TranslateRequest& translate) {
       picture.checkpoint = shown_checkpoint(served, picture.checkpoint);
       return {200, "application/json", cloze_json(picture), {}};
     }
+    if (served.language_model) {   // a prompt continued, and the maps of the whole text
+      AttentionPicture picture = record_text_attention(*served.language_model, translate.text, translate.generation);
+      picture.checkpoint = shown_checkpoint(served, picture.checkpoint);
+      return {200, "application/json", attention_json(picture), {}};
+    }
     if (!translate.interventions.empty()) return answer_intervention(served, translate);
     AttentionPicture picture = record_attention(served.run, translate.text, "", translate.beam, translate.ig_steps);
     picture.checkpoint = shown_checkpoint(served, picture.checkpoint);
@@ -217,6 +280,7 @@ Routed film_route(const std::string& request_body, std::vector<std::unique_ptr<S
   try {
     film = read_translate_request(request_body, runs, options, too_large);
     if (film.served->cloze) throw Error("a cloze run has no film: the film view is for translation runs");
+    if (film.served->language_model) throw Error("a language model's run has no film: the film view is for translation runs");
     const nlohmann::json body = nlohmann::json::parse(request_body);
     if (!body.contains("target") || !body["target"].is_string() || body["target"].get<std::string>().empty() ||
         static_cast<int64_t>(body["target"].get<std::string>().size()) > 4 * options.max_text_bytes) {
@@ -291,10 +355,14 @@ int64_t work_estimate(const LoadedRun& run, int64_t source_tokens, int64_t beam,
 
 AskLimits ask_limits(const std::vector<std::unique_ptr<ServedRun>>& runs, const ExplorerApiOptions& options) {
   AskLimits limits{options.max_text_bytes, options.max_beam, options.max_ig_steps, options.max_answer_bytes >> 20, {}};
+  limits.max_new_tokens = options.max_new_tokens, limits.max_temperature = options.max_temperature;
+  limits.max_top_k = options.max_top_k, limits.max_seed = options.max_seed;
   for (const auto& served : runs) {
+    limits.language_model.push_back(served->language_model != nullptr);
     std::vector<int64_t>& by_beam = limits.max_tokens.emplace_back();
     for (int64_t beam = 0; beam <= options.max_beam; ++beam) {
-      by_beam.push_back(served->cloze ? -1 : most_tokens(served->run, beam_used(served->run, beam), options));
+      const bool no_source = served->cloze || served->language_model;
+      by_beam.push_back(no_source ? -1 : most_tokens(served->run, beam_used(served->run, beam), options));
     }
   }
   return limits;

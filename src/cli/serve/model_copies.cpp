@@ -12,6 +12,8 @@ void add_model_copies(ServedRun& served, size_t count, const std::string& checkp
     copy->name = served.name;
     if (served.cloze) {
       copy->cloze = std::make_unique<LoadedClozeRun>(load_cloze_run(served.dir, checkpoint));
+    } else if (served.language_model) {
+      copy->language_model = std::make_unique<LoadedLanguageModel>(load_language_model(served.dir, checkpoint));
     } else {
       copy->run = load_run(served.dir, checkpoint);
     }

@@ -118,6 +118,11 @@ nlohmann::ordered_json gold_json(const PictureGold& gold) {
 // attention.json, schema "attnlab-attention/2":
 // {
 //   "schema": "attnlab-attention/2",
+//   "task": "language_model",                      only for a decoder-only language model (language_model_maps.h):
+//   "generation": {"prompt": "the old", "continuation": "king sleeps .", "prompt_tokens": 2, "max_tokens": 20,
+//                  "temperature": 0, "top_k": 0, "top_p": 1, "seed": 1},   how the text was made; then "source"
+//                                                  is the prompt, "target" the whole text, tokens.source empty,
+//                                                  every map decoder_self, and "gold" says why there is none
 //   "checkpoint": "runs/x/checkpoints/best.safetensors", "step": 1750,
 //   "source": "the text given", "target": "the translation (or the forced target)", "target_forced": false,
 //   "tokens": {
@@ -208,6 +213,13 @@ std::string attention_json(const AttentionPicture& picture) {
   auto rounded = [](double x) { return std::round(x * 1e6) / 1e6; };
   nlohmann::ordered_json out;
   out["schema"] = "attnlab-attention/2";
+  if (picture.generation) {   // a language model (language_model_maps.h): no source, decoder_self maps only
+    const TextGeneration& g = *picture.generation;
+    out["task"] = "language_model";
+    out["generation"] = {{"prompt", g.prompt}, {"continuation", g.continuation}, {"prompt_tokens", g.prompt_tokens},
+                         {"max_tokens", g.max_tokens}, {"temperature", g.temperature}, {"top_k", g.top_k},
+                         {"top_p", g.top_p}, {"seed", g.seed}};
+  }
   out["checkpoint"] = picture.checkpoint;
   out["step"] = picture.step;
   out["source"] = picture.source_text;

@@ -28,23 +28,6 @@ inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-// Keeps a copy of every map the modules hand over (B = 1: the one sentence pair).
-class MapCollector : public AttentionRecorder {
- public:
-  void record(const std::string& name, const Tensor& weights) override {
-    if (weights.rank() != 4 || weights.size(0) != 1) {
-      throw Error("attention map '" + name + "' has shape " + weights.shape().str() +
-                  ", expected [1, heads, T_query, T_key]");
-    }
-    AttentionMapRecord map;
-    map.name = name;
-    map.heads = weights.size(1), map.queries = weights.size(2), map.keys = weights.size(3);   // [1, h, Tq, Tk]
-    map.weights.assign(weights.values().begin(), weights.values().end());
-    maps.push_back(std::move(map));
-  }
-  std::vector<AttentionMapRecord> maps;
-};
-
 // "decoder.layers.1.encoder_attn" → type "cross", layer 1, and the settings of that use of attention.
 void classify(AttentionMapRecord& map, const ModelConfig& config) {
   const std::string prefix = map.name.substr(0, map.name.find('.'));
@@ -71,8 +54,38 @@ void classify(AttentionMapRecord& map, const ModelConfig& config) {
 
 int type_order(const std::string& type) { return type == "encoder_self" ? 0 : type == "decoder_self" ? 1 : 2; }
 
-// A label that can be seen: an empty piece becomes "∅", and a piece of spaces (the char tokenizer's " ") "␣".
-std::string display(const std::string& piece) {
+size_t display_width(const std::string& text) { return utf8_characters(text).size(); }
+
+}  // namespace
+
+void AttentionMapCollector::record(const std::string& name, const Tensor& weights) {
+  if (weights.rank() != 4 || weights.size(0) != 1) {
+    throw Error("attention map '" + name + "' has shape " + weights.shape().str() +
+                ", expected [1, heads, T_query, T_key]");
+  }
+  AttentionMapRecord map;
+  map.name = name;
+  map.heads = weights.size(1), map.queries = weights.size(2), map.keys = weights.size(3);   // [1, h, Tq, Tk]
+  map.weights.assign(weights.values().begin(), weights.values().end());
+  maps.push_back(std::move(map));
+}
+
+void finish_maps(std::vector<AttentionMapRecord>& maps, const SentenceTrace& trace, const Module& model,
+                 const ModelConfig& config) {
+  for (auto& map : maps) {
+    classify(map, config);
+    for (double& w : map.weights) {
+      if (!std::isfinite(w)) throw Error("attention map '" + map.name + "' holds a non-finite weight");
+    }
+    attach_stages(map, trace, model, config);
+    attach_value_norms(map, trace, model);
+  }
+  std::stable_sort(maps.begin(), maps.end(), [](const auto& a, const auto& b) {
+    return std::pair(type_order(a.type), a.layer) < std::pair(type_order(b.type), b.layer);
+  });
+}
+
+std::string visible_piece(const std::string& piece) {
   if (piece.empty()) return "∅";
   if (piece.find_first_not_of(' ') == std::string::npos) {
     std::string visible;
@@ -81,10 +94,6 @@ std::string display(const std::string& piece) {
   }
   return piece;
 }
-
-size_t display_width(const std::string& text) { return utf8_characters(text).size(); }
-
-}  // namespace
 
 std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenizer, const std::string& text,
                                  const std::string& what) {
@@ -128,7 +137,7 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
       std::vector<BeamCandidate>& candidates = picture.beam_steps.emplace_back();
       for (const BeamCandidateLog& c : step) {
         candidates.push_back({target_tokenizer.pieces(c.tokens), c.log_prob, c.score, c.fate});
-        for (auto& piece : candidates.back().tokens) piece = display(piece);
+        for (auto& piece : candidates.back().tokens) piece = visible_piece(piece);
       }
     }
   } else {
@@ -139,36 +148,26 @@ AttentionPicture record_attention(LoadedRun& run, const std::string& source, con
   target_output.push_back(eos_id);
 
   // The one teacher-forced pass: no dropout, no graph, the paper's path, a recorder and a tracer.
-  MapCollector collector;
+  AttentionMapCollector collector;
   const SentenceTrace trace = trace_sentence(*run.model, source_ids, target_ids, &collector);
-  for (const auto& piece : run.tokenizers.src->pieces(source_ids)) picture.source_tokens.push_back(display(piece));
+  for (const auto& piece : run.tokenizers.src->pieces(source_ids)) picture.source_tokens.push_back(visible_piece(piece));
   std::vector<std::string> typed = run.tokenizers.src->surfaces(clean_like_training(run.config, source));
   if (typed.size() != source_ids.size()) typed = picture.source_tokens;   // a tokenizer that cannot say
   for (size_t s = 0; s < source_ids.size(); ++s) {
-    picture.source_typed.push_back(display(typed[s]));
+    picture.source_typed.push_back(visible_piece(typed[s]));
     picture.source_unknown.push_back(source_ids[s] == unk_id);
   }
-  for (const auto& piece : target_tokenizer.pieces(trace.decoder_input)) picture.target_input_tokens.push_back(display(piece));
-  for (const auto& piece : target_tokenizer.pieces(target_output)) picture.target_output_tokens.push_back(display(piece));
+  for (const auto& piece : target_tokenizer.pieces(trace.decoder_input)) picture.target_input_tokens.push_back(visible_piece(piece));
+  for (const auto& piece : target_tokenizer.pieces(target_output)) picture.target_output_tokens.push_back(visible_piece(piece));
 
-  for (auto& map : collector.maps) {
-    classify(map, run.model->config());
-    for (double& w : map.weights) {
-      if (!std::isfinite(w)) throw Error("attention map '" + map.name + "' holds a non-finite weight");
-    }
-    attach_stages(map, trace, *run.model);
-    attach_value_norms(map, trace, *run.model);
-  }
-  std::stable_sort(collector.maps.begin(), collector.maps.end(), [](const auto& a, const auto& b) {
-    return std::pair(type_order(a.type), a.layer) < std::pair(type_order(b.type), b.layer);
-  });
+  finish_maps(collector.maps, trace, *run.model, run.model->config());
   picture.maps = std::move(collector.maps);
 
   // The decoding view: at each position, the next-token distribution of the same pass.
   for (size_t t = 0; t < target_output.size(); ++t) {
     const std::vector<double> p = next_token_probabilities(trace, static_cast<int64_t>(t));   // [V]
     DecodingStep step{picture.target_output_tokens[t], p[target_output[t]], {}};
-    for (int32_t id : likeliest_tokens(p, 5)) step.likeliest.emplace_back(display(target_tokenizer.pieces({id})[0]), p[id]);
+    for (int32_t id : likeliest_tokens(p, 5)) step.likeliest.emplace_back(visible_piece(target_tokenizer.pieces({id})[0]), p[id]);
     picture.decoding.push_back(std::move(step));
   }
   picture.rollout = attention_rollout(picture.maps, static_cast<int64_t>(source_ids.size()),
@@ -217,8 +216,12 @@ Heatmap heatmap_of(const AttentionPicture& picture, const AttentionMapRecord& ma
                   " (" + name_of(map.kind) + ")";
   heatmap.row_labels = query_labels(picture, map);
   heatmap.column_labels = key_labels(picture, map);
-  heatmap.row_axis = map.type == "encoder_self" ? "source (query)" : "target token predicted (query)";
+  const bool text = picture.generation.has_value();   // a language model's: one text, no source
+  heatmap.row_axis = map.type == "encoder_self" ? "source (query)"
+                     : text                     ? "next token predicted (query)"
+                                                : "target token predicted (query)";
   heatmap.column_axis = map.keys_are_slots()       ? "memory slot (key)"
+                        : text                       ? "text token read (key)"
                         : map.type == "decoder_self" ? "target input (key)"
                                                      : "source (key)";
   if (static_cast<int64_t>(heatmap.row_labels.size()) != map.queries ||

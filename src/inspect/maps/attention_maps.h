@@ -43,6 +43,8 @@ struct NeuronStage {
   bool keys = false;            // the values are key positions (window, chosen_key): integers in the JSON
 };
 
+struct SentenceTrace;   // inspect/maps/trace.h
+
 struct AttentionMapRecord {
   std::string name;           // "decoder.layers.0.encoder_attn", as the module was named
   std::string type;           // encoder_self | decoder_self | cross
@@ -132,7 +134,21 @@ struct Contrast {
   std::string alti_error;                    // why ALTI+ is missing (alti.h refuses some layers), or empty
 };
 
+// A decoder-only language model's picture (language_model_maps.h) has no source: one pass over bos + the text,
+// whose maps are all decoder_self. The text is the prompt and the model's continuation of it; decoder position t
+// reads text token t − 1 (bos first) and its row is named by the token it predicts, text token t.
+struct TextGeneration {
+  std::string prompt, continuation;   // as given; the continuation as the tokenizer decodes it (may be empty)
+  int64_t prompt_tokens = 0;          // the text's first prompt_tokens tokens are the prompt's
+  int64_t max_tokens = 0;             // what was asked for (0: the prompt alone, no continuation)
+  double temperature = 0;             // the sampling settings (decode/sampling.h); temperature 0: greedy
+  int64_t top_k = 0;
+  double top_p = 1;
+  uint64_t seed = 1;
+};
+
 struct AttentionPicture {
+  std::optional<TextGeneration> generation;   // set for a language model's picture; empty for a translation
   std::string source_text, target_text;  // the sentence pair, as given (target: forced, or the greedy output)
   bool target_forced = false;            // true: --target; false: the model's own greedy translation
   std::vector<std::string> source_tokens, target_input_tokens, target_output_tokens;
@@ -151,6 +167,22 @@ struct AttentionPicture {
   std::vector<Contrast> contrasts;       // asked for by attnlab attention --contrast (contrast.h); often none
 };
 
+// Keeps a copy of every map the modules hand over (B = 1: the one sentence), named but not yet classified.
+class AttentionMapCollector : public AttentionRecorder {
+ public:
+  void record(const std::string& name, const Tensor& weights) override;
+  std::vector<AttentionMapRecord> maps;
+};
+
+// The collected maps made whole: each classified by its name (type, layer, the settings of that use of
+// attention in `config`), checked finite, with its neuron stages and value norms from `trace` and the model's
+// parameters, then ordered encoder_self, decoder_self, cross and by layer.
+void finish_maps(std::vector<AttentionMapRecord>& maps, const SentenceTrace& trace, const Module& model,
+                 const ModelConfig& config);
+
+// A token piece as a label that can be seen: an empty piece "∅", a piece of spaces "␣" each.
+std::string visible_piece(const std::string& piece);
+
 // The source text as the model's ids, with the clean-up the training text had (spaces normalised, lower case
 // when data.lowercase). Throws attnlab::Error if it is not UTF-8 or has no tokens.
 std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenizer, const std::string& text,
@@ -160,7 +192,6 @@ std::vector<int32_t> encode_text(const LoadedRun& run, const Tokenizer& tokenize
 std::vector<int32_t> translate_for_pictures(Seq2Seq& model, const std::vector<int32_t>& source_ids,
                                             const DecodeConfig& config);
 
-struct SentenceTrace;   // inspect/maps/trace.h
 
 // Translates `source` as the run's decode settings say (beam > 0 overrides decode.beam; 1 = greedy), or takes
 // `forced_target` when not empty, then runs the one teacher-forced forward pass on the paper's path with a

@@ -121,7 +121,7 @@ Rollout attention_rollout(const std::vector<AttentionMapRecord>& maps, int64_t S
   return Rollout{encoder.at, source.at, target.at};
 }
 
-void attach_value_norms(AttentionMapRecord& map, const SentenceTrace& trace, const Seq2Seq& model) {
+void attach_value_norms(AttentionMapRecord& map, const SentenceTrace& trace, const Module& model) {
   const Tensor* values = nullptr;                                           // [1, h, Tk, d_k]
   for (const auto* stages : {&trace.encoder, &trace.decoder}) {
     for (const TracedTensor& stage : *stages) {

@@ -48,7 +48,7 @@ void check_map_size(const AttentionMapRecord& map, int64_t queries, int64_t keys
 
 // Sets map.value_norms from the values the pass traced (`<map>.v`, [1, h, T_key, d_k]) and the module's
 // W_O (`<map>.out_proj.weight`), SAGAN's γ or external attention's M_v. Leaves it empty when they are missing.
-void attach_value_norms(AttentionMapRecord& map, const SentenceTrace& trace, const Seq2Seq& model);
+void attach_value_norms(AttentionMapRecord& map, const SentenceTrace& trace, const Module& model);
 
 // Gradient × input and integrated gradients with `steps` steps (≥ 1) for every target position: one forward
 // and backward pass per target token, on a batch of steps + 2 copies of the sentence (the m points α_k e, e

@@ -82,7 +82,7 @@ NeuronStage chosen_key_stage(const AttentionMapRecord& map, const Tensor& chosen
 // kind computes on the way to the weights (the names it traces them by, src/attention/<kind>.cpp), what the
 // local kinds and hard attention decided from them (centre and window; the chosen key), and the parameters that
 // enter its score.
-void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Seq2Seq& model) {
+void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Module& model, const ModelConfig& config) {
   std::map<std::string, Tensor> traced;                                     // this module's stages by name
   for (const auto* stages : {&trace.encoder, &trace.decoder}) {
     for (const TracedTensor& t : *stages) {
@@ -130,9 +130,9 @@ void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Se
     }
   }
   if (dot_kind && !map.stages.empty()) {                 // q [h, Tq, d_k]: the scale of its d_k
-    const AttentionConfig& use = map.type == "encoder_self"   ? model.config().encoder_attention
-                                 : map.type == "decoder_self" ? model.config().decoder_attention
-                                                              : model.config().cross_attention;
+    const AttentionConfig& use = map.type == "encoder_self"   ? config.encoder_attention
+                                 : map.type == "decoder_self" ? config.decoder_attention
+                                                              : config.cross_attention;
     map.score_scale = use.scale ? double(score_scale(map.stages.front().shape.back())) : 1.0;
   }
 }

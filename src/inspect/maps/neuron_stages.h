@@ -17,7 +17,7 @@ inline namespace ATTNLAB_PRECISION {
 // Adds to map.stages the stages its kind traced in `trace` (the pass that recorded map), what the local kinds and
 // hard attention decided from them (centre and window; the chosen key), and the parameters that enter its score
 // (additive's w, SAGAN's γ, external's memory); sets map.score_scale for the kinds that scale q·k.
-void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Seq2Seq& model);
+void attach_stages(AttentionMapRecord& map, const SentenceTrace& trace, const Module& model, const ModelConfig& config);
 
 }  // namespace ATTNLAB_PRECISION
 }  // namespace attnlab

@@ -68,7 +68,7 @@ struct PaperPath {
 
 }  // namespace
 
-SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text) {
+SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text, AttentionRecorder* maps) {
   if (text.empty()) throw Error("trace: the text has no tokens");
   NoGradGuard no_graph;                                  // inference: no graph, no dropout
   SentenceTrace trace;
@@ -78,6 +78,7 @@ SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text) {
   TraceRecorder recorder;
   ForwardContext ctx;
   ctx.tracer = &recorder;
+  ctx.recorder = maps;                                                         // null: no maps asked for
   trace.logits = model.logits(one_sentence(text), ctx);                        // [1, T, V]
   trace.decoder = std::move(recorder.stages);
   return trace;

@@ -59,8 +59,9 @@ SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source,
                              AttentionRecorder* maps = nullptr);
 
 // The same for a decoder-only language model (model/decoder_only.h): one pass over `text` (bos first) — no
-// source, no encoder; decoder_input is `text` and the stages are the model's. Throws attnlab::Error for no text.
-SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text);
+// source, no encoder; decoder_input is `text` and the stages are the model's; every attention map goes to `maps`
+// when one is given. Throws attnlab::Error for no text.
+SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text, AttentionRecorder* maps = nullptr);
 
 // p = softmax(logits[0, t, :]) at decoder position t, in double (the largest logit subtracted first): [V].
 std::vector<double> next_token_probabilities(const SentenceTrace& trace, int64_t t);

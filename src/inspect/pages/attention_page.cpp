@@ -106,9 +106,15 @@ std::string html_document(const std::string& title, const std::string& body) {
 
 std::string attention_section_html(const AttentionPicture& picture) {
   std::string out = "<section class=\"attention\">\n";
-  out += "<p class=\"pair\">source: " + token_list(picture.source_tokens) + "<br>target (" +
-         (picture.target_forced ? "given" : "the model's greedy translation") + "): " +
-         token_list(picture.target_output_tokens) + "</p>\n";
+  if (picture.generation) {   // a language model's text (language_model_maps.h): no source
+    out += "<p class=\"pair\">text (" + std::to_string(picture.generation->prompt_tokens) + " prompt tokens" +
+           (picture.target_forced ? "" : ", then the model's continuation") + "): " +
+           token_list(picture.target_output_tokens) + "</p>\n";
+  } else {
+    out += "<p class=\"pair\">source: " + token_list(picture.source_tokens) + "<br>target (" +
+           (picture.target_forced ? "given" : "the model's greedy translation") + "): " +
+           token_list(picture.target_output_tokens) + "</p>\n";
+  }
   out += "<p class=\"note\">Rows are queries, columns keys; a cell's colour is the weight (0 white, 1 dark blue), "
          "each row sums to 1. Cross-attention rows are labelled with the target token that position predicts. "
          "Weights of " + escape(picture.checkpoint) + " (step " + std::to_string(picture.step) +

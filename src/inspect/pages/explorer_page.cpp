@@ -18,7 +18,7 @@ std::string explorer_script() {
   const std::string script = text_of(common_js) + text_of(controls_js) + text_of(maps_js) + text_of(neuron_js) +
                              text_of(steps_js) + text_of(flow_js) + text_of(gold_js) + text_of(film_js) +
                              text_of(cloze_js) + text_of(serve_js) + text_of(interventions_js) +
-                             text_of(explorer_js);
+                             text_of(generate_js) + text_of(explorer_js);
   // A script element ends at the first "</script", and "<!--" changes how the parser looks for that end: the
   // page's own code must hold neither (the data is escaped, json_for_script). A browser reads a carriage return
   // as a line feed, so the text it hashes for the Content-Security-Policy would not be this one: none either.
@@ -41,7 +41,9 @@ std::string explorer_page_html(const std::string& title, const std::string& atte
   if (limits) {
     config["limits"] = {{"text_bytes", limits->max_text_bytes}, {"beam", limits->max_beam},
                         {"ig_steps", limits->max_ig_steps}, {"answer_mb", limits->max_answer_mb},
-                        {"tokens", limits->max_tokens}};
+                        {"tokens", limits->max_tokens}, {"language_model", limits->language_model},
+                        {"new_tokens", limits->max_new_tokens}, {"temperature", limits->max_temperature},
+                        {"top_k", limits->max_top_k}, {"seed", limits->max_seed}};
   }
   return fill_template(text_of(explorer_html),
                        {{"{{title}}", xml_escape(title)},

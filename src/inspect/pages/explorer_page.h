@@ -49,6 +49,12 @@ struct AskLimits {
   // For each run, for each beam 0 … max_beam: the most source tokens whose answer stays within max_answer_mb,
   // or -1 where that limit does not bind below max_text_bytes (a cloze run, a small model).
   std::vector<std::vector<int64_t>> max_tokens;
+  // A language model's run (model.task: language_model) continues a prompt instead (generate.js): per run, whether
+  // it is one, and what its sampling fields take — max tokens 0 … max_new_tokens, temperature 0 … max_temperature,
+  // top-k 0 … max_top_k, top-p in (0, 1], seed 0 … max_seed.
+  std::vector<bool> language_model;
+  int64_t max_new_tokens = 0, max_top_k = 0, max_seed = 0;
+  double max_temperature = 0;
 };
 
 // The page. `attention_json`: the data of one sentence (attention_json(), or cloze_json()), or "" for a page that asks a server

@@ -72,13 +72,37 @@ TrainingHistory read_metrics(const std::string& path) {
     } else if (type == "valid") {
       ValidRecord record{step_of(line, where), field(line, "loss", where),
                          field(line, "perplexity", where), field(line, "token_accuracy", where),
-                         field(line, "exact_match", where), std::nullopt};
+                         std::nullopt, std::nullopt};
+      if (line.contains("exact_match")) record.exact_match = field(line, "exact_match", where);
       if (line.contains("bleu")) record.bleu = field(line, "bleu", where);
       history.valid.push_back(record);
     }
   }
   return history;
 }
+
+namespace {
+
+// The sample translations (or a language model's continuations) as a table: red where the output differs.
+std::string samples_html(const ReportInputs& inputs) {
+  std::string body;
+  body += std::string(inputs.language_model ? "<h2>Sample continuations</h2>" : "<h2>Sample translations</h2>") +
+          "\n<p class=\"note\">" + xml_escape(inputs.samples_from) + "</p>\n";
+  if (!inputs.samples.empty()) {
+    body += inputs.language_model ? "<table class=\"samples\">\n<tr><th>prompt</th><th>the text goes on</th><th>attnlab "
+                                    "continues</th></tr>\n"
+                                  : "<table class=\"samples\">\n<tr><th>source</th><th>reference</th><th>attnlab</th></tr>\n";
+    for (const auto& s : inputs.samples) {
+      const bool right = s.output == s.reference;
+      body += "<tr><td>" + xml_escape(s.source) + "</td><td>" + xml_escape(s.reference) + "</td><td" +
+              (right ? "" : " class=\"wrong\"") + ">" + xml_escape(s.output) + (right ? " ✓" : "") + "</td></tr>\n";
+    }
+    body += "</table>\n";
+  }
+  return body;
+}
+
+}  // namespace
 
 std::string report_html(const ReportInputs& inputs) {
   const TrainingHistory& h = inputs.history;
@@ -96,8 +120,8 @@ std::string report_html(const ReportInputs& inputs) {
       const ValidRecord& v = h.valid.back();
       std::snprintf(text, sizeof text, " Last validation (step %lld): loss %.4f, perplexity %.3f, ",
                     static_cast<long long>(v.step), v.loss, v.perplexity);
-      body += text + std::string("token accuracy ") + percent(v.token_accuracy) + ", exact match " +
-              percent(v.exact_match);
+      body += text + std::string("token accuracy ") + percent(v.token_accuracy);
+      if (v.exact_match) body += ", exact match " + percent(*v.exact_match);
       if (v.bleu) {
         std::snprintf(text, sizeof text, ", BLEU %.2f", *v.bleu);
         body += text;
@@ -132,7 +156,7 @@ std::string report_html(const ReportInputs& inputs) {
   ChartSeries token_accuracy{"token accuracy", "#9467bd", {}}, exact_match{"exact match", "#ff7f0e", {}};
   for (const auto& r : h.valid) {
     token_accuracy.points.push_back({double(r.step), r.token_accuracy});
-    exact_match.points.push_back({double(r.step), r.exact_match});
+    if (r.exact_match) exact_match.points.push_back({double(r.step), *r.exact_match});
   }
   quality.series = {token_accuracy, exact_match};
   body += line_chart_svg(quality);
@@ -147,19 +171,11 @@ std::string report_html(const ReportInputs& inputs) {
     body += "<p class=\"note\">No BLEU in this run's metrics (validation did not compute it).</p>\n";
   }
 
-  body += "<h2>Sample translations</h2>\n<p class=\"note\">" + xml_escape(inputs.samples_from) + "</p>\n";
-  if (!inputs.samples.empty()) {
-    body += "<table class=\"samples\">\n<tr><th>source</th><th>reference</th><th>attnlab</th></tr>\n";
-    for (const auto& s : inputs.samples) {
-      const bool right = s.output == s.reference;
-      body += "<tr><td>" + xml_escape(s.source) + "</td><td>" + xml_escape(s.reference) + "</td><td" +
-              (right ? "" : " class=\"wrong\"") + ">" + xml_escape(s.output) + (right ? " ✓" : "") + "</td></tr>\n";
-    }
-    body += "</table>\n";
-  }
+  body += samples_html(inputs);
 
   if (inputs.attention) {
-    body += "<h2>Attention of one sentence</h2>\n" + attention_section_html(*inputs.attention);
+    body += std::string(inputs.language_model ? "<h2>Attention over one text</h2>\n" : "<h2>Attention of one sentence</h2>\n") +
+            attention_section_html(*inputs.attention);
   }
   return html_document("attnlab report — " + inputs.run_dir, body);
 }

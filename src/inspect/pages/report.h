@@ -2,7 +2,7 @@
 //
 // Read from the run folder:
 //   metrics.jsonl   {"type":"train", step, loss, lr, tokens_per_s, elapsed_s, …} every log_every steps, and
-//                   {"type":"valid", step, loss, perplexity, token_accuracy, exact_match[, bleu]} every valid_every
+//                   {"type":"valid", step, loss, perplexity, token_accuracy[, exact_match][, bleu]} every valid_every
 // Drawn (inline SVG, svg.h): training and validation loss against steps (log scale: a loss falls by factors),
 // the learning rate of the schedule, and the validation quality measures (exact match, token accuracy, and BLEU
 // when the metrics carry it). Then a few sample translations (source, reference, the model's output) from the
@@ -26,7 +26,8 @@ struct TrainRecord {
 
 struct ValidRecord {
   int64_t step = 0;
-  double loss = 0, perplexity = 0, token_accuracy = 0, exact_match = 0;
+  double loss = 0, perplexity = 0, token_accuracy = 0;
+  std::optional<double> exact_match;   // a translation's; a language model's validation has none
   std::optional<double> bleu;   // present once validation computes BLEU
 };
 
@@ -47,6 +48,8 @@ struct ReportInputs {
   std::string run_dir;
   std::string config_summary;                 // one line: model shape and attention kinds
   TrainingHistory history;
+  bool language_model = false;                // samples are continuations: source = the prompt, reference = the
+                                              // line's rest, output = the model's greedy continuation
   std::string samples_from;                   // which split the samples are from, or why there are none
   std::vector<SampleTranslation> samples;
   std::optional<AttentionPicture> attention;  // the attention of one sample sentence

@@ -14,6 +14,7 @@
 //   measure   the flow view's (rollout, norms, gxi, ig, four)
 //   frame     the film view's checkpoint, by its step (film.js)
 //   show, word  the cloze view's picture (all, alpha, beta, s …) and document word
+//   intervene   under serve, the interventions panel's SPECs, "ablate:cross:0.1,mask:source:2" (interventions.js)
 // A value the page cannot show (measure=foo, step=-1, layer=9 in a 2-layer model) is named above the views — the
 // key, the value, what it may be — and the view shows its default instead (addressProblems below).
 (function () {
@@ -21,7 +22,8 @@
   var X = window.attnlabExplorer, el = X.el;
   X.state = {view: 'head', type: 'cross', layer: 0, headsOn: [], meanHeads: false, meanLayers: false, pinned: null,
              neuron: {type: 'encoder_self', layer: 0, head: 0, query: 0, key: null}, step: 0,
-             flow: {measure: 'rollout', type: 'cross', layer: 0, head: -1}, zoom: 'fit', alternative: null};
+             flow: {measure: 'rollout', type: 'cross', layer: 0, head: -1}, zoom: 'fit', alternative: null,
+             interventions: [], interventionsAsked: false};
   // The same sentence through a second run, for the compare view ({name, data}): written into the page by
   // `attnlab attention --compare`, or asked of `attnlab serve` under "compare with".
   var comparedData = JSON.parse(document.getElementById('explorer-compared').textContent);
@@ -30,6 +32,7 @@
   var renders = 0, dirty = {};
   X.isCloze = function () { return !!(X.data && X.data.task === 'cloze'); };
   function viewsShown() {   // the film view only with a film (film.js)
+    if (X.isLanguageModel()) return X.languageModelViews;   // one text, no source (generate.js)
     return X.isCloze() ? ['cloze'] : TRANSLATION_VIEWS.filter(function (v) { return v !== 'film' || X.filmAvailable(); });
   }
 
@@ -51,6 +54,7 @@
     if (v === 'cloze' && s.cloze) { out.show = s.cloze.picture; out.word = s.cloze.word; }
     if (v === 'film' && s.filmStep !== undefined) out.frame = s.filmStep;   // the checkpoint's step (film.js)
     if (X.config.mode === 'serve' && X.data) Object.assign(out, X.serveParams());
+    if (X.config.mode === 'serve' && s.interventions.length) out.intervene = s.interventions.join(',');
     return out;
   }
   X.saveState = function () {
@@ -96,6 +100,11 @@
     s.zoom = pick('zoom', X.MATRIX_ZOOMS) || s.zoom;
     if (p.alt !== undefined) s.alternative = p.alt === '' ? null : p.alt;
     loadHeadView(p, s);
+    if (p.intervene !== undefined) {                        // sent with the sentence (interventions.js)
+      var specs = X.readInterventions(p.intervene);
+      if (specs) { s.interventions = specs; s.interventionsAsked = specs.length > 0; }
+      else problems.push({key: 'intervene', value: p.intervene, allowed: X.INTERVENE_FORMS});
+    }
     if (p.show !== undefined || p.word !== undefined) {
       s.cloze = s.cloze || {picture: 'all', word: null};
       s.cloze.picture = pick('show', ['all', 'alpha', 'beta', 'beta_mean', 's']) || s.cloze.picture;
@@ -135,6 +144,10 @@
     if (!X.data || X.isCloze()) return;
     var s = X.state, steps = X.data.decoding ? X.data.decoding.steps.length : 0;
     var layers = Math.max.apply(null, X.presentTypes().map(X.layerCount)), heads = X.headCount();
+    var present = X.presentTypes();   // a type this model lacks (cross in a language model): its first type
+    if (s.type !== 'all' && present.indexOf(s.type) < 0) s.type = present[0];
+    if (present.indexOf(s.neuron.type) < 0) s.neuron.type = present[0];
+    if (present.indexOf(s.flow.type) < 0) s.flow.type = present[0];
     var outside = function (key, value, limit, reset) {
       if (value < limit) return;
       problems.push({key: key, value: String(value), allowed: 'a whole number from 0 to ' + (limit - 1) +
@@ -144,6 +157,8 @@
     outside('layer', s.layer, layers, function () { s.layer = s.neuron.layer = s.flow.layer = 0; });
     outside('head', s.neuron.head, heads, function () { s.neuron.head = 0; s.flow.head = -1; });
     outside('step', s.step, Math.max(1, steps), function () { s.step = 0; });
+    var unfit = s.interventionsAsked ? X.interventionsOutside() : [];   // the address's, not the last sentence's
+    if (unfit.length) { problems.push.apply(problems, unfit); s.interventions = []; s.interventionsAsked = false; }
   }
   // The problems of the address, one line each, above the views (and in <body data-address-problems>, the keys).
   function showAddressProblems() {
@@ -171,6 +186,7 @@
       return;
     }
     if (X.isCloze()) { X.clozeSentence(root); return; }
+    if (X.isLanguageModel()) { X.textSentence(root); return; }   // a prompt and its continuation (generate.js)
     var data = X.data;
     var how = data.target_forced ? 'given' : data.decoding && data.decoding.beam > 1
               ? 'beam search, k = ' + data.decoding.beam : 'greedy translation';
@@ -287,8 +303,9 @@
   // ---- the current view as a picture ----
   // An SVG file holding the view as it is drawn (its HTML in a foreignObject, with the page's CSS, thumbnails
   // as PNG images): it opens in any browser and keeps the text as text. Kept in X.lastPicture for the tests.
-  X.savePicture = function (view) {
-    var root = document.getElementById('view-' + view), clone = root.cloneNode(true);
+  X.savePicture = function (view) { X.savePictureOf(document.getElementById('view-' + view), view); };
+  X.savePictureOf = function (root, view) {   // any part of the page (the interventions' result), as attnlab-VIEW.svg
+    var clone = root.cloneNode(true);
     var tools = clone.querySelector('.view-tools');
     if (tools) tools.parentNode.removeChild(tools);
     var canvases = root.querySelectorAll('canvas');

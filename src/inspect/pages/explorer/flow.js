@@ -54,6 +54,12 @@
     var f = state.flow;
     var controls = el('div', {class: 'controls'}, root);
     api.segmented(controls, 'measure', MEASURES, f.measure, function (v) { f.measure = v; api.rerender(); });
+    if (X.isLanguageModel() && f.measure !== 'rollout' && f.measure !== 'norms') {   // generate.js
+      el('p', {class: 'empty', id: 'flow-translation-only'}, root, 'Gradient attribution and the four answers side ' +
+         'by side trace a target token back to the source words: they are for translation runs. A language ' +
+         'model\u2019s flow view has the rollout over its text and the value norms.');
+      return;
+    }
     el('p', {class: 'hint', id: 'flow-text'}, root, TEXT[f.measure] + (f.measure === 'norms' ? '' : AXES));
     X.goldLegend(root);
     var source = X.sourceLabels(data), output = data.tokens.target_output, input = data.tokens.target_input;

@@ -42,6 +42,7 @@
       return '"text" has ' + bytes + ' bytes, more than the ' + limits.text_bytes +
              ' this server accepts (--max-text-bytes)';
     }
+    if (body.beam === undefined) return X.generationRefusal(body);   // a language model's run (generate.js)
     var highest = {beam: limits.beam, ig_steps: limits.ig_steps};
     for (var name in highest) {
       if (!Number.isInteger(body[name]) || body[name] < 0 || body[name] > highest[name]) {
@@ -54,7 +55,8 @@
   // What the address keeps of the request shown (explorer.js, the page's state).
   X.serveParams = function () {
     return sent ? {text: sent.text, run: sent.run, beam: sent.beam || undefined, ig: sent.ig_steps || undefined,
-                   compare: sent.compare === null ? undefined : sent.compare} : {};
+                   compare: sent.compare === null ? undefined : sent.compare, max_tokens: sent.max_tokens,
+                   temperature: sent.temperature, top_k: sent.top_k, top_p: sent.top_p, seed: sent.seed} : {};
   };
   // One sentence through one run: a promise of its data, or an error with the server's message.
   function ask(body) {
@@ -70,7 +72,8 @@
   function busy(on) {
     var button = form.querySelector('button[type=submit]');
     button.setAttribute('aria-busy', on ? 'true' : 'false');
-    button.textContent = on ? 'Translating…' : 'Translate';
+    var generating = form.getAttribute('data-language-model') === '1';   // generate.js
+    button.textContent = on ? (generating ? 'Generating…' : 'Translating…') : (generating ? 'Generate' : 'Translate');
     form.setAttribute('data-busy', on ? '1' : '0');
   }
   function dropped(why) {                                // counted, for the browser test
@@ -89,6 +92,7 @@
     status.setAttribute('data-state', 'busy');
     var body = {run: Number(runSelect.value), text: text.value, beam: Number(beam.value), ig_steps: Number(ig.value)};
     var other = compareSelect.value === '' ? null : Number(compareSelect.value);
+    if (X.generationBody(body)) { body = X.generationBody(body); other = null; }   // a language model (generate.js)
     var refused = refusal(body);
     if (refused) {
       busy(false);
@@ -142,6 +146,7 @@
       [text, beam, runSelect].forEach(function (field) { field.addEventListener('input', stateLimits); });
       stateLimits();
     }
+    if (X.afterServeStart) X.afterServeStart();   // a language model's sampling fields (generate.js)
     form.addEventListener('submit', submit);
     X.askFromAddress(X.loadState());
   };
@@ -153,10 +158,14 @@
     if (p.run && Number(p.run) < X.config.runs.length) runSelect.value = p.run;
     if (p.beam) beam.value = p.beam;
     if (p.ig) ig.value = p.ig;
+    X.restoreGeneration(p);   // generate.js
     if (p.compare !== undefined && Number(p.compare) < X.config.runs.length) compareSelect.value = p.compare;
     stateLimits();
     address = location.hash;
-    setTimeout(function () { form.requestSubmit(); }, 0);
+    // Sent once the page's every script has run: in the live page, live.js (after this script) answers the request.
+    var send = function () { form.requestSubmit(); };
+    if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', send);
+    else setTimeout(send, 0);
     return true;
   };
 })();

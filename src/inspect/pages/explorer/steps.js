@@ -27,7 +27,12 @@
     var t = X.state.step = Math.max(0, Math.min(steps.length - 1, X.state.step));
     stepControls(root, steps, t);
     var step = steps[t];
-    X.hint(root, 'Step ' + (t + 1) + ': the decoder position that reads \u201c' + step.reads + '\u201d (and the ' +
+    if (X.isLanguageModel()) {   // one text, no source (generate.js)
+      X.hint(root, 'Step ' + (t + 1) + ': the position that reads \u201c' + step.reads + '\u201d (and the tokens ' +
+             'before it, through masked self-attention) predicts the next token; the text has \u201c' + step.chosen +
+             '\u201d there (p = ' + step.p.toFixed(3) + '). Why one token and not another is asked of a source\u2019s ' +
+             'words: that contrast is for translation runs.', 'decoding-hint');
+    } else X.hint(root, 'Step ' + (t + 1) + ': the decoder position that reads \u201c' + step.reads + '\u201d (and the ' +
            'tokens before it) looks at the source through cross-attention, and the translation continues with \u201c' +
            step.chosen + '\u201d (p = ' + step.p.toFixed(3) + '). The table is that position\u2019s row of every ' +
            'cross-attention map: a cell per source token, its colour and number the weight.', 'decoding-hint');
@@ -36,7 +41,7 @@
     crossRow(panels, t);
     likeliest(panels, step);
     beamPanel(panels, t);
-    contrastPanel(root, t, step);
+    if (!X.isLanguageModel()) contrastPanel(root, t, step);
     document.body.setAttribute('data-step', String(t));
   }
   function crossRow(panels, t) {
@@ -70,7 +75,7 @@
       el('span', {class: 'tokname'}, item, choice.token);
       el('div', {class: 'fill', style: 'width:' + (100 * choice.p).toFixed(1) + '%'}, el('div', {class: 'track'}, item));
       el('span', {class: 'p'}, item, choice.p.toFixed(4));
-      if (choice.token === step.chosen) return;
+      if (choice.token === step.chosen || X.isLanguageModel()) return;   // no contrast without a source
       var why = el('button', {type: 'button', class: 'chip why-not', 'data-key': 'alt-' + choice.token,
                               'aria-pressed': X.state.alternative === choice.token ? 'true' : 'false',
                               'aria-label': 'why ' + step.chosen + ' and not ' + choice.token + '?'}, item, 'why not?');

@@ -2,7 +2,7 @@
 // what you type with no server and no install (src/inspect/pages/live_page.h says how the page is made).
 //
 // The explorer, written for `attnlab serve`, asks for a sentence's data with fetch('api/translate', {run, text,
-// beam, ig_steps}). Here nobody serves: this file answers that request in the page, from the browser build of
+// beam, ig_steps}), and its interventions panel with the same request and "interventions" (interventions.js). Here nobody serves: this file answers that request in the page, from the browser build of
 // attnlab (web/engine.cpp, compiled to WebAssembly: the engine script), which runs the very functions
 // `attnlab serve` runs — load_run() and record_attention() — on a run folder written into its in-memory file
 // system. So every view is drawn from attention this page recorded, with the explorer's own code.
@@ -78,7 +78,8 @@
       try {
         loadSlot(module, body.run);
         answer = call(module, 'attnlab_attention', JSON.stringify({text: body.text, beam: body.beam,
-                                                                   ig_steps: body.ig_steps}));
+                                                                   ig_steps: body.ig_steps,
+                                                                   interventions: body.interventions}));
       } catch (error) {
         answer = {error: error.message};
       }
