@@ -60,9 +60,10 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
         [self_mask, cross_mask, eval](DecoderLayer& m, const std::vector<Tensor>& in) mutable {
           return m.forward(in[0], in[1], self_mask, cross_mask, eval);      // y [B, T, d], memory [B, S, d]
         }));
+    Generator own_init(48);   // its own weights: a case added here must not change the draws of the cases after it
     cases.push_back(module_case<DecoderLayer>(                             // GPT's layer: no cross-attention
         "layer.decoder_layer", wiring + ", no cross-attention (decoder-only), causal + padded",
-        std::make_shared<DecoderLayer>(c, "decoder.layers.0", init, /*cross_attention=*/false), {{2, 3, 4}},
+        std::make_shared<DecoderLayer>(c, "decoder.layers.0", own_init, /*cross_attention=*/false), {{2, 3, 4}},
         [self_mask, eval](DecoderLayer& m, const std::vector<Tensor>& in) mutable {
           return m.forward(in[0], Tensor(), self_mask, AttentionMask(), eval);   // y [B, T, d]
         }));
@@ -81,6 +82,7 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
         return cross_entropy(logits, tgt_out, real(0.1), pad_id);            // [1]
       }));
   // The decoder-only model (GPT) through its next-token loss: pre-LN, tied output layer, a padded block.
+  Generator gpt_init(49);   // its own weights, as the decoder-only layer's above
   ModelConfig gpt = tiny_config(NormPlacement::pre);
   gpt.d_model = 8;
   gpt.d_ff = 16;
@@ -89,7 +91,7 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
   const TokenIds next{{2, 3}, {5, 4, 2, 2, 0, 0}};          // b_1 … b_T: the shift by one, pad ignored
   cases.push_back(module_case<DecoderOnly>(
       "model.decoder_only", "next-token loss, pre-LN, tied output, smoothing 0.1, every parameter",
-      std::make_shared<DecoderOnly>(gpt, init), {},
+      std::make_shared<DecoderOnly>(gpt, gpt_init), {},
       [block, next, eval](DecoderOnly& m, const std::vector<Tensor>&) mutable {
         return m.loss(block, next, real(0.1), eval);                        // [1]
       }));
