@@ -261,20 +261,26 @@ def fair_work():
         check(all(is_answer(h, heavy_text) or is_busy(h) for h in heavies),
               "the heavy requests: %r" % [h[0] for h in heavies])
 
-        # two translations of one run at once: a short one sent after a heavy one ends first
+        # two translations of one run at once: a short one sent after a heavy one ends first, by a good part of
+        # the heavy one's time (one model copy lets it end only a few % of it earlier, squeezed in between the
+        # heavy one's passes; the margin is relative because an idle machine does the heavy one in 0.5 s, a busy
+        # one in 3 s)
+        delay = min(0.3, heavy_time / 5)
+
         def first():
             return timed(lambda: exchange(port, heavy, "127.0.0.4"))
 
         def second():
-            time.sleep(0.3)
+            time.sleep(delay)
             return timed(lambda: exchange(port, translation(short), "127.0.0.5"))
         (h, _, heavy_end), (s, _, short_end) = in_threads([first, second])
-        check(is_answer(h, heavy_text) and is_answer(s, short) and short_end < heavy_end - 0.2,
+        check(is_answer(h, heavy_text) and is_answer(s, short) and heavy_end - short_end > 0.15 * heavy_time,
               "--max-in-flight 2 computes two translations of one run at once: the short one ended %.2f s before "
-              "the heavy one (%r, %r)" % (heavy_end - short_end, h[0], s[0]))
+              "the heavy one (bound: 15 %% of the heavy one's %.2f s alone) (%r, %r)" %
+              (heavy_end - short_end, heavy_time, h[0], s[0]))
         print("serve limits: a short sentence %.2f s alone, %.2f s behind six heavy ones from another address (a "
-              "heavy one: %.1f s alone); sent 0.3 s after a heavy one it ended %.2f s before it" %
-              (alone, crowded, heavy_time, heavy_end - short_end))
+              "heavy one: %.1f s alone); sent %.2f s after a heavy one it ended %.2f s before it" %
+              (alone, crowded, heavy_time, delay, heavy_end - short_end))
     finally:
         check(stop(server) == 0, "serve stops cleanly")
     client_work_cases()
