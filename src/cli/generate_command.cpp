@@ -20,24 +20,26 @@
 namespace attnlab {
 
 struct GenerateCommandOptions {
-  std::string run;                     // a run folder (model.task: language_model)
-  std::string prompt;                  // the text to continue; empty: a new document
-  int64_t max_tokens = 50;             // new tokens at most
-  SamplingConfig sampling;             // temperature, top-k, top-p (src/decode/sampling.h)
+  std::string run;          // a run folder (model.task: language_model)
+  std::string prompt;       // the text to continue; empty: a new document
+  int64_t max_tokens = 50;  // new tokens at most
+  SamplingConfig sampling;  // temperature, top-k, top-p (src/decode/sampling.h)
   uint64_t seed = 1;
-  std::string checkpoint = "best";     // best | latest | a checkpoint file
-  std::string path;                    // paper | fused (empty: the run's model.path)
+  std::string checkpoint = "best";  // best | latest | a checkpoint file
+  std::string path;                 // paper | fused (empty: the run's model.path)
   bool continuation_only = false;
 };
 
 int generate_command(const GenerateCommandOptions& options) {
-  check_sampling(options.sampling);                                   // before loading anything
+  check_sampling(options.sampling);  // before loading anything
   LoadedLanguageModel run = load_language_model(options.run, options.checkpoint);
   if (!options.path.empty()) run.model->use_compute_path(choice_named<ComputePath>(options.path).value());
-  const std::string continuation = generate_text(run, options.prompt, options.max_tokens, options.sampling,
-                                                 options.seed);
-  if (options.continuation_only || options.prompt.empty()) std::printf("%s\n", continuation.c_str());
-  else std::printf("%s %s\n", options.prompt.c_str(), continuation.c_str());
+  const std::string continuation =
+      generate_text(run, options.prompt, options.max_tokens, options.sampling, options.seed);
+  if (options.continuation_only || options.prompt.empty())
+    std::printf("%s\n", continuation.c_str());
+  else
+    std::printf("%s %s\n", options.prompt.c_str(), continuation.c_str());
   return 0;
 }
 
@@ -66,8 +68,10 @@ Subcommand add_generate_command(CLI::App& app) {
       ->check(CLI::NonNegativeNumber);
   subcommand->add_option("--checkpoint", options->checkpoint,
                          "best (default), latest, or the path of a checkpoint file");
-  subcommand->add_option("--path", options->path, "paper (the chain of plain ops) or fused (the kernels): overrides "
-                         "model.path (default: the run's)")
+  subcommand
+      ->add_option("--path", options->path,
+                   "paper (the chain of plain ops) or fused (the kernels): overrides "
+                   "model.path (default: the run's)")
       ->check(CLI::IsMember({"paper", "fused"}));
   subcommand->add_flag("--continuation-only", options->continuation_only, "Print the continuation without the prompt");
   return {subcommand, [options] { return generate_command(*options); }};

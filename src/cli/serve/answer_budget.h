@@ -32,11 +32,11 @@ class AnswerBudget {
   // A reservation of `from` bytes becomes one of `to` (the answer's real size; charged even past the budget,
   // which only happens if the estimate was not an upper bound).
   void resize(int64_t from, int64_t to);
-  void release(int64_t bytes);   // one answer's reservation ends
+  void release(int64_t bytes);  // one answer's reservation ends
 
   int64_t limit() const { return limit_; }
-  int64_t held() const;          // bytes reserved now
-  size_t answers() const;        // answers admitted and not yet sent whole (or abandoned)
+  int64_t held() const;    // bytes reserved now
+  size_t answers() const;  // answers admitted and not yet sent whole (or abandoned)
 
  private:
   mutable std::mutex mutex_;
