@@ -3,9 +3,9 @@
 # This is the one place that says it. CMakeLists.txt includes this file instead of looking for the native
 # libraries when the compiler is Emscripten's; the chapters' sources are the same files as in the native build.
 #
-# It contains every chapter (util … inspect: the tensor, the autograd engine, nn, attention, the model, data's
-# tokenizers, decoding, one training step, the run folder, the recording of attention maps), compiled to
-# WebAssembly with 128-bit SIMD, and web/, its entry point (web/CMakeLists.txt: the engine the page calls).
+# It contains every chapter (util … gpt: the tensor, the autograd engine, nn, attention, the model, data's
+# tokenizers, decoding, one training step, the run folder, the recording of attention maps, the language model),
+# compiled to WebAssembly with 128-bit SIMD, and web/, its entry point (web/CMakeLists.txt: the engine the page calls).
 # It leaves out, by the build, not by #ifdef in the chapters:
 #   threads       OpenMP and the thread pool: WebAssembly threads need a SharedArrayBuffer, which a browser gives
 #                 only to a cross-origin-isolated page, never to one opened from disk. The build compiles without

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # lm_grammar.sh — the decoder-only model's bar (issue 48): configs/toy-en-lm.yaml trained for its 5 minutes, then
 # ≥ 90 % of greedy continuations of 100 unseen prompts must be sentences of the toy grammar (tools/lm_grammar.cpp).
-# Too slow for the test suite. Run from the repository root after a build:
+# ctest's cli.lm_grammar runs the same bar on one thread with no time limit (tests/cli/lm_grammar_test.sh).
+# Run from the repository root after a build:
 #   tools/lm_grammar.sh [RUN_DIR, default runs/toy-en-lm] [more --set overrides for attnlab train …]
 # An existing RUN_DIR is not trained again, only checked.
 set -euo pipefail

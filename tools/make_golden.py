@@ -20,7 +20,7 @@ src/model/transformer.h:
 Before writing anything, the script checks its own layer stacks against PyTorch's nn.TransformerEncoder and
 nn.TransformerDecoder with the same weights: the reference is not just "what we think a Transformer is".
 
-The decoder-only model (GPT, src/model/decoder_only.h) gets its own file, decoder_only_pre.safetensors: the
+The decoder-only model (GPT, src/gpt/decoder_only.h) gets its own file, decoder_only_pre.safetensors: the
 decoder stack without cross-attention (the encoder layer's two sublayers, with a causal mask), pre-LN, the output
 layer tied to the token embeddings, and the loss of the next token on two blocks (one padded). Its own self-check
 is against nn.TransformerEncoder with a causal mask: GPT is an "encoder" that may not look ahead.
@@ -28,7 +28,7 @@ is against nn.TransformerEncoder with a causal mask: GPT is an "encoder" that ma
 Run with Debian's PyTorch (python3-torch; the python3 first on PATH may lack it):
 
     /usr/bin/python3 tools/make_golden.py            # writes tests/model/golden/transformer_{post,pre}.safetensors
-                                                     # and decoder_only_pre.safetensors
+                                                     # and tests/gpt/golden/decoder_only_pre.safetensors
     /usr/bin/python3 tools/make_golden.py decoder_only    # only that one (also: post, pre)
 
 Everything is float64 and seeded, so running it again writes the same numbers (up to PyTorch's own kernels).
@@ -354,7 +354,7 @@ GPT_CONFIG = dict(CONFIG, src_vocab=13, tgt_vocab=13, encoder_layers=0, tie_outp
 
 
 class DecoderOnly(nn.Module):
-    """src/model/decoder_only.h: decoder layers without cross-attention (an encoder layer's two sublayers under a
+    """src/gpt/decoder_only.h: decoder layers without cross-attention (an encoder layer's two sublayers under a
     causal mask), pre-LN, logits = y · Eᵀ with E the token embeddings (tied)."""
 
     def __init__(self, c):
@@ -453,7 +453,8 @@ def main():
     wanted = sys.argv[1:] or ["post", "pre", "decoder_only"]
     for name in wanted:
         if name == "decoder_only":
-            make_decoder_only_golden(os.path.join(folder, "decoder_only_pre.safetensors"), root)
+            # tests/gpt/f64_golden.cpp reads it
+            make_decoder_only_golden(os.path.join(root, "tests", "gpt", "golden", "decoder_only_pre.safetensors"), root)
         elif name in ("post", "pre"):
             make_golden(name, os.path.join(folder, f"transformer_{name}.safetensors"), root)
         else:

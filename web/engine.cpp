@@ -4,12 +4,17 @@
 // The page's JavaScript (web/live.js) writes a run's files — config.yaml, the tokenizer files, one checkpoint —
 // into Emscripten's in-memory file system under a folder, and from then on asks the same questions the command
 // line asks of a run folder on disk, through the same functions of the chapters:
-//   attnlab_load(dir, which)     load_run(dir, which): the config, the tokenizers, the model and its weights
+//   attnlab_load(dir, which)     load_run(dir, which): the config, the tokenizers, the model and its weights; or,
+//                                for a language model's run (model.task: language_model), load_language_model()
 //   attnlab_attention(request)   what `attnlab serve` answers for POST /api/translate: record_attention() of
 //                                {"text": …, "beam": B, "ig_steps": M} as attention.json (the explorer's data);
 //                                with "interventions": [SPEC, …] (src/run/intervention_spec.h: ablate:…, mask:…),
 //                                record_intervention() under them, as serve and `attnlab translate --intervene`
-//                                answer — but for swap:…, which needs the run's other checkpoints: the page holds one
+//                                answer — but for swap:…, which needs the run's other checkpoints: the page holds one.
+//                                A language model's run continues the prompt: {"text": …, "max_tokens": 20,
+//                                "temperature": 0, "top_k": 0, "top_p": 1, "seed": 1}, read by the very function
+//                                serve reads it with (gpt/generation_request.h), record_text_attention() as serve
+//                                answers: the same seed and settings, the same text
 //   attnlab_translate(text)      what `attnlab translate --text` prints: translate_line() with the run's decode
 // (training in the page: web/training.cpp). Every answer is a JSON text; a failure is {"error": "…"} with the
 // chapter's own message. The returned pointer stays valid until the next call (one answer at a time: the page
@@ -19,6 +24,9 @@
 #include <string>
 #include <vector>
 
+#include "gpt/generation_request.h"
+#include "gpt/language_model.h"
+#include "gpt/language_model_maps.h"
 #include "inspect/maps/attention_maps.h"
 #include "inspect/maps/intervention_maps.h"
 #include "run/intervention_spec.h"
@@ -28,8 +36,19 @@
 namespace attnlab {
 namespace {
 
-std::unique_ptr<LoadedRun> loaded;   // the run the page loaded last
+std::unique_ptr<LoadedRun> loaded;   // the run the page loaded last: a translation run,
+std::unique_ptr<LoadedLanguageModel> loaded_language_model;   // or a language model's (the other is null)
 std::string loaded_dir;              // its folder in the in-memory file system
+
+// The plain translation an intervention is shown beside, kept for the last sentence and beam: a learner tries one
+// change after another on the same sentence, and the plain model's answer does not change between them, so it is
+// decoded once, not once per intervention. attnlab_load forgets it with the run it came from.
+struct PlainTranslation {
+  std::string text;
+  int64_t beam = -1;
+  ScoredTranslation scored;
+};
+PlainTranslation last_plain;
 std::string answer;                  // the last answer, handed to the page as a C string
 
 const char* answered(std::string text) {
@@ -50,8 +69,23 @@ const char* answer_of(const Work& work) {
 }
 
 LoadedRun& the_run() {
+  if (loaded_language_model) {
+    throw Error("the run loaded is a language model's (model.task: language_model): it continues a prompt, it does "
+                "not translate");
+  }
   if (!loaded) throw Error("no run is loaded: pick a run's files first (attnlab_load)");
   return *loaded;
+}
+
+// A language model's run, loaded as `attnlab generate` loads it; the page learns its sampling fields' limits.
+std::string load_language_model_run(const char* dir, const char* which) {
+  loaded_language_model = std::make_unique<LoadedLanguageModel>(load_language_model(dir, which));
+  loaded_dir = dir;
+  return nlohmann::json{{"step", loaded_language_model->step}, {"checkpoint", loaded_language_model->checkpoint_path},
+                        {"task", "language_model"},
+                        {"decoder", name_of(loaded_language_model->config.model.decoder_attention.kind)},
+                        {"limits", limits_json(GenerationLimits{})}}
+      .dump();
 }
 
 // The request's "interventions": none, or at most 64 SPEC strings of at most 200 bytes, as serve takes them. A swap
@@ -79,7 +113,10 @@ std::string intervention_answer(const std::vector<std::string>& specs, const std
   LoadedRun& run = the_run();
   const Intervention intervention = read_interventions(specs, run, loaded_dir, "\"interventions\":", false);
   const AttentionPicture picture = record_intervention(run, text, intervention, beam, ig_steps);
-  return intervention_json(picture, scored_translation(run, text, beam), specs, intervention);
+  if (last_plain.text != text || last_plain.beam != beam) {
+    last_plain = {text, beam, scored_translation(run, text, beam)};
+  }
+  return intervention_json(picture, last_plain.scored, specs, intervention);
 }
 
 }  // namespace
@@ -90,14 +127,20 @@ extern "C" {
 // Loads the run folder `dir` of the in-memory file system with the checkpoint `which` names, as --checkpoint does on
 // the command line: "best", or a checkpoint file's path (the one the page was written with: attention --live
 // --checkpoint average bundles checkpoints/average.safetensors and no other).
-// Answers {"step": …, "checkpoint": …, "encoder": kind, "decoder": kind, "cross": kind}.
+// Answers {"step": …, "checkpoint": …, "task": "translation", "encoder": kind, "decoder": kind, "cross": kind}, or for
+// a language model's run {"step", "checkpoint", "task": "language_model", "decoder": kind, "limits": the sampling
+// fields' bounds (gpt/generation_request.h, limits_json)}.
 const char* attnlab_load(const char* dir, const char* which) {
   using namespace attnlab;
   return answer_of([dir, which] {
+    last_plain = {};
+    loaded.reset();
+    loaded_language_model.reset();
+    if (is_language_model_run(dir)) return load_language_model_run(dir, which);
     loaded = std::make_unique<LoadedRun>(load_run(dir, which));
     loaded_dir = dir;
     const ModelConfig& model = loaded->config.model;
-    return nlohmann::json{{"step", loaded->step}, {"checkpoint", loaded->checkpoint_path},
+    return nlohmann::json{{"step", loaded->step}, {"checkpoint", loaded->checkpoint_path}, {"task", "translation"},
                           {"encoder", name_of(model.encoder_attention.kind)},
                           {"decoder", name_of(model.decoder_attention.kind)},
                           {"cross", name_of(model.cross_attention.kind)}}
@@ -106,13 +149,18 @@ const char* attnlab_load(const char* dir, const char* which) {
 }
 
 // One sentence's attention.json, as `attnlab serve` answers it (src/cli/serve/explorer_api.h has the request),
-// with "intervention" added when the request has "interventions".
+// with "intervention" added when the request has "interventions"; for a language model's run, the prompt continued
+// and the maps of the whole text, as serve answers (src/gpt/language_model_maps.h).
 const char* attnlab_attention(const char* request) {
   using namespace attnlab;
   return answer_of([request] {
     const nlohmann::json body = nlohmann::json::parse(request, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded() || !body.is_object() || !body.contains("text") || !body["text"].is_string()) {
       throw Error("the request is not {\"text\": \"a sentence\", \"beam\": 1, \"ig_steps\": 0}");
+    }
+    if (loaded_language_model) {
+      const GenerationAsk ask = read_generation_ask(body, GenerationLimits{});
+      return attention_json(record_text_attention(*loaded_language_model, body["text"].get<std::string>(), ask));
     }
     const auto beam = body.value("beam", int64_t{0});           // 0: the run's decode.beam
     const auto ig_steps = body.value("ig_steps", int64_t{0});   // 0: no gradient attribution

@@ -1,6 +1,6 @@
 // answer.cpp — the project's answer to next_token_loss (exercise.cpp says what is asked). The library does the same
-// in two steps: text_batch cuts targets = the block shifted by one (src/data/text_blocks.cpp), and the loss is the
-// ordinary cross-entropy of logits and targets (DecoderOnly::loss, src/model/decoder_only.cpp).
+// in two steps: text_batch cuts targets = the block shifted by one (src/gpt/text_blocks.cpp), and the loss is the
+// ordinary cross-entropy of logits and targets (DecoderOnly::loss, src/gpt/decoder_only.cpp).
 #include <algorithm>
 #include <cmath>
 

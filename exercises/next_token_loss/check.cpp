@@ -1,18 +1,19 @@
 // check.cpp — next_token_loss against the library: cross_entropy (autograd/ops.h) of the logits against the block
-// shifted by one, and on the last case DecoderOnly::loss itself (model/decoder_only.h) on a small model's logits.
+// shifted by one, and on the last case DecoderOnly::loss itself (gpt/decoder_only.h) on a small model's logits.
 //
 // Each case is a block and logits; the loss is one number — yours, the library's, and what each usual mistake gives
 // (the formula with one thing changed, worked out here). When yours is a mistake's, the check names it; otherwise
 // it says what the right loss is and what each position contributes.
+#include "check.h"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "autograd/ops.h"
-#include "check.h"
 #include "exercise.h"
-#include "model/decoder_only.h"
+#include "gpt/decoder_only.h"
 
 namespace attnlab::exercises {
 namespace {
@@ -20,7 +21,7 @@ namespace {
 const std::string hint =
     "loss = 1/T · Σ_i −log softmax(z_i)[b_{i+1}]: position i has read b_0 … b_i and is scored on the token after "
     "it, b_{i+1}; −log softmax(z)[t] = m + log Σ_v e^(z_v − m) − z_t with m the row's largest score. The library: "
-    "shift_by_one in src/data/text_blocks.cpp, then DecoderOnly::loss in src/model/decoder_only.cpp.";
+    "shift_by_one in src/gpt/text_blocks.cpp, then DecoderOnly::loss in src/gpt/decoder_only.cpp.";
 
 struct Case {
   std::string what;

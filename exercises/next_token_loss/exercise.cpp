@@ -1,8 +1,8 @@
-// Exercise next_token_loss (chapter model): the loss GPT is trained with — the shift by one.
+// Exercise next_token_loss (chapter gpt): the loss GPT is trained with — the shift by one.
 //
 // A decoder-only model reads a block b_0 … b_{T−1} of a text and, at every position i at once, gives scores z_i [V]
 // for the token that comes next. The causal mask lets position i see b_0 … b_i only, so the answer it must give is
-// b_{i+1} — the same block shifted by one (src/data/text_blocks.h, shift_by_one):
+// b_{i+1} — the same block shifted by one (src/gpt/text_blocks.h, shift_by_one):
 //
 //   loss = 1/T · Σ_{i=0}^{T−1} −log softmax(z_i)[b_{i+1}]         −log softmax(z)[t] = log Σ_v e^(z_v) − z_t
 //

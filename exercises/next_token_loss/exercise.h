@@ -9,7 +9,7 @@
 
 namespace attnlab::exercises {
 
-// A language model's loss on one block of a text (src/data/text_blocks.h, src/model/decoder_only.h).
+// A language model's loss on one block of a text (src/gpt/text_blocks.h, src/gpt/decoder_only.h).
 // block: its T + 1 token ids b_0 … b_T; logits [T, V]: the model's scores at positions 0 … T − 1, where it has read
 // b_0 … b_i. → the mean over the T positions of −log softmax(logits_i)[b_{i+1}]: each position is scored on the
 // token that comes after it (no padding, no label smoothing).

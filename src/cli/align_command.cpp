@@ -20,9 +20,9 @@
 
 #include "cli/commands.h"
 #include "cloze/cloze_training.h"
+#include "gpt/language_model.h"
 #include "inspect/align/alignment_output.h"
 #include "inspect/align/alignment_report.h"
-#include "run/language_model.h"
 #include "run/run.h"
 #include "train/checkpoint.h"
 #include "util/error.h"

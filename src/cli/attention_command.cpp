@@ -15,11 +15,11 @@
 // that step.
 // For a language model's run (model.task: language_model) --text is a prompt, continued by --max-tokens new tokens
 // (greedy, or drawn: --temperature, --top-k, --top-p, --seed), and the maps are its one stack's masked
-// self-attention over the whole text (src/inspect/maps/language_model_maps.h); the translation-only options are
+// self-attention over the whole text (src/gpt/language_model_maps.h); the translation-only options are
 // refused, one line each.
 // With --live it writes the live explorer instead (src/inspect/pages/live_page.h): --out DIR/index.html, the explorer
 // with the browser build of attnlab inside it and --run's files bundled (or none), which translates typed
-// sentences and trains the copy task in the page, opened from disk.
+// sentences (a language model's run: continues typed prompts) and trains the copy task in the page, opened from disk.
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <filesystem>
@@ -28,13 +28,13 @@
 
 #include "cli/commands.h"
 #include "cloze/cloze_training.h"
+#include "gpt/language_model.h"
+#include "gpt/language_model_maps.h"
 #include "inspect/align/gold_on_picture.h"
 #include "inspect/maps/attention_maps.h"
 #include "inspect/maps/contrast.h"
 #include "inspect/maps/film.h"
-#include "inspect/maps/language_model_maps.h"
 #include "inspect/pages/live_page.h"
-#include "run/language_model.h"
 #include "run/run.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
@@ -278,7 +278,8 @@ Subcommand add_attention_command(CLI::App& app) {
   subcommand->add_flag("--live", options->live,
                        "Write the live explorer into --out instead: the explorer with attnlab inside it (the browser "
                        "build), --run's files bundled (optional), translating and training in the page with no "
-                       "server (docs/guide/explorer-and-serve.md)");
+                       "server; a language model's run continues prompts there with the sampling fields "
+                       "(docs/guide/explorer-and-serve.md)");
   subcommand->add_option("--engine", options->engine,
                          "The browser build's engine for --live (default build/wasm/web/attnlab_web.js: "
                          "cmake --preset wasm && cmake --build --preset wasm)");

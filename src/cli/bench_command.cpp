@@ -14,6 +14,7 @@
 
 #include "cli/commands.h"
 #include "lab/bench.h"
+#include "lab/bench_bf16.h"
 #include "lab/length_sweep.h"
 #include "run/config_io.h"
 #include "tensor/product/blas_product.h"
@@ -43,7 +44,8 @@ struct BenchCommandOptions {
 
 namespace {
 
-nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r) {
+nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r,
+                       const Bf16Speed& bf16) {
   nlohmann::json backend_speeds = nlohmann::json::object();      // {"eigen": GFLOP/s, "packed": …, "blas": …}
   for (const GemmSpeed& speed : r.gemm_backends) backend_speeds[name_of(speed.gemm)] = speed.gflops_per_second;
   return nlohmann::json{
@@ -68,6 +70,9 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
       {"model_gemm", name_of(r.model_gemm)},
       {"blas", blas_description()},
       {"gemm_backends_gflop_per_s", backend_speeds},
+      {"bf16_support", bf16.support},
+      {"bf16_gflop_per_s", bf16.measured ? nlohmann::json(bf16.bf16.gflops_per_second) : nlohmann::json()},
+      {"bf16_packed_gflop_per_s", bf16.measured ? nlohmann::json(bf16.packed.gflops_per_second) : nlohmann::json()},
       {"greedy_sentences_per_s", r.greedy_sentences_per_second},
       {"greedy_mean_length", r.greedy_mean_length},
       {"beam", options.beam},
@@ -95,8 +100,21 @@ void print_gemm_backends(const BenchResult& r) {
   }
 }
 
+// The bf16 product at the same shapes (lab/bench_bf16.h), beside the float32 packed GEMM timed in turn with it.
+void print_bf16(const Bf16Speed& bf16) {
+  if (!bf16.measured) {
+    std::printf("    %-8s not measured: %s\n", "bf16", bf16.support.c_str());
+    return;
+  }
+  std::printf("    %-8s %9.1f", "bf16", bf16.bf16.gflops_per_second);
+  for (double gflops : bf16.bf16.shape_gflops) std::printf(" %14.1f", gflops);
+  std::printf("\n      (operands rounded to bfloat16, float32 sums, on %s: %.2f× the float32 packed GEMM timed in "
+              "turn with it, %.1f GFLOP/s; the model does not use it yet)\n", bf16.support.c_str(),
+              bf16.bf16.gflops_per_second / bf16.packed.gflops_per_second, bf16.packed.gflops_per_second);
+}
+
 void print_table(const std::string& config_path, const BenchOptions& options, int64_t batch_tokens,
-                 const BenchResult& r) {
+                 const BenchResult& r, const Bf16Speed& bf16) {
   std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads, %s\n",
               config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
               static_cast<long long>(options.length), r.threads, sizeof(real) == 4 ? "float32" : "float64");
@@ -113,6 +131,7 @@ void print_table(const std::string& config_path, const BenchOptions& options, in
   std::printf("  GEMM peak          %9.1f GFLOP/s ([%lld, %lld] · [%lld, %lld] through matmul): model at %.0f%% of it\n",
               r.gemm_gflops_per_second, n, n, n, n, 100 * r.peak_share);
   print_gemm_backends(r);
+  print_bf16(bf16);
   if (options.decode_sentences > 0) {
     std::printf("  greedy decoding    %9.2f sentences/s (%lld sentences one at a time, ≤ %lld tokens; mean %.1f)\n",
                 r.greedy_sentences_per_second, static_cast<long long>(options.decode_sentences),
@@ -208,8 +227,9 @@ int bench_command(const BenchCommandOptions& options) {
     return 0;
   }
   BenchResult result = run_bench(config, bench);
-  if (options.json) std::printf("%s\n", as_json(options.config, bench, result).dump().c_str());
-  else print_table(options.config, bench, config.decode.batch_tokens, result);
+  const Bf16Speed bf16 = measure_bf16_product(result.gemm_shapes, 5);
+  if (options.json) std::printf("%s\n", as_json(options.config, bench, result, bf16).dump().c_str());
+  else print_table(options.config, bench, config.decode.batch_tokens, result, bf16);
   return 0;
 }
 
@@ -221,7 +241,8 @@ Subcommand add_bench_command(CLI::App& app) {
       "bench",
       "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
       "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
-      "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, greedy and beam decoding "
+      "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, each product backend's GFLOP/s at "
+      "the model's shapes and the bfloat16 product's beside them (where the CPU has AVX512_BF16), greedy and beam decoding "
       "sentences/s (one at a time and batched), peak RSS. tools/bench.sh compares it with PyTorch; "
       "docs/guide/performance.md explains it. With --profile instead: the same steps on 1 thread and on --threads, every op's "
       "forward and backward timed (calls, ms per step, share of the step, speed-up). "

@@ -80,7 +80,7 @@ struct AttentionCommandOptions {
   std::string checkpoints;          // "all": the film of the sentence over every step checkpoint (film.h)
   std::vector<std::string> contrast;  // "POS:TOKEN" or "all": contrasts for the decoding view (contrast.h)
   // A language model's run (model.task: language_model): --text is a prompt, continued by up to max_tokens new
-  // tokens (0: the prompt alone) drawn as decode/sampling.h says (temperature 0: greedy).
+  // tokens (0: the prompt alone) drawn as gpt/sampling.h says (temperature 0: greedy).
   int64_t max_tokens = 0;
   double temperature = 0, top_p = 1;
   int64_t top_k = 0;

@@ -10,7 +10,7 @@
 
 #include "autograd/gradcheck.h"
 #include "cli/commands.h"
-#include "model/checks.h"
+#include "gpt/checks.h"
 #include "util/error.h"
 #include "util/suggest.h"
 

@@ -4,13 +4,15 @@
 // Library code logs through spdlog; only this front end writes results to stdout. Any attnlab::Error (bad
 // input: a missing file, a malformed checkpoint, a shape that does not fit) ends the program with its one-line
 // message on stderr and exit code 1. So does a command-line mistake: CLI11's own message (a bad option value, a
-// missing --run), or for an unknown subcommand the closest one, on one "attnlab: …" line, exit code 1.
+// missing --run), or for an unknown subcommand the closest one, on one "attnlab: …" line, exit code 1; and so does
+// running out of memory (std::bad_alloc: "attnlab: out of memory: …").
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <string>
 #include <vector>
 
@@ -67,6 +69,12 @@ int main(int argc, char** argv) {
   } catch (const attnlab::Error& e) {
     // A message may quote a file's bytes: any that are not UTF-8 are shown as \xHH, not printed raw.
     std::fprintf(stderr, "attnlab: %s\n", attnlab::escape_invalid_utf8(e.what()).c_str());
+    return 1;
+  } catch (const std::bad_alloc&) {
+    // Readers let an allocation that fails escape as itself, having changed nothing and left no file half-written
+    // (tests/run/alloc_failure/): not a bug in attnlab, and not bad input.
+    std::fprintf(stderr, "attnlab: out of memory: an allocation failed; free memory, or make the model, batch or "
+                         "corpus smaller\n");
     return 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "attnlab: internal error: %s\n", e.what());

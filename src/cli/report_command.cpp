@@ -4,7 +4,7 @@
 // validation split when it has no test split; paths as in DIR/config.yaml, relative to the current folder) and
 // records the attention of one sentence (--text, or the first sample). Writes --out (default DIR/report.html).
 // A language model's run gets greedy continuations of its test text's first words instead, and the attention
-// over one text (src/inspect/maps/language_model_maps.h).
+// over one text (src/gpt/language_model_maps.h).
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdint>
@@ -16,9 +16,9 @@
 
 #include "cli/commands.h"
 #include "data/corpus.h"
-#include "inspect/maps/language_model_maps.h"
+#include "gpt/language_model.h"
+#include "gpt/language_model_maps.h"
 #include "inspect/pages/report.h"
-#include "run/language_model.h"
 #include "run/run.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -57,7 +57,7 @@ std::vector<SampleTranslation> text_samples(const RunConfig& config, int64_t cou
   return samples;
 }
 
-// A decoder-only language model's report (run/language_model.h): its curves, greedy continuations of the test
+// A decoder-only language model's report (gpt/language_model.h): its curves, greedy continuations of the test
 // text's first words, and the attention over one text (--text, or the first sample's prompt and continuation).
 ReportInputs language_model_report(const ReportCommandOptions& options) {
   LoadedLanguageModel run = load_language_model(options.run, options.checkpoint);

@@ -182,7 +182,8 @@ int serve_command(const ServeCommandOptions& options) {
   mallopt(M_MMAP_THRESHOLD, 1 << 20);
   std::vector<std::string> names;
   for (const auto& served : runs) names.push_back(served->name);
-  ExplorerApiOptions api{options.max_text_bytes, options.max_answer_mb << 20};
+  ExplorerApiOptions api;
+  api.max_text_bytes = options.max_text_bytes, api.max_answer_bytes = options.max_answer_mb << 20;
   api.max_work = options.max_client_work * 1000000;
   const std::string page = explorer_page_html("attnlab explorer", "", names, "", {}, ask_limits(runs, api));
   const int threads = use_threads(options.threads);    // the whole budget; each worker takes its share

@@ -15,8 +15,9 @@
 #include "data/corpus.h"
 #include "decode/greedy.h"
 #include "decode/translate.h"
+#include "gpt/language_model.h"
+#include "gpt/trace_text.h"
 #include "inspect/maps/trace.h"
-#include "run/language_model.h"
 #include "run/run.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -50,7 +51,7 @@ std::vector<int32_t> translate_for_trace(const LoadedRun& run, const std::vector
   return translate_ids(*run.model, pad_batch({source}), run.config.decode)[0];
 }
 
-// A decoder-only language model (run/language_model.h): one pass over bos + the text, no source and no target.
+// A decoder-only language model (gpt/language_model.h): one pass over bos + the text, no source and no target.
 int trace_language_model(const TraceCommandOptions& options) {
   if (options.target) throw Error("--target is for a translation run; '" + options.run + "' is a language model: "
                                   "give the text to trace with --text alone");

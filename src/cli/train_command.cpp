@@ -19,7 +19,7 @@
 #include "cli/commands.h"
 #include "cloze/cloze_training.h"
 #include "distributed/data_parallel.h"
-#include "run/language_model.h"
+#include "gpt/language_model.h"
 #include "run/trainer.h"
 #include "run/training_loop.h"
 #include "util/error.h"
@@ -57,9 +57,11 @@ class ProgressObserver : public TrainingObserver {
       std::snprintf(ranks, sizeof ranks, " on %d ranks (%.0f%% in all-reduce)", r.ranks,
                     100 * r.communication_seconds / std::max(r.elapsed_seconds, 1e-9));
     }
-    std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  lr %.2e  %.0f tok/s%s  epoch %lld  ETA %s",
+    char mfu[32] = "";
+    if (r.mfu > 0) std::snprintf(mfu, sizeof mfu, "  MFU %.0f%%", 100 * r.mfu);   // train/utilisation.h
+    std::snprintf(line, sizeof line, "step %lld/%lld  loss %.4f  lr %.2e  %.0f tok/s%s%s  epoch %lld  ETA %s",
                   static_cast<long long>(r.step), static_cast<long long>(r.max_steps), r.loss, r.learning_rate,
-                  r.tokens_per_second, ranks, static_cast<long long>(r.epoch), clock_text(eta).c_str());
+                  r.tokens_per_second, mfu, ranks, static_cast<long long>(r.epoch), clock_text(eta).c_str());
     if (terminal_) {
       const int width = 24;
       int filled = static_cast<int>(width * static_cast<double>(r.step) / static_cast<double>(std::max<int64_t>(r.max_steps, 1)));
@@ -112,7 +114,7 @@ TrainSummary train_as_rank(const TrainRequest& request, ProgressObserver& observ
   try {
     TrainingObserver& heard = rank == 0 ? static_cast<TrainingObserver&>(observer) : silent;
     // model.task: cloze trains a reader (cloze/cloze_training.h), language_model a decoder-only model
-    // (run/language_model.h); every other run the translation model.
+    // (gpt/language_model.h); every other run the translation model.
     if (is_language_model_request(request)) return train_language_model(request, heard);
     return is_cloze_request(request) ? train_cloze(request, heard) : train(request, heard);
   } catch (const std::exception& e) {

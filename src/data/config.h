@@ -17,7 +17,7 @@ struct DataConfig {
   std::string train_src, train_tgt, train_tsv;
   std::string valid_src, valid_tgt, valid_tsv;
   std::string test_src, test_tgt, test_tsv;
-  // model.task: language_model reads one text per split instead: a document a line (run/language_model.h).
+  // model.task: language_model reads one text per split instead: a document a line (gpt/language_model.h).
   std::string train_text, valid_text, test_text;
   int64_t max_len = 100;          // pairs with more tokens than this on either side are skipped (and counted)
   bool lowercase = false;

@@ -6,11 +6,12 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+#include <memory>
 
 #include "util/error.h"
 #include "util/utf8.h"
@@ -52,12 +53,17 @@ std::string read_whole_file(const std::string& path) {
   std::error_code error;
   if (!std::filesystem::exists(path, error)) throw Error(path + ": no such file");
   if (std::filesystem::is_directory(path, error)) throw Error(path + " is a directory, not a text file");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw Error("cannot open " + path + ": " + std::strerror(errno));
-  std::ostringstream contents;
-  contents << in.rdbuf();
-  if (in.bad()) throw Error("cannot read " + path + ": " + std::strerror(errno));
-  return contents.str();
+  // stdio, not iostreams: `out << in.rdbuf()` catches an allocation that fails mid-copy and only sets failbit, so
+  // a corpus read while memory ran out came back cut short, silently (tests/run/alloc_failure/). Here
+  // std::bad_alloc escapes as itself.
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  if (!file) throw Error("cannot open " + path + ": " + std::strerror(errno));
+  std::string bytes;
+  std::array<char, 1 << 16> chunk;
+  size_t got = 0;
+  while ((got = std::fread(chunk.data(), 1, chunk.size(), file.get())) > 0) bytes.append(chunk.data(), got);
+  if (std::ferror(file.get())) throw Error("cannot read " + path + ": " + std::strerror(errno));
+  return bytes;
 }
 
 // Adds one pair with its spaces normalised, or counts it as skipped when a side is empty.

@@ -66,39 +66,12 @@ double median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
 }
 
-double forward_flops(const ModelConfig& m, int64_t B, int64_t S, int64_t T) {
-  const double d = static_cast<double>(m.d_model), d_ff = static_cast<double>(m.d_ff);
-  const double b = static_cast<double>(B), s = static_cast<double>(S), t = static_cast<double>(T);
-  const double encoder_layer = b * s * (8 * d * d + 4 * s * d + 4 * d * d_ff);
-  const double decoder_layer = b * t * (8 * d * d + 4 * t * d + 4 * d * d_ff)      // self-attention, FFN
-                               + b * t * 4 * d * d + b * s * 4 * d * d + b * t * 4 * s * d;  // cross-attention
-  const double output = b * t * 2 * d * static_cast<double>(m.tgt_vocab);
-  return static_cast<double>(m.encoder_layers) * encoder_layer + static_cast<double>(m.decoder_layers) * decoder_layer +
-         output;
-}
-
 TokenIds random_ids(int64_t B, int64_t length, int64_t vocab, Generator& gen) {
   TokenIds ids;
   ids.shape = Shape{B, length};
   ids.values.resize(static_cast<size_t>(B * length));
   for (int32_t& id : ids.values) id = static_cast<int32_t>(gen.integer(unk_id + 1, vocab));
   return ids;
-}
-
-double measure_gemm_gflops(int64_t n) {
-  NoGradGuard no_grad;
-  Generator gen(7);
-  Tensor a = Tensor::randn(Shape{n, n}, gen);            // [n, n]
-  Tensor b = Tensor::randn(Shape{n, n}, gen);            // [n, n]
-  matmul(a, b);                                          // warm-up: scratch buffers grow, threads start
-  std::vector<double> seconds;
-  for (int repeat = 0; repeat < 5; ++repeat) {
-    const auto start = Clock::now();
-    Tensor c = matmul(a, b);                             // [n, n]
-    seconds.push_back(seconds_between(start, Clock::now()));
-  }
-  const double flops = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-  return flops / median(seconds) / 1e9;
 }
 
 double peak_rss_mb() {

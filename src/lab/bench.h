@@ -8,17 +8,8 @@
 //     optimizer zero_grad; clip_grad_norm; Adam step
 // Each phase is timed on every step; the report gives medians (a shared machine makes single runs noisy).
 //
-// Work per step, counted analytically from the shapes (matrix products only — softmax, LayerNorm, embeddings and
-// Adam are O(tokens · d) and left out). A product [n, k] · [k, m] is 2·n·k·m floating-point operations. With B
-// sentences, S source and T target tokens, width d, FFN width d_ff, vocabulary V, N_enc and N_dec layers:
-//     encoder layer   B·S · (8d² + 4·S·d + 4·d·d_ff)        Q, K, V, O projections; q·kᵀ and a·v; the FFN
-//     decoder layer   B·T · (8d² + 4·T·d + 4·d·d_ff)        self-attention (the full T×T scores are computed)
-//                   + B·T · 4d² + B·S · 4d² + B·T · 4·S·d   cross-attention: Q, O on the target, K, V on the memory
-//     output          B·T · 2·d·V
-//     forward F = N_enc · encoder + N_dec · decoder + output;   a training step ≈ 3F
-// (the backward of a product C = A·B is two products of the same size, ∂A = G·Bᵀ and ∂B = Aᵀ·G). The formula is
-// written for the scaled-dot attention of the paper; other kinds are counted as if they were scaled-dot.
-//
+// Work per step: 3 · the forward pass's matrix-product FLOPs, counted analytically from the shapes
+// (train/utilisation.h has the formula; `attnlab train` prints the same figure as its MFU).
 // GFLOP/s alone says little without knowing what the machine can do, so the benchmark also measures a GEMM peak
 // on the spot: a large square product [n, n] · [n, n] through the same matmul op the model uses, 2n³ operations.
 // The model's share of that peak is the fraction of the machine's matrix speed the training step achieves.
@@ -36,6 +27,7 @@
 #include "run/config.h"
 #include "tensor/token_ids.h"
 #include "train/step.h"
+#include "train/utilisation.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
@@ -79,14 +71,8 @@ struct BenchResult {
   double peak_rss_mb = 0;              // the same at the very end (after the GEMM peak and decoding), MiB
 };
 
-// Matrix-product FLOPs of one forward pass of `model` on B sentences of S source and T target tokens.
-double forward_flops(const ModelConfig& model, int64_t B, int64_t S, int64_t T);
-
 // A [B, length] batch of random ids in [4, vocab) (no special ids), from `gen`.
 TokenIds random_ids(int64_t B, int64_t length, int64_t vocab, Generator& gen);
-
-// GFLOP/s of one [n, n] · [n, n] matmul (median of a few), through the matmul op with no graph recorded.
-double measure_gemm_gflops(int64_t n);
 
 // The process's peak resident set size so far, in MiB (getrusage's ru_maxrss).
 double peak_rss_mb();

@@ -20,7 +20,7 @@ inline namespace ATTNLAB_PRECISION {
 enum class Task {
   translation,  // the encoder–decoder Seq2Seq (model/transformer.h)
   cloze,        // a reader answering cloze questions by pointing into the document (cloze/cloze_reader.h)
-  language_model,  // a decoder-only model predicting the next token of one text, GPT (model/decoder_only.h)
+  language_model,  // a decoder-only model predicting the next token of one text, GPT (gpt/decoder_only.h)
 };
 // Which reader answers a cloze question (model.reader; attention/reader.h).
 enum class ReaderKind {

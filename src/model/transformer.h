@@ -52,7 +52,7 @@ class EncoderLayer : public Module {
 };
 
 // With cross_attention false the middle sublayer is not built: the layer of a decoder-only model, GPT
-// (model/decoder_only.h) — fairseq's decoder layer with no_encoder_attn. Then forward() reads no memory and no
+// (gpt/decoder_only.h) — fairseq's decoder layer with no_encoder_attn. Then forward() reads no memory and no
 // cross mask (pass an empty Tensor and mask), and step() no cross cache (pass null).
 class DecoderLayer : public Module {
  public:

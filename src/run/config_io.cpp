@@ -60,7 +60,7 @@ void check_train_keys(const TrainConfig& t, const std::function<std::string(cons
 void check_text_keys(const RunConfig& c, const std::function<std::string(const std::string&)>& where,
                      const std::function<void(const std::string&)>& fail) {
   const bool language_model = c.model.task == Task::language_model;
-  for (const std::string& split : {"train", "valid", "test"}) {
+  for (const std::string split : {"train", "valid", "test"}) {
     const std::string text = "data." + split + "_text";
     const std::string& text_path = split == "train" ? c.data.train_text
                                    : split == "valid" ? c.data.valid_text : c.data.test_text;

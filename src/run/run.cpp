@@ -15,6 +15,7 @@
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_teardown.h"
 #include "util/quote.h"
 #include "util/utf8.h"
 
@@ -53,8 +54,12 @@ RunTokenizers load_run_tokenizers(const RunConfig& config, const std::string& ru
     throw Error("'" + run_dir + "' has no tokenizers.json: it is not a run folder, or its training never started");
   }
   nlohmann::json index;
+  FreedWithoutAllocating<nlohmann::json> freed(index);   // out of memory ends in bad_alloc, not terminate
   try {
-    index = nlohmann::json::parse(read_text_file(index_path));
+    const std::string text = read_text_file(index_path);
+    // Parsed straight into `index` (json::parse would build a copy of its own, freed by the library's destructor).
+    nlohmann::detail::json_sax_dom_parser<nlohmann::json> build(index);
+    nlohmann::json::sax_parse(text, &build);
   } catch (const nlohmann::json::exception& e) {
     throw Error(index_path + " is not valid JSON: " + library_reason(e.what()));
   }

@@ -68,9 +68,9 @@ RunConfig set_up_run(const TrainRequest& request) {
                 "reader's config (model.task: cloze): train_cloze (cloze/cloze_training.h) trains it, as `attnlab "
                 "train` does");
   }
-  if (config.model.task == Task::language_model) {     // a decoder-only model: run/language_model.h trains it
+  if (config.model.task == Task::language_model) {     // a decoder-only model: gpt/language_model.h trains it
     throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) + "' is a language "
-                "model's config (model.task: language_model): train_language_model (run/language_model.h) trains "
+                "model's config (model.task: language_model): train_language_model (gpt/language_model.h) trains "
                 "it, as `attnlab train` does");
   }
   std::error_code error;
@@ -377,6 +377,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   Run run{config, data, trainee, checkpoints, observer, request.run_dir};
   TrainingRecords records(request.run_dir, root);   // rank 0 alone writes metrics.jsonl
   TranslationTraining translation(run, progress, records);
+  measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)), observer);
   records.summary.outcome = train_until_stopped(translation, config.train, progress.step, records, observer);
   recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs
   save_before_leaving(run, progress, records);

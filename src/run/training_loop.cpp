@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 
 #include "distributed/data_parallel.h"
@@ -32,12 +33,15 @@ void report_step(const TrainingTask& task, const TrainConfig& tc, int64_t step, 
   report.time_limit_seconds = tc.max_minutes * 60;
   report.ranks = task.ranks();
   report.communication_seconds = task.communication_seconds();
+  records.utilisation.add(result.flops, result.forward_seconds + result.backward_seconds + result.update_seconds);
+  report.mfu = records.utilisation.mfu();
   observer.on_step(report);
   if (tc.log_every > 0 && step % tc.log_every == 0) {
     nlohmann::json line{{"type", "train"}, {"step", step}, {"loss", result.loss}, {"lr", result.learning_rate},
                         {"grad_norm", result.grad_norm}, {"elapsed_s", report.elapsed_seconds},
                         {"epoch", report.epoch}};
     if (task.logs_tokens_per_second()) line["tokens_per_s"] = report.tokens_per_second;
+    if (report.mfu > 0) line["mfu"] = report.mfu;
     records.write_line(line.dump());
   }
 }
@@ -52,6 +56,16 @@ void TrainingRecords::write_line(const std::string& json) { metrics_ << json << 
 
 double TrainingRecords::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
+}
+
+void measure_peak(TrainingRecords& records, int ranks, int threads, TrainingObserver& observer) {
+  records.utilisation.peak_gflops = measure_gemm_gflops(1024, 3);
+  records.utilisation.ranks = ranks;
+  char line[200];
+  std::snprintf(line, sizeof line, "GEMM peak %.1f GFLOP/s on %d thread%s (1024 × 1024 products): the MFU below is "
+                "the steps' matrix work over it", records.utilisation.peak_gflops, threads,
+                threads == 1 ? "" : "s");
+  observer.on_message(line);
 }
 
 TrainOutcome train_until_stopped(TrainingTask& task, const TrainConfig& tc, int64_t& step, TrainingRecords& records,

@@ -25,6 +25,7 @@
 #include "train/config.h"
 #include "train/observer.h"
 #include "train/step.h"
+#include "train/utilisation.h"
 #include "train/validation.h"
 
 namespace attnlab {
@@ -78,6 +79,7 @@ class TrainingRecords {
   double seconds() const;                      // since this (re)start
 
   int64_t tokens_seen = 0;                     // since this (re)start, for tokens per second
+  Utilisation utilisation;                     // the steps' FLOPs over the GEMM peak: the MFU (measure_peak)
   TrainSummary summary;
 
  private:
@@ -88,6 +90,10 @@ class TrainingRecords {
 // Steps until train.max_steps, a stop request (Ctrl-C, SIGTERM) or the time limit (train.max_minutes), whichever
 // comes first; a stop request or the time limit lets the current step finish. `step` counts the optimizer steps
 // taken (0 for a new run, the checkpoint's for a resumed one); every step's loss goes into records.summary.losses.
+// Measures the GEMM peak on the current threads (`threads`, as use_threads returned) into records.utilisation and
+// says so on `observer` (about 0.1–0.2 s: four 1024 × 1024 products); `ranks` processes share the job.
+void measure_peak(TrainingRecords& records, int ranks, int threads, TrainingObserver& observer);
+
 TrainOutcome train_until_stopped(TrainingTask& task, const TrainConfig& tc, int64_t& step, TrainingRecords& records,
                                  TrainingObserver& observer);
 

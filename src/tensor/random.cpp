@@ -107,6 +107,9 @@ std::string Generator::state() const {
 
 void Generator::set_state(const std::string& text) {
   std::istringstream in(text);
+  // A stream catches what is thrown while it reads a number and only sets badbit; so that running out of memory
+  // ends in std::bad_alloc and not in "not a random-generator state" (tests/run/alloc_failure/), badbit rethrows.
+  in.exceptions(std::ios::badbit);
   MersenneTwister64 engine(0);
   int has_spare = 0;
   double spare = 0.0;

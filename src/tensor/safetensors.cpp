@@ -31,6 +31,7 @@
 
 #include "util/error.h"
 #include "util/files.h"
+#include "util/json_teardown.h"
 #include "util/quote.h"
 #include "util/utf8.h"
 
@@ -41,7 +42,12 @@ namespace {
 
 // nlohmann::ordered_json keeps an object's keys in the order they were written (nlohmann::json sorts them).
 // When writing, that puts the header's entries in the same order as the data.
-using Json = nlohmann::ordered_json;
+// Reading parses into nlohmann::json (members in a std::map) and writing builds nlohmann::ordered_json (members in
+// the order written). Not ordered_json for reading: its members sit in a std::vector, which copies them when it grows
+// and frees the old ones with the library's allocating destructor — under memory pressure that ends in
+// std::terminate (util/json_teardown.h). The tensors' order comes from their offsets anyway.
+using Json = nlohmann::json;
+using OrderedJson = nlohmann::ordered_json;
 
 // The Rust reference implementation refuses headers longer than this, and so does attnlab. A real header
 // needs about 100 bytes per tensor, so this allows about a million tensors.
@@ -96,10 +102,12 @@ std::string describe_json(const Json& value) {
 
 // ---- Reading: the header ----
 
-// Parses the header text into a JSON object. nlohmann's parser quietly keeps the last of two equal keys
-// ({"w": A, "w": B} becomes {"w": B}), which would hide a corrupt or ambiguous file. So a parser callback
-// records the keys seen in each open object and notices the first key that appears twice.
-Json parse_header(const std::string& header_text, const std::string& file) {
+// Parses the header text into `header`, a JSON object, built in place: the caller frees it with
+// FreedWithoutAllocating (util/json_teardown.h), so that running out of memory here ends in std::bad_alloc.
+// nlohmann's parser quietly keeps the last of two equal keys ({"w": A, "w": B} becomes {"w": B}), which would hide
+// a corrupt or ambiguous file. So a parser callback records the keys seen in each open object and notices the
+// first key that appears twice.
+void parse_header(const std::string& header_text, const std::string& file, Json& header) {
   size_t bad_byte = first_invalid_utf8(header_text);
   if (bad_byte != std::string::npos) {
     refuse(file, "the header is not valid UTF-8 (byte " + std::to_string(bad_byte) +
@@ -126,9 +134,9 @@ Json parse_header(const std::string& header_text, const std::string& file) {
     return true;  // keep every value
   };
 
-  Json header;
   try {
-    header = Json::parse(header_text.begin(), header_text.end(), notice_duplicate_keys);
+    auto input = nlohmann::detail::input_adapter(header_text.begin(), header_text.end());
+    nlohmann::detail::parser<Json, decltype(input)>(std::move(input), notice_duplicate_keys).parse(true, header);
   } catch (const Json::exception& e) {
     refuse(file, "the header is not valid JSON: " + library_reason(e.what()));   // its tag dropped, cut short
   }
@@ -143,7 +151,6 @@ Json parse_header(const std::string& header_text, const std::string& file) {
     }
     refuse(file, "the header has the key " + quote(duplicate_key) + " twice in one object; keys must be unique");
   }
-  return header;
 }
 
 // The "__metadata__" object: free-form notes, every value a string (the format allows nothing else).
@@ -359,7 +366,9 @@ SafetensorsContents parse_safetensors(const std::string& bytes, const std::strin
   const uint64_t data_bytes = bytes.size() - data_begin;
 
   // 2. The header is UTF-8 JSON, an object, without duplicate keys.
-  Json header = parse_header(bytes.substr(8, header_bytes), file);
+  Json header;
+  FreedWithoutAllocating<Json> freed(header);
+  parse_header(bytes.substr(8, header_bytes), file, header);
 
   // 3. Each entry on its own.
   SafetensorsContents contents;
@@ -426,14 +435,27 @@ void save_safetensors(const std::string& path, const std::vector<NamedTensor>& t
 
   // The header: metadata first (as the reference implementation writes it), then the tensors in order, their
   // bytes back to back.
-  Json header = Json::object();
-  if (!metadata.empty()) header["__metadata__"] = metadata;
+  // Built in place, each object's room reserved first, and freed by FreedWithoutAllocating: out of memory here
+  // ends in std::bad_alloc, never in std::terminate (util/json_teardown.h).
+  OrderedJson header = OrderedJson::object();
+  FreedWithoutAllocating<OrderedJson> freed(header);
+  header.get_ref<OrderedJson::object_t&>().reserve(tensors.size() + 1);
+  if (!metadata.empty()) {
+    OrderedJson& notes = header["__metadata__"] = OrderedJson::object();
+    notes.get_ref<OrderedJson::object_t&>().reserve(metadata.size());
+    for (const auto& [key, value] : metadata) notes[key] = value;
+  }
   uint64_t offset = 0;
   for (const NamedTensor& named : tensors) {
     uint64_t byte_count = static_cast<uint64_t>(named.tensor.numel()) * sizeof(real);
-    header[named.name] = {{"dtype", written_dtype},
-                          {"shape", named.tensor.shape().sizes()},
-                          {"data_offsets", {offset, offset + byte_count}}};
+    OrderedJson& entry = header[named.name] = OrderedJson::object();
+    entry.get_ref<OrderedJson::object_t&>().reserve(3);
+    entry["dtype"] = written_dtype;
+    OrderedJson& shape = entry["shape"] = OrderedJson::array();
+    for (int64_t size : named.tensor.shape().sizes()) shape.push_back(size);
+    OrderedJson& offsets = entry["data_offsets"] = OrderedJson::array();
+    offsets.push_back(offset);
+    offsets.push_back(offset + byte_count);
     offset += byte_count;
   }
   std::string header_text = header.dump();

@@ -23,6 +23,7 @@ struct StepReport {
   double time_limit_seconds = 0; // train.max_minutes · 60 (0: none), so an ETA can account for it
   int ranks = 1;                 // processes training together (data_parallel.h); 1 without mpirun
   double communication_seconds = 0;  // of elapsed_seconds, in the gradients' all-reduce (0 for one process)
+  double mfu = 0;                // model FLOP utilisation of the steps so far (train/utilisation.h); 0: not known
 };
 
 // How the trainer tells the outside world what is happening (the command line draws a progress bar from it).

@@ -8,6 +8,7 @@
 #include "autograd/ops.h"
 #include "train/clip.h"
 #include "train/schedule.h"
+#include "train/utilisation.h"
 #include "util/error.h"
 #include "util/profile.h"
 
@@ -62,6 +63,7 @@ StepResult accumulate_gradients(Module& model, Generator& dropout_generator, Ran
     ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
     PartLoss loss = next_part(ctx);                            // forward and loss: [1]
     result.tokens += loss.tokens;
+    result.flops += 3 * loss.flops;
     result.forward_seconds += seconds_since(started);
     if (!loss.loss.defined()) continue;                        // fewer sentences than ranks: nothing for this one
     stop_if_not_finite(loss.value, "the training loss", step, last_checkpoint,
@@ -107,6 +109,7 @@ PartLoss translation_part(Seq2Seq& model, const Batch& batch, Ranks& ranks, real
                           ForwardContext& ctx) {
   PartLoss part;
   part.tokens = batch.src_tokens + batch.tgt_tokens;
+  part.flops = forward_flops(model.config(), batch.src.shape[0], batch.src.shape[1], batch.tgt_in.shape[1]);
   const Batch& shard = ranks.shard(batch);                   // this rank's rows (one process: the whole batch)
   if (shard.src.shape[0] == 0) return part;                  // fewer sentences than ranks: nothing for this one
   // Label-smoothed cross-entropy of the decoder's predictions for the targets, in one call, without keeping the

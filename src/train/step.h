@@ -69,6 +69,7 @@ struct PartLoss {
   double value = 0;        // the loss reported and checked for NaN (for translation: without the REINFORCE term)
   double share = 1;        // this rank's share of the part's target tokens
   int64_t tokens = 0;      // source + target tokens of the whole part, for tokens per second
+  double flops = 0;        // the whole part's forward matrix FLOPs (train/utilisation.h), for the MFU; 0: not counted
 };
 using PartForward = std::function<PartLoss(ForwardContext& ctx)>;
 
@@ -77,6 +78,7 @@ struct StepResult {
   double grad_norm = 0;        // ‖g‖, before clipping
   double learning_rate = 0;
   int64_t tokens = 0;          // source + target tokens of the step's parts
+  double flops = 0;            // 3 · the parts' forward FLOPs: forward, and backward's two products per product
   double forward_seconds = 0;  // where the step's time went (bench reports medians of these)
   double backward_seconds = 0;
   double update_seconds = 0;   // zeroing, summing and clipping, Adam

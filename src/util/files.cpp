@@ -16,13 +16,27 @@ namespace attnlab {
 
 AtomicFile::AtomicFile(const std::string& final_path)
     : final_path_(final_path), temporary_path_(final_path + ".tmp-" + std::to_string(::getpid())) {
+  // A destination that is not a file — /dev/null, /dev/stdout, a FIFO — is written straight into: renaming a
+  // temporary file over it would replace the device itself (for root, /dev/null became a plain file that way).
+  struct stat existing {};
+  if (::stat(final_path.c_str(), &existing) == 0 && !S_ISREG(existing.st_mode)) {
+    if (S_ISDIR(existing.st_mode)) {
+      errno = EISDIR;
+      fail("cannot write a file over a folder");
+    }
+    direct_ = true;
+    temporary_path_ = final_path;
+    fd_ = ::open(final_path.c_str(), O_WRONLY | O_CLOEXEC);
+    if (fd_ < 0) fail("cannot open");
+    return;
+  }
   fd_ = ::open(temporary_path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
   if (fd_ < 0) fail("cannot create " + temporary_path_);
 }
 
 AtomicFile::~AtomicFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_) ::unlink(temporary_path_.c_str());
+  if (!committed_ && !direct_) ::unlink(temporary_path_.c_str());
 }
 
 void AtomicFile::write(const std::string& bytes) {
@@ -36,17 +50,26 @@ void AtomicFile::write(const std::string& bytes) {
 }
 
 void AtomicFile::commit() {
+  if (direct_) {                       // a device or a FIFO: nothing to flush to disk, nothing to rename
+    const int fd = fd_;
+    fd_ = -1;
+    committed_ = true;
+    if (::close(fd) != 0) fail("cannot close");
+    return;
+  }
   if (::fsync(fd_) != 0) fail("cannot flush " + temporary_path_ + " to disk");
   int fd = fd_;
   fd_ = -1;
   if (::close(fd) != 0) fail("cannot close " + temporary_path_);
+  // The folder's name is made before the rename: nothing may fail (allocate) once the file has replaced the old one,
+  // or a caller told "not written" would find it written (tests/run/alloc_failure/).
+  const std::string directory = std::filesystem::path(final_path_).parent_path().string();
   if (::rename(temporary_path_.c_str(), final_path_.c_str()) != 0) {
     fail("cannot rename " + temporary_path_ + " to " + final_path_);
   }
   committed_ = true;
   // The new name lives in the directory, so flush the directory too, or a power cut could forget the rename.
   // Best effort: some file systems cannot fsync a directory, and the file itself is already safe.
-  std::string directory = std::filesystem::path(final_path_).parent_path().string();
   int directory_fd = ::open(directory.empty() ? "." : directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (directory_fd >= 0) {
     ::fsync(directory_fd);

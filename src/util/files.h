@@ -32,6 +32,7 @@ class AtomicFile {
   std::string temporary_path_;
   int fd_ = -1;
   bool committed_ = false;
+  bool direct_ = false;   // the destination is a device or a FIFO (/dev/null): written straight into, no rename
 };
 
 // The whole file at once.

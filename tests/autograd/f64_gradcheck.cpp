@@ -7,7 +7,7 @@
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
-#include "model/checks.h"
+#include "gpt/checks.h"
 
 using namespace attnlab;
 

@@ -7,7 +7,7 @@
 #include <string>
 
 #include "autograd/gradcheck.h"
-#include "model/checks.h"
+#include "gpt/checks.h"
 #include "util/error.h"
 
 using namespace attnlab;

@@ -254,10 +254,18 @@ expect_ok "bench --json" "$attnlab" bench --config tiny.yaml --steps 1 --warmup 
   --decode-sentences 1 --threads 1 --json
 grep -q '"step_ms":' out.txt && grep -q '"program":"attnlab"' out.txt ||
   { failures=$((failures + 1)); echo "FAIL: bench --json printed no step time"; cat out.txt; }
+grep -q '"bf16_support":' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: bench --json names no bf16 support"; cat out.txt; }
 # The command runs the float32 library (attnlab64's ATTNLAB_DOUBLE must not leak into it through the link).
 grep -q '"precision":"float32"' out.txt ||
   { failures=$((failures + 1)); echo "FAIL: the attnlab command is not compiled in float32"; cat out.txt; }
 expect_error "bench with --steps 0" "--steps" "$attnlab" bench --config tiny.yaml --steps 0
+# The bf16 product's line names the CPU's support; on a CPU without AVX512_BF16 (as ATTNLAB_NO_AVX512_BF16 makes
+# this one count) it says so instead of a speed.
+expect_ok "bench without AVX512_BF16" env ATTNLAB_NO_AVX512_BF16=1 "$attnlab" bench --config tiny.yaml --steps 1 \
+  --warmup 0 --batch 2 --length 4 --vocab 20 --decode-sentences 0 --threads 1
+grep -q "bf16 *not measured: AVX512_BF16 switched off" out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: bench without AVX512_BF16 did not say so"; cat out.txt; }
 
 echo "cli: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -29,6 +29,16 @@ expect_ok "generate with a seed" "$attnlab" generate --run lm --prompt "we" --se
 sampled=$(cat out.txt)
 expect_ok "generate with the same seed" "$attnlab" generate --run lm --prompt "we" --seed 5 --top-k 20 --top-p 0.9
 [ "$(cat out.txt)" == "$sampled" ] || { failures=$((failures + 1)); echo "FAIL: the same seed drew another text"; }
+expect_ok "the next token's distribution" "$attnlab" generate --run lm --prompt "the old" --distribution 4 \
+  --temperature 1 --top-k 3
+grep -q "top-k 3.*3 token(s) may come next" out.txt && [ "$(grep -c "^  [^ (]" out.txt)" -eq 3 ] ||
+  { failures=$((failures + 1)); echo "FAIL: --distribution 4 --top-k 3 does not show the 3 kept tokens"; cat out.txt; }
+first=$(awk 'NR == 2 {print $1}' out.txt)
+[[ "$greedy" == "the old $first"* ]] ||
+  { failures=$((failures + 1)); echo "FAIL: the likeliest next token '$first' is not greedy's: $greedy"; }
+expect_error "--distribution with --continuation-only" "excludes" \
+  "$attnlab" generate --run lm --prompt "the" --distribution 3 --continuation-only
+expect_error "--distribution 0" "--distribution" "$attnlab" generate --run lm --prompt "the" --distribution 0
 expect_ok "generate --help" "$attnlab" generate --help
 grep -q -- "--temperature" out.txt || { failures=$((failures + 1)); echo "FAIL: --help does not list --temperature"; }
 

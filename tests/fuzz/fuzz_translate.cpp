@@ -17,6 +17,7 @@
 #include <memory>
 
 #include "data/corpus.h"
+#include "fuzz_runs.h"
 #include "fuzz_support.h"
 #include "run/config_io.h"
 #include "run/run.h"
@@ -27,40 +28,11 @@ using attnlab::fuzz::check;
 
 namespace {
 
-const char* sinusoidal_char_run = R"(
-tokenizer: {kind: char, shared: true}
-data: {train_src: unused.src, train_tgt: unused.tgt, lowercase: true}   # the paths are never read
-model: {d_model: 8, heads: 2, d_ff: 16, encoder_layers: 1, decoder_layers: 1, dropout: 0.0, positional: sinusoidal}
-decode: {beam: 2, max_len_ratio: 0.01, max_len_extra: 4}
-)";
-
-const char* learned_word_run = R"(
-tokenizer: {kind: word, shared: true}
-data: {train_src: unused.src, train_tgt: unused.tgt, max_len: 10}
-model: {d_model: 8, heads: 2, d_ff: 16, encoder_layers: 1, decoder_layers: 1, dropout: 0.0, positional: learned,
-        max_len: 12, share_embeddings: true, tie_output: true}
-decode: {beam: 1, max_len_ratio: 0.01, max_len_extra: 4}
-)";
-
-// A run as load_run would give it, but built here: the config, tokenizers trained on the toy grammar, and a
-// freshly initialised model (no checkpoint).
-LoadedRun make_run(const char* yaml, const std::string& name) {
-  LoadedRun run;
-  run.config = parse_config(yaml, name);
-  const ParallelText toy = fuzz::toy_text(200);
-  const std::string run_dir = (fuzz::scratch_directory() / name).string();
-  std::filesystem::create_directories(run_dir);
-  run.tokenizers = prepare_tokenizers(run.config, run_dir, toy.src, toy.tgt);
-  Generator init(run.config.train.seed);
-  run.model = std::make_unique<Seq2Seq>(model_config_for(run.config, run.tokenizers), init);
-  return run;
-}
-
 std::vector<LoadedRun>& runs() {
   static std::vector<LoadedRun> made = [] {
     std::vector<LoadedRun> both;
-    both.push_back(make_run(sinusoidal_char_run, "sinusoidal-char"));
-    both.push_back(make_run(learned_word_run, "learned-word"));
+    both.push_back(fuzz::untrained_run(fuzz::sinusoidal_char_run, "sinusoidal-char"));
+    both.push_back(fuzz::untrained_run(fuzz::learned_word_run, "learned-word"));
     return both;
   }();
   return made;

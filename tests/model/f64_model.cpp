@@ -25,7 +25,7 @@
 
 #include "autograd/gradcheck.h"
 #include "autograd/ops.h"
-#include "model/checks.h"
+#include "gpt/checks.h"
 #include "model/transformer.h"
 #include "nn/embedding.h"
 #include "util/error.h"

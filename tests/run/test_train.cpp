@@ -258,7 +258,10 @@ TEST_CASE("a checkpoint whose metadata lacks a field, holds text for a number or
     std::string field, value;  // value "" erases the field
     std::string expected;
   };
-  for (const Case& c : {Case{"step", "", "no \"step\""}, Case{"step", "12x", "\"step\" is \"12x\", not a whole number"},
+  for (const Case& c : {Case{"format", "pytorch", "not an attnlab checkpoint (its metadata has \"format\": \"pytorch\""},
+                        Case{"version", "", "no \"version\""},
+                        Case{"version", "99", "checkpoint format version \"99\", but this attnlab reads version"},
+                        Case{"step", "", "no \"step\""}, Case{"step", "12x", "\"step\" is \"12x\", not a whole number"},
                         Case{"step", "-4", "\"step\" is -4, but it must be ≥ 0"},
                         Case{"optimizer_steps", "", "no \"optimizer_steps\""},
                         Case{"best_metric", "low", "\"best_metric\" is \"low\", not a number"},

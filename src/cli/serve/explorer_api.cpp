@@ -10,14 +10,15 @@
 #include "cli/cloze_question.h"
 #include "cli/serve/contrast_api.h"
 #include "cli/serve/model_copies.h"
+#include "gpt/language_model_maps.h"
 #include "inspect/align/gold_on_picture.h"
 #include "inspect/maps/attention_maps.h"
 #include "inspect/maps/film.h"
 #include "inspect/maps/intervention_maps.h"
-#include "inspect/maps/language_model_maps.h"
 #include "run/intervention_spec.h"
 #include "util/base64.h"
 #include "util/error.h"
+#include "util/json_fields.h"
 #include "util/sha256.h"
 
 namespace attnlab {
@@ -66,18 +67,6 @@ std::string shown_checkpoint(const ServedRun& served, const std::string& checkpo
   return shown_path(checkpoint);
 }
 
-// An integer field of the request: `fallback` when absent; throws attnlab::Error when it is not an integer in
-// [low, high].
-int64_t integer_field(const nlohmann::json& body, const char* name, int64_t fallback, int64_t low, int64_t high) {
-  if (!body.contains(name)) return fallback;
-  const nlohmann::json& value = body[name];
-  if (!value.is_number_integer() || value.get<int64_t>() < low || value.get<int64_t>() > high) {
-    throw Error(std::string("\"") + name + "\" must be an integer from " + std::to_string(low) + " to " +
-                std::to_string(high) + ", got " + value.dump());
-  }
-  return value.get<int64_t>();
-}
-
 // A request read and checked, everything but the translation itself.
 struct TranslateRequest {
   ServedRun* served = nullptr;
@@ -90,36 +79,11 @@ struct TranslateRequest {
   GenerationAsk generation;  // a language model's run: how the prompt ("text") is continued
 };
 
-// A number field of the request: `fallback` when absent; throws attnlab::Error when it is not a number in
-// [low, high] (or (low, high] when low_open).
-double number_field(const nlohmann::json& body, const char* name, double fallback, double low, double high,
-                    bool low_open = false) {
-  if (!body.contains(name)) return fallback;
-  const nlohmann::json& value = body[name];
-  if (!value.is_number() || value.get<double>() > high || value.get<double>() < low ||
-      (low_open && value.get<double>() == low)) {
-    char range[80];
-    std::snprintf(range, sizeof range, low_open ? "above %g and at most %g" : "from %g to %g", low, high);
-    throw Error(std::string("\"") + name + "\" must be a number " + range + ", got " + value.dump());
-  }
-  return value.get<double>();
-}
-
-// A language model's request (language_model_maps.h): the sampling fields read, the translation's refused, and
-// its price: the answer grows as the text's T = prompt + max_tokens tokens, T² a map, as a translation's does.
+// A language model's request: the sampling fields read as the browser build reads them (gpt/generation_request.h),
+// and its price: the answer grows as the text's T = prompt + max_tokens tokens, T² a map, as a translation's does.
 void read_generation_request(const nlohmann::json& body, const ExplorerApiOptions& options, TranslateRequest& request) {
-  for (const char* name : {"beam", "ig_steps", "interventions"}) {
-    if (body.contains(name)) {
-      throw Error(std::string("a language model's run takes no \"") + name + "\": it continues the prompt as \"max_tokens\", "
-                  "\"temperature\", \"top_k\", \"top_p\" and \"seed\" say");
-    }
-  }
-  GenerationAsk& ask = request.generation;
-  ask.max_tokens = integer_field(body, "max_tokens", 20, 0, options.max_new_tokens);
-  ask.sampling.temperature = number_field(body, "temperature", 0, 0, options.max_temperature);
-  ask.sampling.top_k = integer_field(body, "top_k", 0, 0, options.max_top_k);
-  ask.sampling.top_p = number_field(body, "top_p", 1, 0, 1, /*low_open=*/true);
-  ask.seed = static_cast<uint64_t>(integer_field(body, "seed", 1, 0, options.max_seed));
+  request.generation = read_generation_ask(body, options.generation);
+  const GenerationAsk& ask = request.generation;
   const LoadedLanguageModel& run = *request.served->language_model;
   const ModelConfig& model = run.config.model;
   const auto T = static_cast<double>(prompt_ids(run, request.text).size() + ask.max_tokens);
@@ -354,9 +318,11 @@ int64_t work_estimate(const LoadedRun& run, int64_t source_tokens, int64_t beam,
 }
 
 AskLimits ask_limits(const std::vector<std::unique_ptr<ServedRun>>& runs, const ExplorerApiOptions& options) {
-  AskLimits limits{options.max_text_bytes, options.max_beam, options.max_ig_steps, options.max_answer_bytes >> 20, {}};
-  limits.max_new_tokens = options.max_new_tokens, limits.max_temperature = options.max_temperature;
-  limits.max_top_k = options.max_top_k, limits.max_seed = options.max_seed;
+  AskLimits limits;
+  limits.max_text_bytes = options.max_text_bytes, limits.max_beam = options.max_beam;
+  limits.max_ig_steps = options.max_ig_steps, limits.max_answer_mb = options.max_answer_bytes >> 20;
+  limits.max_new_tokens = options.generation.max_new_tokens, limits.max_temperature = options.generation.max_temperature;
+  limits.max_top_k = options.generation.max_top_k, limits.max_seed = options.generation.max_seed;
   for (const auto& served : runs) {
     limits.language_model.push_back(served->language_model != nullptr);
     std::vector<int64_t>& by_beam = limits.max_tokens.emplace_back();

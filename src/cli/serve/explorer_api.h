@@ -16,8 +16,8 @@
 //                           ("<document> @query <query>") and the answer cloze.json (src/inspect/maps/cloze_maps.h)
 //                         A language model's run (model.task: language_model) continues "text" as a prompt:
 //                         {"run": 1, "text": "the old", "max_tokens": 20, "temperature": 0, "top_k": 0, "top_p": 1,
-//                         "seed": 1} (all but "text" optional; limits in ExplorerApiOptions) → the text's
-//                         attention.json (src/inspect/maps/language_model_maps.h): "task": "language_model", its
+//                         "seed": 1} (all but "text" optional; read by gpt/generation_request.h) → the text's
+//                         attention.json (src/gpt/language_model_maps.h): "task": "language_model", its
 //                         one stack's maps; "beam", "ig_steps" and "interventions" are refused for it, and the
 //                         sampling fields for a translation run; /api/film and /api/contrast refuse it
 //   POST /api/film        {"run": 0, "text": "…", "target": "the translation shown", "ig_steps": 0}
@@ -53,9 +53,10 @@
 
 #include "cli/serve/http_server.h"
 #include "cloze/cloze_training.h"
+#include "gpt/generation_request.h"
+#include "gpt/language_model.h"
 #include "inspect/pages/explorer_page.h"
 #include "run/intervention_spec.h"
-#include "run/language_model.h"
 #include "run/run.h"
 
 namespace attnlab {
@@ -67,12 +68,8 @@ struct ExplorerApiOptions {
   int64_t max_beam = 16;       // "beam" 0 … max_beam
   int64_t max_ig_steps = 64;   // "ig_steps" 0 … max_ig_steps
   int64_t max_work = 0;        // the most work (work_estimate()) one client may have asked for at once; 0: no bound
-  // A language model's run: "max_tokens" 0 … max_new_tokens (20 by default), "temperature" 0 … max_temperature
-  // (0 by default: greedy), "top_k" 0 … max_top_k (0: all), "top_p" in (0, 1] (1), "seed" 0 … max_seed (1).
-  int64_t max_new_tokens = 200;
-  double max_temperature = 10;
-  int64_t max_top_k = 100000;
-  int64_t max_seed = 2147483647;
+  // A language model's run: its sampling fields' bounds (gpt/generation_request.h, the browser build's too).
+  GenerationLimits generation;
 };
 
 struct ServedRun {

@@ -25,6 +25,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <new>
+#include <string_view>
 #include <unordered_map>
 
 #include "data/tokenizers/tokenizer_kinds.h"
@@ -46,6 +48,20 @@ std::string plain_message(const sentencepiece::util::Status& status) {
   return status.ToString();
 }
 
+// processor.Load(path), with running out of memory reported as std::bad_alloc: sentencepiece's bundled darts_clone
+// (the unigram model's trie) turns a failed allocation into an exception of its own, "darts.h:703: exception: failed
+// to resize pool: std::bad_alloc" (tests/run/alloc_failure/).
+sentencepiece::util::Status load_model(sentencepiece::SentencePieceProcessor& processor, const std::string& path) {
+  try {
+    return processor.Load(path);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& error) {
+    if (std::string_view(error.what()).find("bad_alloc") != std::string_view::npos) throw std::bad_alloc();
+    throw;
+  }
+}
+
 class SentencePieceTokenizer : public Tokenizer {
  public:
   // Loads path (a .model file); throws attnlab::Error naming it if it is missing or not an attnlab model.
@@ -53,7 +69,7 @@ class SentencePieceTokenizer : public Tokenizer {
     if (!std::filesystem::is_regular_file(path)) {
       throw Error(path + ": no such file (a bpe or unigram tokenizer is saved as <prefix>.model)");
     }
-    sentencepiece::util::Status status = processor_.Load(path);
+    sentencepiece::util::Status status = load_model(processor_, path);
     if (!status.ok()) {
       spdlog::debug("sentencepiece could not load {}: {}", path, status.ToString());
       throw Error(path + " is not a sentencepiece model: it does not parse as one (is it truncated, or a file of "

@@ -141,7 +141,7 @@ struct TextGeneration {
   std::string prompt, continuation;   // as given; the continuation as the tokenizer decodes it (may be empty)
   int64_t prompt_tokens = 0;          // the text's first prompt_tokens tokens are the prompt's
   int64_t max_tokens = 0;             // what was asked for (0: the prompt alone, no continuation)
-  double temperature = 0;             // the sampling settings (decode/sampling.h); temperature 0: greedy
+  double temperature = 0;             // the sampling settings (gpt/sampling.h); temperature 0: greedy
   int64_t top_k = 0;
   double top_p = 1;
   uint64_t seed = 1;

@@ -14,10 +14,6 @@ inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-TokenIds one_sentence(const std::vector<int32_t>& ids) {
-  return TokenIds{Shape{1, static_cast<int64_t>(ids.size())}, ids};  // [1, T]
-}
-
 // "  0.1234", " -0.5678", "    -inf": one number, fixed width so that columns line up.
 std::string number(double value) {
   char text[32];
@@ -51,37 +47,8 @@ void TraceRecorder::trace(const std::string& name, const Tensor& value) {
   stages.push_back({name, value.detach()});
 }
 
-// A trace shows the paper's chain, op by op: the paper's path computes every stage it prints (Q, K, V per head,
-// the scores, the weights), so nothing is recomputed for display. A model on the fused path is put on the paper's
-// for the trace (the trace says so: SentenceTrace::switched_to_paper_path), and back after.
-namespace {
-
-struct PaperPath {
-  explicit PaperPath(Module& m) : model(m), saved(m.compute_path()), switched(m.fused()) {
-    model.use_compute_path(ComputePath::paper);
-  }
-  ~PaperPath() { model.use_compute_path(saved); }
-  Module& model;
-  ComputePath saved;
-  bool switched;
-};
-
-}  // namespace
-
-SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text, AttentionRecorder* maps) {
-  if (text.empty()) throw Error("trace: the text has no tokens");
-  NoGradGuard no_graph;                                  // inference: no graph, no dropout
-  SentenceTrace trace;
-  trace.decoder_input = text;
-  PaperPath paper_path{model};
-  trace.switched_to_paper_path = paper_path.switched;
-  TraceRecorder recorder;
-  ForwardContext ctx;
-  ctx.tracer = &recorder;
-  ctx.recorder = maps;                                                         // null: no maps asked for
-  trace.logits = model.logits(one_sentence(text), ctx);                        // [1, T, V]
-  trace.decoder = std::move(recorder.stages);
-  return trace;
+TokenIds one_sentence(const std::vector<int32_t>& ids) {
+  return TokenIds{Shape{1, static_cast<int64_t>(ids.size())}, ids};  // [1, T]
 }
 
 SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target,

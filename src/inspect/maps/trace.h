@@ -24,7 +24,6 @@
 #include <vector>
 
 #include "data/tokenizers/tokenizer.h"
-#include "model/decoder_only.h"
 #include "model/transformer.h"
 
 namespace attnlab {
@@ -58,10 +57,24 @@ struct SentenceTrace {
 SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target,
                              AttentionRecorder* maps = nullptr);
 
-// The same for a decoder-only language model (model/decoder_only.h): one pass over `text` (bos first) — no
-// source, no encoder; decoder_input is `text` and the stages are the model's; every attention map goes to `maps`
-// when one is given. Throws attnlab::Error for no text.
-SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text, AttentionRecorder* maps = nullptr);
+// A trace shows the paper's chain, op by op: while a PaperPath lives, `model` runs the paper's path, which
+// computes every stage a trace prints (Q, K, V per head, the scores, the weights), so nothing is recomputed for
+// display; `switched` says the model was on the fused path (SentenceTrace::switched_to_paper_path). The path the
+// model had comes back when it goes. (The decoder-only model's trace_text, src/gpt/trace_text.h, uses it too.)
+struct PaperPath {
+  explicit PaperPath(Module& m) : model(m), saved(m.compute_path()), switched(m.fused()) {
+    model.use_compute_path(ComputePath::paper);
+  }
+  ~PaperPath() { model.use_compute_path(saved); }
+  PaperPath(const PaperPath&) = delete;
+  PaperPath& operator=(const PaperPath&) = delete;
+  Module& model;
+  ComputePath saved;
+  bool switched;
+};
+
+// [1, T]: one sentence's ids as a batch of one.
+TokenIds one_sentence(const std::vector<int32_t>& ids);
 
 // p = softmax(logits[0, t, :]) at decoder position t, in double (the largest logit subtracted first): [V].
 std::vector<double> next_token_probabilities(const SentenceTrace& trace, int64_t t);

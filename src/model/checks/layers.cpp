@@ -6,7 +6,6 @@
 
 #include "autograd/ops.h"
 #include "model/checks.h"
-#include "model/decoder_only.h"
 #include "model/masks.h"
 #include "model/transformer.h"
 #include "nn/checks.h"
@@ -81,20 +80,6 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
         Tensor logits = m.forward(src, tgt, eval);                           // [B, T, V]
         return cross_entropy(logits, tgt_out, real(0.1), pad_id);            // [1]
       }));
-  // The decoder-only model (GPT) through its next-token loss: pre-LN, tied output layer, a padded block.
-  Generator gpt_init(49);   // its own weights, as the decoder-only layer's above
-  ModelConfig gpt = tiny_config(NormPlacement::pre);
-  gpt.d_model = 8;
-  gpt.d_ff = 16;
-  gpt.tie_output = true;
-  const TokenIds block{{2, 3}, {1, 5, 4, 6, 2, 0}};         // b_0 … b_{T−1}, row 1 padded
-  const TokenIds next{{2, 3}, {5, 4, 2, 2, 0, 0}};          // b_1 … b_T: the shift by one, pad ignored
-  cases.push_back(module_case<DecoderOnly>(
-      "model.decoder_only", "next-token loss, pre-LN, tied output, smoothing 0.1, every parameter",
-      std::make_shared<DecoderOnly>(gpt, gpt_init), {},
-      [block, next, eval](DecoderOnly& m, const std::vector<Tensor>&) mutable {
-        return m.loss(block, next, real(0.1), eval);                        // [1]
-      }));
   explain_op(cases, "layer.encoder_layer",
              "post-LN: h = LN(x + SelfAttn(x)), y = LN(h + FFN(h));  pre-LN: h = x + SelfAttn(LN(x)), y = h + "
              "FFN(LN(h))",
@@ -107,10 +92,6 @@ std::vector<GradcheckCase> model_checks(Generator& init) {
              "logits = Decoder(Embed(tgt) + pos, Encoder(Embed(src) + pos)) · E_outᵀ;  L = cross_entropy(logits, "
              "tgt_out, ε = 0.1)",
              "backward() walks the whole graph; every parameter's gradient is checked against central differences");
-  explain_op(cases, "model.decoder_only",
-             "logits = Decoder(Embed(t) + pos) · Eᵀ (no encoder, no cross-attention, E tied);  L = "
-             "cross_entropy(logits, t shifted by one, ε = 0.1)",
-             "backward() walks the whole graph; E's gradient sums the embedding's and the output layer's");
   return cases;
 }
 

@@ -1,12 +1,15 @@
 // generate.js — the explorer on a decoder-only language model (model.task: language_model;
-// src/inspect/maps/language_model_maps.h): the data has "task": "language_model", no source, and only
+// src/gpt/language_model_maps.h): the data has "task": "language_model", no source, and only
 // decoder_self maps over one text, the prompt and the model's continuation of it. This file says so on the page
-// and, under `attnlab serve`, puts the sampling fields in the form for a language model's run:
+// and, under `attnlab serve` and in the live page (the browser build), puts the sampling fields in the form for a
+// language model's run:
 //   max tokens   new tokens at most (0: the prompt alone)         temperature  0: greedy; above 1 flatter
 //   top-k        draw among the k likeliest tokens only (0: all)   top-p        the nucleus (1: every token)
 //   seed         the draws' seed: the same seed, the same text
 // Each field takes exactly what the server takes (serve writes its limits into the page: X.config.limits), and a
-// request it would refuse is refused here in its words (src/cli/serve/explorer_api.cpp, read_generation_request).
+// request it would refuse is refused here in its words (src/gpt/generation_request.h, read_generation_ask). The
+// live page has no limits written in: its engine (web/engine.cpp) reads the request with that same function, tells
+// live.js the limits when it loads a language model, and live.js tells this file: X.languageModelLoaded().
 // Hooks: explorer.js asks X.isLanguageModel(), X.textSentence() and X.languageModelViews; serve.js asks
 // X.generationBody() and X.generationRefusal() for the request, X.restoreGeneration() for a link's fields.
 (function () {
@@ -35,8 +38,11 @@
     el('div', {class: 'meta', id: 'kinds'}, root, 'weights of ' + data.checkpoint + ' (step ' + data.step + ') · ' + kinds);
   };
 
-  // ---- the form's sampling fields, under serve ----
+  // ---- the form's sampling fields, under serve and in the live page ----
   var limits = X.config.limits, fields = {}, box = null;
+  var languageModelRuns = limits ? (limits.language_model || []).slice() : [];   // per run: is it a language model?
+  var bounds = limits ? {new_tokens: limits.new_tokens, temperature: limits.temperature, top_k: limits.top_k,
+                         seed: limits.seed} : null;   // the live page: the engine's, once it loads a language model
   var FIELDS = [   // [name, label, title, step, default]
     ['max_tokens', 'max tokens', 'new tokens at most (0: the prompt alone)', '1', 20],
     ['temperature', 'temperature', 'p = softmax(z / T): 0 is greedy, below 1 sharper, above 1 flatter', 'any', 0],
@@ -44,10 +50,11 @@
     ['top_p', 'top-p', 'draw among the fewest likeliest tokens whose probabilities reach p (1: every token)', 'any', 1],
     ['seed', 'seed', 'the draws\u2019 random seed: the same seed, prompt and settings give the same text', '1', 1]];
   function highest(name) {
-    return {max_tokens: limits.new_tokens, temperature: limits.temperature, top_k: limits.top_k, top_p: 1,
-            seed: limits.seed}[name];
+    if (name === 'top_p') return 1;
+    return bounds ? {max_tokens: bounds.new_tokens, temperature: bounds.temperature, top_k: bounds.top_k,
+                     seed: bounds.seed}[name] : null;
   }
-  function isLanguageModelRun(run) { return !!(limits && limits.language_model && limits.language_model[run]); }
+  function isLanguageModelRun(run) { return !!languageModelRuns[run]; }
   // Shows the sampling fields for a language model's run and the translation's (beam, IG steps, compare) for the
   // others; the button says what it does.
   function showFields() {
@@ -91,12 +98,24 @@
     }
     return null;
   };
+  // The live page (live.js): run `run` was loaded into the engine; `engineLimits` are the sampling fields' bounds
+  // it answered for a language model, null for a translation run.
+  X.languageModelLoaded = function (run, engineLimits) {
+    languageModelRuns[run] = !!engineLimits;
+    if (engineLimits) bounds = engineLimits;
+    if (!box) return;
+    FIELDS.forEach(function (f) {
+      if (highest(f[0]) === null) fields[f[0]].removeAttribute('max');
+      else fields[f[0]].max = highest(f[0]);
+    });
+    showFields();
+  };
   X.restoreGeneration = function (p) {   // a link's fields (serve.js, askFromAddress), its run chosen already
     if (!box) return;
     FIELDS.forEach(function (f) { if (p[f[0]] !== undefined) fields[f[0]].value = p[f[0]]; });
     showFields();
   };
-  if (X.config.mode === 'serve' && limits && (limits.language_model || []).some(Boolean)) {
-    X.afterServeStart = addFields;
-  }
+  // Under serve: when a run is a language model's. In the live page (no limits written in): always, shown once a
+  // language model's run is loaded, so that a link's fields are restored before the engine has loaded it.
+  if (X.config.mode === 'serve' && (!limits || languageModelRuns.some(Boolean))) X.afterServeStart = addFields;
 })();

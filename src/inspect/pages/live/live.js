@@ -6,6 +6,9 @@
 // attnlab (web/engine.cpp, compiled to WebAssembly: the engine script), which runs the very functions
 // `attnlab serve` runs — load_run() and record_attention() — on a run folder written into its in-memory file
 // system. So every view is drawn from attention this page recorded, with the explorer's own code.
+// A language model's run (model.task: language_model) loads too: the engine says so when it loads it, the form then
+// shows the sampling fields (generate.js: max tokens, temperature, top-k, top-p, seed) and sends them as serve's form
+// does, and the engine continues the prompt as `attnlab serve` and `attnlab generate` do (the same seed, the same text).
 // The runs ("slots" of the explorer's run menu):
 //   0  the run bundled into the page (`attnlab attention --live --run RUN`), or the one whose files you pick
 //   1  the copy task, once it has trained in this page (training.js)
@@ -70,6 +73,15 @@
     if (answer.error) throw new Error(answer.error);
     loadedSlot = slot;
     run.loaded = answer;
+    window.attnlabExplorer.languageModelLoaded(slot, answer.task === 'language_model' ? answer.limits : null);
+  }
+  // What the engine is asked: a language model's sampling fields (generate.js) or a translation's.
+  function engineRequest(body) {
+    if (body.max_tokens !== undefined) {
+      return {text: body.text, max_tokens: body.max_tokens, temperature: body.temperature, top_k: body.top_k,
+              top_p: body.top_p, seed: body.seed};
+    }
+    return {text: body.text, beam: body.beam, ig_steps: body.ig_steps, interventions: body.interventions};
   }
   // The answer `attnlab serve` would give to POST api/translate, as a fetch Response.
   function translateInPage(body) {
@@ -77,9 +89,7 @@
       var started = performance.now(), answer;
       try {
         loadSlot(module, body.run);
-        answer = call(module, 'attnlab_attention', JSON.stringify({text: body.text, beam: body.beam,
-                                                                   ig_steps: body.ig_steps,
-                                                                   interventions: body.interventions}));
+        answer = call(module, 'attnlab_attention', JSON.stringify(engineRequest(body)));
       } catch (error) {
         answer = {error: error.message};
       }
@@ -87,6 +97,20 @@
       return new Response(JSON.stringify(answer), {status: answer.error ? 400 : 200,
                                                    headers: {'Content-Type': 'application/json'}});
     });
+  }
+  // A link's sentence is asked as soon as the page opens (serve.js, askFromAddress), before the engine has loaded
+  // the bundled run: the form waits for it, so that a language model's link is sent with its sampling fields.
+  var ready = false, heldBack = null;
+  window.addEventListener('submit', function (event) {
+    if (ready || event.target.id !== 'ask') return;
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    heldBack = event.target;
+  }, true);
+  function release() {
+    ready = true;
+    if (heldBack) heldBack.requestSubmit();
+    heldBack = null;
   }
   var pageFetch = window.fetch;
   window.fetch = function (url, options) {
@@ -127,6 +151,7 @@
     var stepOrBest = checkpoints.some(function (path) { return /\/(best|step-\d+)\.safetensors$/.test(path); });
     return !stepOrBest && checkpoints.length === 1 ? checkpoints[0] : null;
   }
+  function whatToType(slot) { return slot.loaded.task === 'language_model' ? 'a prompt' : 'a sentence'; }
   function pickFrom(input) {
     input.addEventListener('change', function () {
       var first = input.files[0], name = first && first.webkitRelativePath ? first.webkitRelativePath.split('/')[0]
@@ -135,7 +160,7 @@
         live.setRunFiles(0, files, name, checkpointOf(files));
         return engine.then(function (module) { loadSlot(module, 0); });
       }).then(function () {
-        say(name + ': loaded (step ' + slots[0].loaded.step + ') — type a sentence above', 'ready');
+        say(name + ': loaded (step ' + slots[0].loaded.step + ') — type ' + whatToType(slots[0]) + ' above', 'ready');
       }).catch(function (error) { say(error.message, 'error'); });
     });
   }
@@ -149,11 +174,13 @@
   }
   engine.then(function (module) {
     if (bundled) loadSlot(module, 0);
-    say(bundled ? bundled.name + ' (step ' + slots[0].loaded.step + ') is loaded: type a sentence above'
+    say(bundled ? bundled.name + ' (step ' + slots[0].loaded.step + ') is loaded: type ' + whatToType(slots[0]) + ' above'
                 : 'attnlab is loaded: pick a run folder, or train the copy task below', 'ready');
     document.body.setAttribute('data-live-ready', '1');
+    release();
   }).catch(function (error) {
     say(error.message, 'error');
     document.body.setAttribute('data-live-ready', 'error');
+    release();   // a held-back request is answered with the error
   });
 })();

@@ -1,0 +1,30 @@
+// bench_bf16.h — the bfloat16 product's speed at the model's own shapes, beside attnlab's float32 packed GEMM:
+// what the products of a training step would gain from bf16 (`attnlab bench`, its "bf16" line). The model does
+// not use it yet; this measures the kernel (tensor/product/bf16_product.h).
+//
+// The shapes and the three products of a Linear layer per shape are bench_gemm.h's (forward x · Wᵀ, ∂x = G · W,
+// ∂W = Gᵀ · x). Each repeat times, shape by shape, the float32 packed product (add_product, Gemm::packed) and then
+// the fast bf16 product on the same operands, so the two take turns under the same load; a shape's time is the
+// median of its repeats, and a product's GFLOP/s is all the step's operations over the sum of its shapes' times.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "lab/bench_gemm.h"
+
+namespace attnlab {
+inline namespace ATTNLAB_PRECISION {
+
+struct Bf16Speed {
+  bool measured = false;                // false when the CPU has no AVX512_BF16 (support says so)
+  std::string support;                  // bf16_support(): "AVX512_BF16 (vdpbf16ps)", or what is missing
+  GemmSpeed bf16;                       // the fast bf16 product (its gemm field unused)
+  GemmSpeed packed;                     // the float32 packed GEMM, timed in turn with it
+};
+
+// Both products over `shapes`, `repeats` times, on the threads the process uses (tensor/parallel.h).
+Bf16Speed measure_bf16_product(const std::vector<GemmShape>& shapes, int repeats);
+
+}  // namespace ATTNLAB_PRECISION
+}  // namespace attnlab

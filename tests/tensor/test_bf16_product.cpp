@@ -1,0 +1,178 @@
+// test_bf16_product.cpp — the bfloat16 product (src/tensor/product/bf16_product.h): the fast path (vdpbf16ps)
+// gives the emulated path's bits on awkward shapes and every transpose, whatever the thread count; both stay
+// within the tolerance bf16's rounding allows of the float32 product; the rounding is unbiased (it would not be
+// with truncation); the fast path flushes subnormals, as its instruction does; bad input gets a clear error.
+#include <doctest/doctest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "tensor/bfloat16.h"
+#include "tensor/product/bf16_product.h"
+#include "tensor/random.h"
+#include "util/choice.h"
+#include "util/error.h"
+
+using namespace attnlab;
+
+namespace {
+
+// One product's operands as stored (X [n, k] or [k, n] when transposed; Y [k, m] or [m, k]) and a C to add to.
+struct Operands {
+  int64_t n, k, m;
+  bool transpose_x, transpose_y;
+  FloatMatrix X, Y, C;
+
+  Operands(int64_t n_, int64_t k_, int64_t m_, bool tx, bool ty, Generator& gen, double low = 0, double high = 0)
+      : n(n_), k(k_), m(m_), transpose_x(tx), transpose_y(ty), X(tx ? k : n, tx ? n : k), Y(ty ? m : k, ty ? k : m),
+        C(n, m) {
+    const auto draw = [&] { return static_cast<float>(low < high ? gen.uniform(low, high) : gen.normal()); };
+    for (int64_t i = 0; i < X.size(); ++i) X.data()[i] = draw();
+    for (int64_t i = 0; i < Y.size(); ++i) Y.data()[i] = draw();
+    C.setZero();
+  }
+  float op_x(int64_t i, int64_t p) const { return transpose_x ? X(p, i) : X(i, p); }
+  float op_y(int64_t p, int64_t j) const { return transpose_y ? Y(j, p) : Y(p, j); }
+
+  FloatMatrix product(Bf16Path path, const FloatMatrix& start) const {
+    FloatMatrix result = start;
+    add_bf16_product(FloatMatrixMap(result.data(), n, m), ConstFloatMatrixMap(X.data(), X.rows(), X.cols()),
+                     transpose_x, ConstFloatMatrixMap(Y.data(), Y.rows(), Y.cols()), transpose_y, path);
+    return result;
+  }
+};
+
+bool same_bits(const FloatMatrix& a, const FloatMatrix& b) {
+  return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size())) == 0;
+}
+
+}  // namespace
+
+TEST_CASE("the fast bf16 product gives the emulated product's bits on ragged shapes and every transpose") {
+  if (!bf16_fast_available()) {
+    MESSAGE("skipped: " << bf16_support());
+    return;
+  }
+  Generator gen(3);
+  // k odd, k across the 256-deep blocks, n across the 192-row blocks and the 8/4/2/1-row tiles, m across panels
+  const std::vector<std::vector<int64_t>> shapes{{1, 1, 1},   {3, 5, 7},    {9, 17, 33},  {13, 2, 16},
+                                                 {33, 255, 47}, {65, 257, 31}, {200, 301, 40}, {15, 513, 70}};
+  for (const std::vector<int64_t>& s : shapes) {
+    for (int transposes = 0; transposes < 4; ++transposes) {
+      const Operands o(s[0], s[1], s[2], transposes & 1, transposes & 2, gen);
+      FloatMatrix start(o.n, o.m);
+      for (int64_t i = 0; i < start.size(); ++i) start.data()[i] = static_cast<float>(gen.normal());   // C += …
+      INFO("n " << o.n << ", k " << o.k << ", m " << o.m << ", transpose_x " << o.transpose_x << ", transpose_y "
+                << o.transpose_y);
+      CHECK(same_bits(o.product(Bf16Path::fast, start), o.product(Bf16Path::emulated, start)));
+    }
+  }
+}
+
+TEST_CASE("the fast bf16 product gives the same bits on one thread and on two") {
+  if (!bf16_fast_available()) {
+    MESSAGE("skipped: " << bf16_support());
+    return;
+  }
+  Generator gen(5);
+  const int threads_before = omp_get_max_threads();
+  for (const bool rows_longer : {true, false}) {                        // bands of rows, then bands of columns
+    const Operands o(rows_longer ? 300 : 70, 257, rows_longer ? 70 : 300, false, true, gen);   // > 4 M multiply-adds
+    omp_set_num_threads(1);
+    const FloatMatrix one = o.product(Bf16Path::fast, o.C);
+    omp_set_num_threads(2);
+    const FloatMatrix two = o.product(Bf16Path::fast, o.C);
+    CHECK(same_bits(one, two));
+    CHECK(same_bits(one, o.product(Bf16Path::emulated, o.C)));
+  }
+  omp_set_num_threads(threads_before);
+}
+
+TEST_CASE("the bf16 product is within (2u + u² + 2γ_k) · Σ|x·y| of the float32 product, u = 2^-8") {
+  Generator gen(7);
+  const Operands o(24, 1001, 40, true, false, gen);
+  const double u = bfloat16_unit_roundoff, gamma_k = o.k * std::ldexp(1.0, -24) / (1 - o.k * std::ldexp(1.0, -24));
+  std::vector<Bf16Path> paths{Bf16Path::emulated};
+  if (bf16_fast_available()) paths.push_back(Bf16Path::fast);
+  for (const Bf16Path path : paths) {
+    const FloatMatrix C = o.product(path, o.C);
+    int64_t outside = 0;
+    double worst = 0;                                                   // the largest error / bound seen
+    for (int64_t i = 0; i < o.n; ++i) {
+      for (int64_t j = 0; j < o.m; ++j) {
+        float f32 = 0;                                                  // the float32 product, in p order
+        double magnitude = 0;                                           // Σ_p |x·y|
+        for (int64_t p = 0; p < o.k; ++p) {
+          f32 += o.op_x(i, p) * o.op_y(p, j);
+          magnitude += std::fabs(static_cast<double>(o.op_x(i, p)) * o.op_y(p, j));
+        }
+        const double bound = (2 * u + u * u + 2 * gamma_k) * magnitude, error = std::fabs(C(i, j) - double(f32));
+        worst = std::max(worst, error / bound);
+        if (error > bound) ++outside;
+      }
+    }
+    INFO(name_of(path) << ": the largest error is " << worst << " of the bound");
+    CHECK(outside == 0);
+    CHECK(worst > 0.005);                                               // and the products were rounded at all
+  }
+}
+
+TEST_CASE("the bf16 product's rounding is unbiased: round to nearest even, not truncation") {
+  // Positive operands: truncating each to 8 bits would make every product smaller, by ~1.5u on average; round to
+  // nearest errs both ways and the errors cancel. Measured: the mean error over Σ x·y, in units of u.
+  Generator gen(9);
+  const Operands o(32, 1024, 32, false, false, gen, 0.0, 1.0);
+  std::vector<Bf16Path> paths{Bf16Path::emulated};
+  if (bf16_fast_available()) paths.push_back(Bf16Path::fast);
+  for (const Bf16Path path : paths) {
+    const FloatMatrix C = o.product(path, o.C);
+    double error = 0, total = 0;
+    for (int64_t i = 0; i < o.n; ++i) {
+      for (int64_t j = 0; j < o.m; ++j) {
+        double exact = 0;                                               // in double, from the unrounded operands
+        for (int64_t p = 0; p < o.k; ++p) exact += static_cast<double>(o.op_x(i, p)) * o.op_y(p, j);
+        error += C(i, j) - exact;
+        total += exact;
+      }
+    }
+    const double bias = error / total / bfloat16_unit_roundoff;
+    INFO(name_of(path) << ": mean relative error " << bias << " u");
+    CHECK(std::fabs(bias) < 0.05);
+  }
+}
+
+TEST_CASE("the fast bf16 product flushes subnormal products to zero, as vdpbf16ps does; the emulated one keeps them") {
+  if (!bf16_fast_available()) {
+    MESSAGE("skipped: " << bf16_support());
+    return;
+  }
+  FloatMatrix X(1, 2), Y(2, 1), C = FloatMatrix::Zero(1, 1);
+  X << std::ldexp(1.0f, -70), 0.0f;                                     // 2^−70 · 2^−70 = 2^−140, a subnormal float
+  Y << std::ldexp(1.0f, -70), 0.0f;
+  Generator gen(1);
+  Operands o(1, 2, 1, false, false, gen);
+  o.X = X;
+  o.Y = Y;
+  CHECK(o.product(Bf16Path::emulated, C)(0, 0) == std::ldexp(1.0f, -140));
+  CHECK(o.product(Bf16Path::fast, C)(0, 0) == 0.0f);
+}
+
+TEST_CASE("the bf16 product refuses shapes that do not fit, and the fast path on a CPU without AVX512_BF16") {
+  FloatMatrix X = FloatMatrix::Ones(3, 4), Y = FloatMatrix::Ones(5, 2), C = FloatMatrix::Zero(3, 2);
+  const auto run = [&](Bf16Path path) {
+    add_bf16_product(FloatMatrixMap(C.data(), 3, 2), ConstFloatMatrixMap(X.data(), 3, 4), false,
+                     ConstFloatMatrixMap(Y.data(), Y.rows(), Y.cols()), false, path);
+  };
+  CHECK_THROWS_WITH_AS(run(Bf16Path::emulated), doctest::Contains("op(X) is [3, 4] and op(Y) [5, 2]"), Error);
+  Y = FloatMatrix::Ones(4, 2);
+  setenv("ATTNLAB_NO_AVX512_BF16", "1", 1);                             // this CPU, as one without AVX512_BF16
+  CHECK_FALSE(bf16_fast_available());
+  CHECK_THROWS_WITH_AS(run(Bf16Path::fast), doctest::Contains("the fast bfloat16 product needs AVX512_BF16"), Error);
+  run(Bf16Path::emulated);                                              // the emulated path runs anywhere
+  unsetenv("ATTNLAB_NO_AVX512_BF16");
+  CHECK(C(0, 0) == 4.0f);
+}
