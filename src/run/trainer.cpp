@@ -377,7 +377,9 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   Run run{config, data, trainee, checkpoints, observer, request.run_dir};
   TrainingRecords records(request.run_dir, root);   // rank 0 alone writes metrics.jsonl
   TranslationTraining translation(run, progress, records);
-  measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)), observer);
+  if (request.measure_peak) {
+    measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)), observer);
+  }
   records.summary.outcome = train_until_stopped(translation, config.train, progress.step, records, observer);
   recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs
   save_before_leaving(run, progress, records);

@@ -42,6 +42,8 @@ struct TrainRequest {
   std::string run_dir;                 // where everything is written (created if missing)
   std::vector<std::string> overrides;  // "train.max_steps=100"
   bool resume = false;                 // continue the run in run_dir from its latest checkpoint
+  bool measure_peak = true;            // measure the GEMM peak first, for the MFU (training_loop.h): a fraction of a
+                                       // second natively, more in the browser, whose worker trains in short slices
 };
 
 // Trains the translation model of request's config (TrainSummary, TrainOutcome and request_training_stop, which

@@ -8,6 +8,7 @@
 #include "decode/translate.h"
 #include "decode/translation_log_prob.h"
 #include "inspect/maps/flow.h"
+#include "util/error.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
@@ -49,13 +50,19 @@ ScoredTranslation scored_translation(LoadedRun& run, const std::string& source, 
 
 std::string intervention_json(const AttentionPicture& picture, const ScoredTranslation& original,
                               const std::vector<std::string>& specs, const Intervention& intervention) {
-  nlohmann::ordered_json answer = nlohmann::ordered_json::parse(attention_json(picture));
-  answer["intervention"] = {
+  const nlohmann::ordered_json added = {
       {"specs", specs},
       {"described", intervention.described},
       {"log_prob", picture_log_prob(picture)},
       {"original", {{"translation", original.translation}, {"log_prob", original.log_prob}}}};
-  return answer.dump();
+  // attention_json's object with one more key, written into its text before the closing brace: parsing the whole
+  // answer (every map) again only to add a key took as long as drawing the picture in the browser build.
+  std::string answer = attention_json(picture);
+  while (!answer.empty() && answer.back() != '}') answer.pop_back();
+  if (answer.empty()) throw Error("attention_json wrote no object");
+  answer.pop_back();
+  while (!answer.empty() && (answer.back() == '\n' || answer.back() == ' ')) answer.pop_back();
+  return answer + ",\n \"intervention\": " + added.dump() + "\n}\n";
 }
 
 }  // namespace ATTNLAB_PRECISION

@@ -11,7 +11,7 @@
 #include "inspect/pages/attention_page.h"
 #include "inspect/pages/explorer_page.h"
 #include "inspect/pages/page_template.h"
-// copy_yaml, reverse_yaml
+// copy_yaml, reverse_yaml, toy_en_fr_yaml
 #include "util/base64.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -49,7 +49,7 @@ LiveRun live_run_files(const std::string& run_dir, const std::string& checkpoint
 
 std::string live_page_html(const std::string& title, const LiveRun* run, const std::string& engine_js) {
   const std::string explorer =
-      explorer_page_html(title, "", {run ? run->name : "your run (pick its files)", "copy, trained in this page"});
+      explorer_page_html(title, "", {run ? run->name : "your run (pick its files)", "trained in this page"});
   nlohmann::json bundled = nullptr;
   if (run) {
     bundled = {{"name", run->name}, {"checkpoint", run->checkpoint}, {"files", nlohmann::json::object()}};
@@ -60,6 +60,7 @@ std::string live_page_html(const std::string& title, const LiveRun* run, const s
       {{"{{run}}", json_for_script(bundled.dump())},
        {"{{copy}}", script_safe(text_of(copy_yaml), "configs/copy.yaml")},
        {"{{reverse}}", script_safe(text_of(reverse_yaml), "configs/reverse.yaml")},
+       {"{{toy-en-fr}}", script_safe(text_of(toy_en_fr_yaml), "configs/toy-en-fr.yaml")},
        {"/*{{css}}*/", text_of(live_css)},
        {"/*{{engine}}*/", script_safe(engine_js, "the engine script")},
        {"/*{{script}}*/", script_safe(text_of(live_js) + text_of(training_js), "live.js or training.js")}},

@@ -9,7 +9,8 @@
 //                      then asks for a run folder's files)
 //   live.js            answers the explorer's requests in the page: the engine loads the run from its in-memory
 //                      file system and records the attention with the same functions as `attnlab serve`
-//   training.js        the training panel: the copy (or reverse) task trains in a Web Worker (web/training.cpp)
+//   training.js        the training panel: copy, reverse or the toy translator (configs/toy-en-fr.yaml) trains in
+//                      a Web Worker (web/training.cpp), pauses, resumes, and downloads as a run folder's .tar
 // Everything the page holds is inline: Chromium refuses fetch() of file:// addresses and workers started from
 // files, so the WebAssembly is embedded in the engine script and the worker starts from a Blob of that script.
 // The page's own files are src/inspect/pages/live/ (read into the binary at build time, like the explorer's).
