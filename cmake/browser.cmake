@@ -7,11 +7,17 @@
 # tokenizers, decoding, one training step, the run folder, the recording of attention maps, the language model),
 # compiled to WebAssembly with 128-bit SIMD, and web/, its entry point (web/CMakeLists.txt: the engine the page calls).
 # It leaves out, by the build, not by #ifdef in the chapters:
-#   threads       OpenMP and the thread pool: WebAssembly threads need a SharedArrayBuffer, which a browser gives
-#                 only to a cross-origin-isolated page, never to one opened from disk. The build compiles without
-#                 -fopenmp and puts a team of one on the include path (web/one_thread/omp.h).
+#   threads       in the one-thread engine (preset wasm): WebAssembly threads need a SharedArrayBuffer, which a
+#                 browser gives only to a cross-origin-isolated page, never to one opened from disk. That build
+#                 compiles without -fopenmp and puts a team of one on the include path (web/one_thread/omp.h).
+#                 The threaded engine (preset wasm-threads, ATTNLAB_BROWSER_THREADS, build/wasm-threads) is the
+#                 same chapters with -pthread (Emscripten runs each thread as a Web Worker) and -fopenmp: clang
+#                 compiles each `#pragma omp` into calls of LLVM's OpenMP runtime, which Emscripten does not ship,
+#                 so web/threads/openmp_runtime.cpp provides the calls the chapters use, over pthreads. A page
+#                 served cross-origin isolated (tools/serve_isolated.py) trains with it; the losses are the same
+#                 bits as one thread's (src/tensor/parallel.h; tests/web/live_threads_browser_test.py).
 #   MPI           data parallelism: src/distributed/data_parallel_single.cpp, one process (ATTNLAB_MPI off)
-#   OpenBLAS      src/tensor/product/blas_product_absent.cpp (ATTNLAB_BLAS off): model.gemm auto takes the packed GEMM
+#   OpenBLAS      src/tensor/product/blas_product_absent.cpp (ATTNLAB_BLAS off): model.gemm auto takes simd128 (below)
 #   sentencepiece the bpe and unigram tokenizers: src/data/tokenizers/sentencepiece_absent.cpp says so; word and
 #                 char work
 #   the command   src/cli (and with it serve's HTTP server, libmicrohttpd), the tests, the tools, the exercises
@@ -22,8 +28,13 @@
 #                          package, which tools/install-deps.sh unpacks into build/deps/yaml-cpp (Debian ships the
 #                          library compiled for the machine only, and a page must read a run's config.yaml with
 #                          the very parser the native build uses)
-# SIMD: WebAssembly's simd128 (-msimd128), used wherever the compiler vectorises a loop — the chapters' own loops
-# and Eigen's, which compile as plain C++ here. Eigen's hand-written SSE code cannot come along: Emscripten
+# SIMD: WebAssembly's simd128 (-msimd128). The matrix products run on a kernel written for it,
+# src/tensor/product/simd128_product.cpp (model.gemm: simd128, what auto takes here; its code is under
+# `#if defined(__wasm_simd128__)`, so the native build, whose glob also picks the file up, gets its stand-in): the
+# packed GEMM's plan and bits with 4-float vector tiles, where the packed GEMM's tiles, Eigen packets, are one float
+# here. Elsewhere simd128 is used wherever the compiler vectorises a loop — the chapters' own loops and Eigen's,
+# which compile as plain C++ here. No fused multiply-add: simd128 has none, and relaxed-simd's (-mrelaxed-simd)
+# is emitted by Emscripten 3.1.6's clang 14 with its prototype opcode, which V8 now refuses ("invalid simd opcode"). Eigen's hand-written SSE code cannot come along: Emscripten
 # translates SSE intrinsics into simd128 (-msse2), but Debian's Eigen 3.4.0 also holds x86 inline assembly beside
 # them (minps/maxps in arch/SSE/PacketMath.h for GCC < 6.3, a register-spilling workaround in
 # products/GeneralBlockPanelKernel.h for GCC >= 6, and clang claims to be a GCC 4.2), which no WebAssembly compiler
@@ -75,6 +86,17 @@ file(GLOB_RECURSE yaml_cpp_sources ${yaml_cpp_source}/src/*.cpp)
 add_library(yaml-cpp STATIC ${yaml_cpp_sources})
 target_include_directories(yaml-cpp PUBLIC ${ATTNLAB_BROWSER_INCLUDE} PRIVATE ${yaml_cpp_source}/src)
 add_library(PkgConfig::SENTENCEPIECE INTERFACE IMPORTED)   # nothing: sentencepiece_absent.cpp stands in
-add_library(OpenMP::OpenMP_CXX INTERFACE IMPORTED)         # a team of one (above)
-target_include_directories(OpenMP::OpenMP_CXX INTERFACE ${PROJECT_SOURCE_DIR}/web/one_thread)
-target_compile_options(OpenMP::OpenMP_CXX INTERFACE -Wno-unknown-pragmas)   # the ignored `#pragma omp` lines
+add_library(OpenMP::OpenMP_CXX INTERFACE IMPORTED)
+option(ATTNLAB_BROWSER_THREADS "The threaded engine (preset wasm-threads): -pthread, OpenMP over web/threads/" OFF)
+if(ATTNLAB_BROWSER_THREADS)                                # the threaded engine (above): real `#pragma omp` teams
+  add_compile_options(-pthread)                            # every object, or wasm-ld refuses the shared memory
+  add_link_options(-pthread)
+  target_compile_options(yaml-cpp PRIVATE -pthread)        # made above, before these options
+  add_library(attnlab_openmp STATIC ${PROJECT_SOURCE_DIR}/web/threads/openmp_runtime.cpp)
+  target_include_directories(OpenMP::OpenMP_CXX INTERFACE ${PROJECT_SOURCE_DIR}/web/threads)
+  target_compile_options(OpenMP::OpenMP_CXX INTERFACE -fopenmp)   # compile only: the runtime is ours
+  target_link_libraries(OpenMP::OpenMP_CXX INTERFACE attnlab_openmp)
+else()                                                     # a team of one (above)
+  target_include_directories(OpenMP::OpenMP_CXX INTERFACE ${PROJECT_SOURCE_DIR}/web/one_thread)
+  target_compile_options(OpenMP::OpenMP_CXX INTERFACE -Wno-unknown-pragmas)   # the ignored `#pragma omp` lines
+endif()

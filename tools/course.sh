@@ -46,7 +46,7 @@ trap 'rm -rf "$scratch"' EXIT
 
 echo "course.sh: building attnlab and course_figures (cmake --preset release) …"
 cmake --preset release >"$scratch/configure.log" 2>&1 || { cat "$scratch/configure.log" >&2; die "cmake --preset release failed"; }
-cmake --build --preset release --target attnlab_cli course_figures
+cmake --build --preset release --target attnlab_cli course_figures engine_tour number_formats   # the pages run the last two
 
 stale=0
 docs_failed=false

@@ -6,9 +6,11 @@
 #   tools/test.sh --arch x86-64-v3   the same suite built for AVX2 + FMA (build/release-v3, the release-v3 preset)
 #   tools/test.sh --fuzz       first build the fuzz targets (build/fuzz, clang + libFuzzer): ctest then runs each
 #                              for a few thousand executions (.ci/run does; without it those tests skip, saying so)
-#   tools/test.sh --wasm       first build the browser build (build/wasm, Emscripten): the live explorer's browser
-#                              tests (browser.live_explorer, browser.live_training) then run (.ci/run does; without it
-#                              they skip, saying so). About 6 minutes more on 2 cores without ccache's help.
+#   tools/test.sh --wasm       first build the browser build (build/wasm, Emscripten) and its threaded engine
+#                              (build/wasm-threads): the live explorer's browser tests (browser.live_explorer,
+#                              browser.live_training, browser.live_threads, …) then run (.ci/run does; without it
+#                              they skip, saying so). About 6 minutes more on 2 cores without ccache's help, and as
+#                              much again for the threaded engine (every chapter compiled a second time, -pthread).
 #
 # Each phase prints how long it took. Prints ctest's summary and exits non-zero if anything fails to build or any
 # test fails. tools/fuzz.sh runs the fuzz targets long.
@@ -63,6 +65,9 @@ if [ -n "$wasm" ]; then
   cmake --preset wasm >/dev/null
   cmake --build --preset wasm -j "$(nproc)"
   phase "build (wasm: the browser build)"
+  cmake --preset wasm-threads >/dev/null              # the threaded engine (web/threads/): browser.live_threads
+  cmake --build --preset wasm-threads -j "$(nproc)"
+  phase "build (wasm-threads: the threaded engine)"
 fi
 status=0
 ctest --preset "$preset" -j "$(nproc)" || status=$?

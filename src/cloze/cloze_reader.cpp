@@ -70,6 +70,7 @@ ClozeReader::ClozeReader(const ModelConfig& c, Generator& init) : config_(c) {
   if (c.norm == NormPlacement::pre) final_norm_ = &register_module("encoder.layer_norm", std::make_unique<LayerNorm>(c.d_model));
   use_compute_path(c.path);                    // model.path
   use_gemm(c.gemm);                            // model.gemm
+  use_precision(c.precision);                  // model.precision
 }
 
 Tensor ClozeReader::encode(const TokenIds& ids, ForwardContext& ctx) {

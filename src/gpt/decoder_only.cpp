@@ -40,6 +40,7 @@ DecoderOnly::DecoderOnly(const ModelConfig& c, Generator& init) : config_(c) {
   }
   use_compute_path(c.path);                  // model.path: every module computes by the same path
   use_gemm(c.gemm);                          // model.gemm
+  use_precision(c.precision);                // model.precision
 }
 
 Tensor DecoderOnly::output(const TokenIds& tokens, ForwardContext& ctx) {
@@ -80,7 +81,7 @@ Tensor DecoderOnly::loss(const TokenIds& tokens, const TokenIds& targets, real l
     Tensor logits = matmul(x, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);   // [B, T, V]
     return cross_entropy(logits, targets, label_smoothing, pad_id);         // [1], pad positions ignored
   }
-  return linear_cross_entropy(x, output_weight_, targets, label_smoothing, pad_id, gemm());   // the same, fused
+  return linear_cross_entropy(x, output_weight_, targets, label_smoothing, pad_id, gemm(), precision());   // fused
 }
 
 // hard_clean_reward: the output again with dropout off, each hard attention reading the keys it just drew.
@@ -116,7 +117,7 @@ Tensor DecoderOnly::step(const TokenIds& tokens, DecoderState& state, ForwardCon
   ++state.position;
   x = reshape(x, {state.batch, x.size(2)});                                 // [B, d]
   if (!fused()) return matmul(x, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);   // [B, V]
-  return linear(x, output_weight_, Tensor(), gemm());                       // the same, on model.gemm
+  return linear(x, output_weight_, Tensor(), gemm(), precision());          // the same, on model.gemm
 }
 
 }  // namespace ATTNLAB_PRECISION

@@ -219,7 +219,7 @@ TrainSummary train_language_model(const TrainRequest& request, TrainingObserver&
 
   // The loop (run/training_loop.h): the one training step (train/step.h) on the next blocks.
   TextTraining training(run);
-  if (request.measure_peak) measure_peak(run.records, 1, use_threads(tc.threads), observer);
+  if (request.measure_peak) measure_peak(run.records, 1, use_threads(tc.threads), config.model.precision, observer);
   int64_t step = 0;
   TrainSummary& summary = run.records.summary;
   summary.outcome = train_until_stopped(training, tc, step, run.records, observer);

@@ -1,9 +1,6 @@
 // trace_text.cpp — a language model's pass over one text, recorded stage by stage (trace_text.h).
 #include "gpt/trace_text.h"
 
-#include <utility>
-
-#include "autograd/graph.h"
 #include "util/error.h"
 
 namespace attnlab {
@@ -11,17 +8,12 @@ inline namespace ATTNLAB_PRECISION {
 
 SentenceTrace trace_text(DecoderOnly& model, const std::vector<int32_t>& text, AttentionRecorder* maps) {
   if (text.empty()) throw Error("trace: the text has no tokens");
-  NoGradGuard no_graph;                                  // inference: no graph, no dropout
   SentenceTrace trace;
   trace.decoder_input = text;
-  PaperPath paper_path{model};
-  trace.switched_to_paper_path = paper_path.switched;
-  TraceRecorder recorder;
-  ForwardContext ctx;
-  ctx.tracer = &recorder;
-  ctx.recorder = maps;                                                         // null: no maps asked for
-  trace.logits = model.logits(one_sentence(text), ctx);                        // [1, T, V]
-  trace.decoder = std::move(recorder.stages);
+  TracedPass pass(model, maps);                                                // no graph, the paper's path
+  trace.switched_to_paper_path = pass.paper_path.switched;
+  trace.logits = model.logits(one_sentence(text), pass.ctx);                   // [1, T, V]
+  trace.decoder = pass.take_stages();
   return trace;
 }
 

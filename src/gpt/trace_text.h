@@ -3,7 +3,7 @@
 // The language model's side of `attnlab trace` (src/inspect/maps/trace.h explains the lines a trace shows): one
 // pass over bos + the text, with no source and no encoder, so SentenceTrace::encoder stays empty and
 // SentenceTrace::decoder holds the model's stages, decoder.input_ids … decoder.layers.N.self_attn.* … logits. The
-// model runs the paper's path for the pass (PaperPath), as a translator's trace does.
+// model runs the paper's path for the pass, set up by the TracedPass a translator's trace uses too.
 #pragma once
 
 #include <cstdint>

@@ -26,7 +26,7 @@ inline namespace ATTNLAB_PRECISION {
 //     y[i, j] = b[j] + Σ_p x[i, p] · W[j, p]   ∂x = G · W      ∂W = Gᵀ · x      ∂b[j] = Σ_i G[i, j]
 // The reference is linear_reference-style code in tests/autograd/test_ops_matmul_shape.cpp: matmul(x, W, false, true)
 // then add(·, b), which this must match.
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm gemm) {
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm gemm, Precision precision) {
   if (x.rank() < 1 || weight.rank() != 2 || x.size(-1) != weight.size(1)) {
     throw Error("linear: x " + x.shape().str() + " and weight " + weight.shape().str() +
                 " do not fit: the weight must be [out, in] with in = x's last size");
@@ -48,20 +48,20 @@ Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm ge
   }
   add_product(Y, ConstMatrixMap(x.data(), rows, in), false,               // x [rows, in]
               ConstMatrixMap(weight.data(), out, in), /*transpose_y=*/true,   // Wᵀ [in, out]
-              gemm);
+              gemm, precision);
 
   if (no_graph(y, "linear")) return y;  // no graph under NoGradGuard (graph.h)
   std::vector<Tensor> inputs{x, weight};
   if (bias.defined()) inputs.push_back(bias);
-  record(y, "linear", std::move(inputs), [x, weight, bias, rows, in, out, gemm](TensorNode& node) {
+  record(y, "linear", std::move(inputs), [x, weight, bias, rows, in, out, gemm, precision](TensorNode& node) {
     ConstMatrixMap G(node.grad.data(), rows, out);                         // ∂y [rows, out]
     if (wants_grad(x)) {
       add_product(MatrixMap(x.grad(), rows, in), G, false,                  // ∂x [rows, in] += G · W
-                  ConstMatrixMap(weight.data(), out, in), false, gemm);
+                  ConstMatrixMap(weight.data(), out, in), false, gemm, precision);
     }
     if (wants_grad(weight)) {
       add_product(MatrixMap(weight.grad(), out, in), G, /*transpose_x=*/true,  // ∂W [out, in] += Gᵀ · x
-                  ConstMatrixMap(x.data(), rows, in), false, gemm);
+                  ConstMatrixMap(x.data(), rows, in), false, gemm, precision);
     }
     if (bias.defined() && wants_grad(bias)) {
       const real* g = node.grad.data();                                     // ∂b [out] += Σ_i G_i, in fixed

@@ -33,14 +33,16 @@ inline namespace ATTNLAB_PRECISION {
 
 // ---- fused_linear.cpp ----
 // y = x · Wᵀ + b as one op (nn.Linear). x [..., in], W [out, in], b [out] or undefined (no bias) → y [..., out].
-// Its products run on `gemm` (tensor/product/product.h; a module passes its own, model.gemm).
-Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm gemm = Gemm::packed);
+// Its products run on `gemm` in `precision` (tensor/product/product.h; a module passes its own, model.gemm and
+// model.precision): forward, ∂x and ∂W alike.
+Tensor linear(const Tensor& x, const Tensor& weight, const Tensor& bias, Gemm gemm = Gemm::packed,
+              Precision precision = Precision::float32);
 
 // ---- linear_cross_entropy.cpp ----
 // The output layer and the loss in one op, never holding the [..., V] logits: the same loss and gradients as
 // cross_entropy(matmul(h, W, false, true), …) to float rounding. h [..., d], W [V, d] → [1]
 Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
-                            int32_t ignore_id, Gemm gemm = Gemm::packed);
+                            int32_t ignore_id, Gemm gemm = Gemm::packed, Precision precision = Precision::float32);
 
 // ---- layer_norm.cpp ----
 // layer_norm(x, γ, β, ε) (autograd/ops.h) with the same forward and its backward's rows in parallel: the same

@@ -79,7 +79,7 @@ int64_t count_kept_targets(const TokenIds& targets, int64_t V, int32_t ignore_id
 // The reference is the two ops it replaces, matmul(h, W, false, true) then cross_entropy(·);
 // tests/autograd/test_ops_loss_misc.cpp checks that loss and gradients agree to float rounding.
 Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenIds& targets, real label_smoothing,
-                            int32_t ignore_id, Gemm gemm) {
+                            int32_t ignore_id, Gemm gemm, Precision precision) {
   if (h.rank() < 2 || weight.rank() != 2 || h.size(-1) != weight.size(1)) {
     throw Error("linear_cross_entropy: h " + h.shape().str() + " and weight " + weight.shape().str() +
                 " do not fit: h must be [..., d] and the weight [V, d]");
@@ -117,7 +117,7 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
     MatrixMap Z(z.data(), n, V);                                        // z_c [n, V]
     Z.setZero();
     ConstMatrixMap H(h.data() + first * d, n, d);                       // h_c [n, d]
-    add_product(Z, H, false, ConstMatrixMap(weight.data(), V, d), true, gemm);  // z_c = h_c · Wᵀ
+    add_product(Z, H, false, ConstMatrixMap(weight.data(), V, d), true, gemm, precision);  // z_c = h_c · Wᵀ
 #pragma omp parallel for schedule(static) if (worth_threads(n * V))
     for (int64_t i = 0; i < n; ++i) {                                   // rows are independent
       row_loss[static_cast<size_t>(first + i)] =
@@ -125,10 +125,10 @@ Tensor linear_cross_entropy(const Tensor& h, const Tensor& weight, const TokenId
     }
     if (h_grad) {                                                       // ∂h_c = ∂z_c · W   [n, d]
       add_product(MatrixMap(dh.data() + first * d, n, d), ConstMatrixMap(z.data(), n, V), false,
-                  ConstMatrixMap(weight.data(), V, d), false, gemm);
+                  ConstMatrixMap(weight.data(), V, d), false, gemm, precision);
     }
     if (w_grad) {                                                       // ∂W += ∂z_cᵀ · h_c   [V, d]
-      add_product(MatrixMap(dw.data(), V, d), ConstMatrixMap(z.data(), n, V), true, H, false, gemm);
+      add_product(MatrixMap(dw.data(), V, d), ConstMatrixMap(z.data(), n, V), true, H, false, gemm, precision);
     }
   }
   real total = 0;                                                       // Σ_i loss_i, in row order

@@ -58,7 +58,8 @@ struct ModelConfig {
   // How the modules compute (nn/module.h): the paper's chain of plain ops, written in each module under its
   // equation, or the fused kernels of src/kernels/ that stand for those chains. Same numbers to rounding.
   ComputePath path = ComputePath::fused;   // model.path: paper | fused
-  Gemm gemm = Gemm::automatic;              // model.gemm: the fused path's GEMM (tensor/product/product.h): auto | packed | eigen | blas
+  Gemm gemm = Gemm::automatic;              // model.gemm: the fused path's GEMM (tensor/product/product.h): auto | packed | eigen | blas | simd128
+  Precision precision = Precision::float32; // model.precision: its products' operands (bf16_product.h): float32 | bfloat16 | bfloat16-emulated
   AttentionConfig encoder_attention;  // model.attention.encoder
   AttentionConfig decoder_attention;  // model.attention.decoder (causal self-attention)
   AttentionConfig cross_attention;    // model.attention.cross

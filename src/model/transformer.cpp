@@ -234,6 +234,7 @@ Seq2Seq::Seq2Seq(const ModelConfig& c, Generator& init) : config_(c) {
   }
   use_compute_path(c.path);                    // model.path: every module computes by the same path
   use_gemm(c.gemm);                            // model.gemm: … and runs its fused products on the same GEMM
+  use_precision(c.precision);                  // model.precision: … in the same number format
 }
 
 Tensor Seq2Seq::embed(const Embedding& table, const PositionalEncoding& positions, const TokenIds& ids,
@@ -302,7 +303,7 @@ Tensor Seq2Seq::loss(const TokenIds& src, const TokenIds& tgt_in, const TokenIds
     return cross_entropy(logits, targets, label_smoothing, pad_id);          // [1], pad positions ignored
   }
   // The same loss and gradients without ever holding the [B, T, V] logits (kernels/linear_cross_entropy.cpp).
-  return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id, gemm());   // [1]
+  return linear_cross_entropy(y, output_weight_, targets, label_smoothing, pad_id, gemm(), precision());   // [1]
 }
 
 bool Seq2Seq::clean_reward() const {
@@ -378,7 +379,7 @@ Tensor Seq2Seq::decode_step(const TokenIds& tokens, DecoderState& state, Forward
   // come out as [B, V] directly, instead of [B, 1, V] and a copy of all B·V of them by a reshape.
   y = reshape(y, {state.batch, y.size(2)});                                   // [B, d]
   if (!fused()) return matmul(y, output_weight_, /*transpose_a=*/false, /*transpose_b=*/true);   // [B, V]
-  return linear(y, output_weight_, Tensor(), gemm());                         // the same, on model.gemm
+  return linear(y, output_weight_, Tensor(), gemm(), precision());            // the same, on model.gemm
 }
 
 Tensor Seq2Seq::forward(const TokenIds& src, const TokenIds& tgt_in, ForwardContext& ctx) {

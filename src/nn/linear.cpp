@@ -26,7 +26,7 @@ Tensor Linear::forward(const Tensor& x) const {
     Tensor y = matmul(x, weight, /*transpose_a=*/false, /*transpose_b=*/true);  // [..., out] = x · Wᵀ
     return bias.defined() ? add(y, bias) : y;                            // [..., out] + b, b broadcast to every row
   }
-  return linear(x, weight, bias, gemm());                                      // the same as one op (kernels/fused_linear.cpp)
+  return linear(x, weight, bias, gemm(), precision());                         // the same as one op (kernels/fused_linear.cpp)
 }
 
 }  // namespace ATTNLAB_PRECISION

@@ -21,6 +21,11 @@ void Module::use_gemm(Gemm gemm) {
   for (const auto& child : children_) child.second->use_gemm(gemm_);
 }
 
+void Module::use_precision(Precision precision) {
+  precision_ = resolve_precision(precision);
+  for (const auto& child : children_) child.second->use_precision(precision_);
+}
+
 Tensor Module::register_parameter(const std::string& name, Tensor tensor) {
   tensor.set_requires_grad(true);
   parameters_.push_back({name, tensor});

@@ -58,6 +58,11 @@ class Module {
   // it for this module and every child. The paper's path always runs on Eigen's, the plain one.
   Gemm gemm() const { return gemm_; }
   void use_gemm(Gemm gemm);
+  // The number format of the fused path's products (model.precision, tensor/product/bf16_product.h): float32, or
+  // operands rounded to bfloat16 with float32 sums; use_precision checks it can run here (else attnlab::Error
+  // naming the key) and sets it for this module and every child. The paper's path always computes in float32.
+  Precision precision() const { return precision_; }
+  void use_precision(Precision precision);
 
  protected:
   // Registers a parameter (sets requires_grad) and returns the handle to keep in a member.
@@ -80,6 +85,7 @@ class Module {
   std::string name_in_parent_;
   ComputePath compute_path_ = ComputePath::fused;
   Gemm gemm_ = Gemm::packed;
+  Precision precision_ = Precision::float32;
 };
 
 }  // namespace ATTNLAB_PRECISION

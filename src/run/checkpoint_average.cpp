@@ -36,6 +36,12 @@ std::vector<std::string> step_checkpoints(const std::string& run_dir) {
   return CheckpointDirectory(checkpoints_dir(run_dir), 1).step_files();
 }
 
+// The step of a step checkpoint's path, RUN/checkpoints/step-00001234.safetensors (step_checkpoints lists only these).
+int64_t step_of(const std::string& path) {
+  const std::string name = fs::path(path).filename().string();
+  return std::stoll(name.substr(5, name.size() - 5 - 12));   // between "step-" and ".safetensors"
+}
+
 // The part of a checkpoint's config that gives its weights their meaning: the model: and tokenizer: sections.
 std::string model_and_tokenizer_yaml(const SafetensorsContents& contents, const std::string& path) {
   auto config = contents.metadata.find("config");
@@ -122,13 +128,29 @@ std::string average_checkpoint_path(const std::string& run_dir) {
   return checkpoints_dir(run_dir) + "/average.safetensors";
 }
 
-std::vector<std::string> last_checkpoints(const std::string& run_dir, int64_t n) {
-  std::vector<std::string> files = step_checkpoints(run_dir);
+bool count_as_one(int64_t older, int64_t newer, int64_t checkpoint_every) {
+  return 2 * (newer - older) < checkpoint_every;             // newer − older < checkpoint_every / 2
+}
+
+std::vector<std::string> last_checkpoints(const std::string& run_dir, int64_t n, int64_t checkpoint_every) {
+  const std::vector<std::string> files = step_checkpoints(run_dir);
   if (n < 1 || static_cast<int64_t>(files.size()) < n) {
     throw Error("cannot average the last " + std::to_string(n) + " checkpoints of '" + run_dir + "': it has " +
                 std::to_string(files.size()) + " step checkpoints (train.keep_last sets how many a run keeps)");
   }
-  return std::vector<std::string>(files.end() - n, files.end());
+  std::vector<std::string> chosen;                           // newest first, until n
+  for (auto file = files.rbegin(); file != files.rend() && static_cast<int64_t>(chosen.size()) < n; ++file) {
+    if (!chosen.empty() && count_as_one(step_of(*file), step_of(chosen.back()), checkpoint_every)) {
+      spdlog::info("average: {} is {} steps before {}, under half of train.checkpoint_every = {}: the two count "
+                   "as one, the newer", fs::path(*file).filename().string(),
+                   step_of(chosen.back()) - step_of(*file), fs::path(chosen.back()).filename().string(),
+                   checkpoint_every);
+      continue;
+    }
+    chosen.push_back(*file);
+  }
+  std::reverse(chosen.begin(), chosen.end());                // oldest first
+  return chosen;
 }
 
 std::vector<std::string> best_checkpoints(const std::string& run_dir, int64_t n) {
@@ -148,9 +170,7 @@ std::vector<std::string> best_checkpoints(const std::string& run_dir, int64_t n)
   }
   std::vector<std::pair<double, std::string>> ranked;        // (validation loss, file)
   for (const std::string& file : step_checkpoints(run_dir)) {
-    const std::string name = fs::path(file).filename().string();      // step-00001234.safetensors
-    const int64_t step = std::stoll(name.substr(5, name.size() - 5 - 12));
-    if (auto at = valid_loss.find(step); at != valid_loss.end()) ranked.emplace_back(at->second, file);
+    if (auto at = valid_loss.find(step_of(file)); at != valid_loss.end()) ranked.emplace_back(at->second, file);
   }
   if (n < 1 || static_cast<int64_t>(ranked.size()) < n) {
     throw Error("cannot average the best " + std::to_string(n) + " checkpoints of '" + run_dir + "': " +

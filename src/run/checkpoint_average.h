@@ -9,6 +9,16 @@
 // big one); fairseq's scripts/average_checkpoints.py is the same mean, and its small-data recipes (IWSLT,
 // Multi30k) average the last 5–10. It costs no training: the checkpoints are written anyway.
 //
+// Each stretch of training counts once. A run that stops on train.max_minutes (or a signal) writes a stop
+// checkpoint at the step it reached, often a few steps after the last regular one (step-5600, then step-5605):
+// two nearly equal sets of weights, which a plain "last 5" would count twice. So the average takes the newest N
+// checkpoints that lie at least half a save interval (train.checkpoint_every / 2) apart: of two closer than that
+// it takes the newer, the weights the run ended with (the one `latest` and a resumed run use), and reaches one
+// checkpoint further back instead. The regular ones are a whole interval apart, so only a stop checkpoint is
+// ever merged; a stop checkpoint half an interval or more after the last regular one is a stretch of its own.
+// Training keeps such a stop checkpoint beside the regular one instead of deleting the oldest (trainer.cpp), so
+// train.keep_last checkpoints still hold train.keep_last distinct ones.
+//
 // Only checkpoints of the same model can be averaged: the same parameter names and shapes, and the same model:
 // and tokenizer: sections of the config each file carries (a weight means something only beside the others
 // of its model and the vocabulary its rows stand for). Anything else is refused with a message naming the file.
@@ -32,9 +42,15 @@ inline namespace ATTNLAB_PRECISION {
 // checkpoint the name "average" stands for (run.h, checkpoint_to_load).
 std::string average_checkpoint_path(const std::string& run_dir);
 
-// The last n step checkpoints of a run (highest steps), oldest first. Throws attnlab::Error naming the run when
-// it has fewer than n (train.keep_last says how many a run keeps).
-std::vector<std::string> last_checkpoints(const std::string& run_dir, int64_t n);
+// Whether checkpoints at steps `older` < `newer` count as one in an average: written less than half a save
+// interval apart, newer − older < checkpoint_every / 2 (the stop checkpoint a few steps after a regular one).
+bool count_as_one(int64_t older, int64_t newer, int64_t checkpoint_every);
+
+// The newest step checkpoints of a run, up to n, oldest first, every two at least half of checkpoint_every apart
+// (count_as_one: of two closer, the newer); fewer than n only when the run keeps no older ones. Throws
+// attnlab::Error naming the run when it has fewer than n step checkpoints (train.keep_last says how many a run
+// keeps).
+std::vector<std::string> last_checkpoints(const std::string& run_dir, int64_t n, int64_t checkpoint_every);
 
 // The n step checkpoints of a run with the lowest validation loss, as metrics.jsonl records it at their steps
 // (a checkpoint whose step was not validated cannot be ranked and is left out), oldest first. Throws

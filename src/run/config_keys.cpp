@@ -150,8 +150,11 @@ std::vector<Section> sections() {
          "paper (the paper's chain of plain ops, what to read) | fused (the fast kernels, "
          "src/kernels/; the same numbers to rounding)"},
         {"gemm", [](RunConfig& c) { return choice_of(&c.model.gemm); }, Range::any,
-         "the fused path's matrix products: auto (OpenBLAS when built in, else packed) | packed (attnlab's own) | "
-         "eigen | blas (OpenBLAS); the same numbers to rounding"}}},
+         "the fused path's matrix products: auto (simd128 in the browser build, else packed) | packed (attnlab's "
+         "own) | eigen | blas (OpenBLAS) | simd128 (the browser build's); the same numbers to rounding"},
+        {"precision", [](RunConfig& c) { return choice_of(&c.model.precision); }, Range::any,
+         "the fused path's products (Linear layers, output layer): float32 | bfloat16 (operands rounded to bfloat16, "
+         "sums in float32; needs AVX512_BF16) | bfloat16-emulated (the same numbers on any CPU, many times slower)"}}},
       attention_section("encoder"),
       attention_section("decoder"),
       attention_section("cross"),

@@ -320,6 +320,17 @@ void TranslationTraining::validate_and_checkpoint(int64_t /*step: progress_.step
   }
 }
 
+// The stop checkpoint, written where the time or a signal ended the run. Under half an interval after the last
+// regular one, the two count as one in an average (checkpoint_average.h), so it is kept beside that one instead
+// of deleting the oldest: the last train.keep_last still hold keep_last distinct checkpoints to average.
+std::string save_stop_checkpoint(Run& run, const Optimizer& optimizer, const Progress& progress) {
+  const TrainConfig& train = run.config.train;
+  const bool one_with_last = progress.last_saved_step >= 0 &&
+                             count_as_one(progress.last_saved_step, progress.step, train.checkpoint_every);
+  CheckpointDirectory directory(run.checkpoints.directory(), train.keep_last + (one_with_last ? 1 : 0));
+  return directory.save_step(*run.trainee.model, optimizer, checkpoint_state(run.config, run.trainee, progress));
+}
+
 // Whatever ended the loop, the work so far is saved: a step checkpoint unless the last step already has one,
 // and, when the run never validated, one validation and best.safetensors; with train.average_last, the average.
 void save_before_leaving(Run& run, Progress& progress, TrainingRecords& records) {
@@ -328,8 +339,7 @@ void save_before_leaving(Run& run, Progress& progress, TrainingRecords& records)
   const Optimizer& optimizer = gathered ? *gathered : trainee.optimizer;
   const bool writes = trainee.ranks.is_root();   // rank 0 alone writes (data_parallel.h)
   if (writes && progress.last_saved_step != progress.step) {
-    progress.last_checkpoint =
-        run.checkpoints.save_step(*trainee.model, optimizer, checkpoint_state(run.config, trainee, progress));
+    progress.last_checkpoint = save_stop_checkpoint(run, optimizer, progress);
   }
   if (writes && !run.checkpoints.has_best() && !run.data.valid_batches.empty()) {
     records.summary.validation = measure_validation(run);
@@ -340,7 +350,8 @@ void save_before_leaving(Run& run, Progress& progress, TrainingRecords& records)
   }
   const int64_t kept = static_cast<int64_t>(run.checkpoints.step_files().size());
   if (writes && run.config.train.average_last > 0 && kept > 0) {   // train.average_last (checkpoint_average.h)
-    const std::vector<std::string> last = last_checkpoints(run.run_dir, std::min(run.config.train.average_last, kept));
+    const std::vector<std::string> last = last_checkpoints(run.run_dir, std::min(run.config.train.average_last, kept),
+                                                          run.config.train.checkpoint_every);
     average_checkpoints(last, average_checkpoint_path(run.run_dir));
     run.observer.on_message("averaged the last " + std::to_string(last.size()) + " checkpoints into " +
                             average_checkpoint_path(run.run_dir));
@@ -378,7 +389,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   TrainingRecords records(request.run_dir, root);   // rank 0 alone writes metrics.jsonl
   TranslationTraining translation(run, progress, records);
   if (request.measure_peak) {
-    measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)), observer);
+    measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)),
+                 config.model.precision, observer);
   }
   records.summary.outcome = train_until_stopped(translation, config.train, progress.step, records, observer);
   recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs

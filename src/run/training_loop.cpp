@@ -58,13 +58,13 @@ double TrainingRecords::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
-void measure_peak(TrainingRecords& records, int ranks, int threads, TrainingObserver& observer) {
-  records.utilisation.peak_gflops = measure_gemm_gflops(1024, 3);
+void measure_peak(TrainingRecords& records, int ranks, int threads, Precision precision, TrainingObserver& observer) {
+  records.utilisation.peak_gflops = measure_gemm_gflops(1024, 3, precision);
   records.utilisation.ranks = ranks;
   char line[200];
-  std::snprintf(line, sizeof line, "GEMM peak %.1f GFLOP/s on %d thread%s (1024 × 1024 products): the MFU below is "
-                "the steps' matrix work over it", records.utilisation.peak_gflops, threads,
-                threads == 1 ? "" : "s");
+  std::snprintf(line, sizeof line, "GEMM peak %.1f GFLOP/s on %d thread%s (1024 × 1024 products%s): the MFU below "
+                "is the steps' matrix work over it", records.utilisation.peak_gflops, threads, threads == 1 ? "" : "s",
+                precision == Precision::float32 ? "" : (", " + name_of(precision)).c_str());
   observer.on_message(line);
 }
 

@@ -91,8 +91,9 @@ class TrainingRecords {
 // comes first; a stop request or the time limit lets the current step finish. `step` counts the optimizer steps
 // taken (0 for a new run, the checkpoint's for a resumed one); every step's loss goes into records.summary.losses.
 // Measures the GEMM peak on the current threads (`threads`, as use_threads returned) into records.utilisation and
-// says so on `observer` (about 0.1–0.2 s: four 1024 × 1024 products); `ranks` processes share the job.
-void measure_peak(TrainingRecords& records, int ranks, int threads, TrainingObserver& observer);
+// says so on `observer` (about 0.1–0.2 s: four 1024 × 1024 products), in the model's `precision` (model.precision:
+// a bfloat16 model's MFU is over the bfloat16 peak); `ranks` processes share the job.
+void measure_peak(TrainingRecords& records, int ranks, int threads, Precision precision, TrainingObserver& observer);
 
 TrainOutcome train_until_stopped(TrainingTask& task, const TrainConfig& tc, int64_t& step, TrainingRecords& records,
                                  TrainingObserver& observer);

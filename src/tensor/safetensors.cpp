@@ -184,9 +184,8 @@ bool is_whole_number(const Json& value) {
   return value.is_number_unsigned();
 }
 
-TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64_t data_bytes,
-                              const std::string& file) {
-  const std::string tensor = "tensor " + quote(name) + ": ";
+// The entry is an object with the three fields every tensor needs. `tensor` opens each message: "tensor "w": ".
+void check_entry_has_its_fields(const Json& entry, const std::string& tensor, const std::string& file) {
   if (!entry.is_object()) {
     refuse(file, tensor + "the entry must be an object {\"dtype\": …, \"shape\": …, \"data_offsets\": …}, but it is " +
                      describe_json(entry));
@@ -197,12 +196,10 @@ TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64
     }
   }
   // Other fields are ignored, as the reference implementation does.
+}
 
-  TensorEntry result;
-  result.name = name;
-
-  // dtype: F32 or F64.
-  const Json& dtype = entry["dtype"];
+// dtype: F32 or F64. Sets result.dtype and result.number_bytes.
+void read_dtype(const Json& dtype, const std::string& tensor, const std::string& file, TensorEntry& result) {
   if (!dtype.is_string()) {
     refuse(file, tensor + "\"dtype\" must be a string such as \"F32\", but it is " + describe_json(dtype));
   }
@@ -212,9 +209,10 @@ TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64
     refuse(file, tensor + "the dtype is " + quote(result.dtype) + ", but attnlab reads only F32 and F64; " +
                      "convert the tensor in Python first (for example tensor.float())");
   }
+}
 
-  // shape: a list of 0 to 4 whole numbers.
-  const Json& shape = entry["shape"];
+// shape: a list of 0 to Shape::max_rank whole numbers, each at most the largest int64_t.
+std::vector<int64_t> read_shape(const Json& shape, const std::string& tensor, const std::string& file) {
   if (!shape.is_array()) {
     refuse(file, tensor + "\"shape\" must be a list of sizes such as [2, 3], but it is " + describe_json(shape));
   }
@@ -222,6 +220,7 @@ TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64
     refuse(file, tensor + "the shape has " + std::to_string(shape.size()) +
                      " axes, but attnlab's tensors have at most " + std::to_string(Shape::max_rank));
   }
+  std::vector<int64_t> sizes;
   for (size_t axis = 0; axis < shape.size(); ++axis) {
     const Json& size = shape[axis];
     std::string where = tensor + "shape entry " + std::to_string(axis) + " is " + describe_json(size);
@@ -231,11 +230,19 @@ TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64
     if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
       refuse(file, where + ", which is too large");
     }
-    result.sizes.push_back(static_cast<int64_t>(value));
+    sizes.push_back(static_cast<int64_t>(value));
   }
+  return sizes;
+}
 
-  // data_offsets: [begin, end].
-  const Json& offsets = entry["data_offsets"];
+// "[begin, end]": an entry's data_offsets as a message shows them.
+std::string offsets_text(const TensorEntry& entry) {
+  return "[" + std::to_string(entry.begin) + ", " + std::to_string(entry.end) + "]";
+}
+
+// data_offsets: [begin, end], two whole numbers with begin ≤ end ≤ data_bytes. Sets result.begin and result.end.
+void read_data_offsets(const Json& offsets, uint64_t data_bytes, const std::string& tensor, const std::string& file,
+                       TensorEntry& result) {
   if (!offsets.is_array() || offsets.size() != 2 || !is_whole_number(offsets[0]) || !is_whole_number(offsets[1])) {
     std::string found = describe_json(offsets);
     if (offsets.is_array() && offsets.size() != 2) found = "a list of " + std::to_string(offsets.size()) + " items";
@@ -246,20 +253,24 @@ TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64
   }
   result.begin = offsets[0].get<uint64_t>();
   result.end = offsets[1].get<uint64_t>();
-  const std::string range = "[" + std::to_string(result.begin) + ", " + std::to_string(result.end) + "]";
-  if (result.begin > result.end) refuse(file, tensor + "data_offsets " + range + " begin after they end");
+  if (result.begin > result.end) {
+    refuse(file, tensor + "data_offsets " + offsets_text(result) + " begin after they end");
+  }
   if (result.end > data_bytes) {
-    refuse(file, tensor + "data_offsets " + range + " run past the end of the data buffer, which has " +
+    refuse(file, tensor + "data_offsets " + offsets_text(result) + " run past the end of the data buffer, which has " +
                      std::to_string(data_bytes) + " bytes (is the file truncated?)");
   }
+}
 
-  // The bytes the shape needs: numel × number_bytes, with every multiplication checked for overflow.
-  // The check is on the product of the non-zero sizes, so that Shape::numel(), which multiplies the sizes
-  // one by one, cannot overflow either. (A zero size makes the tensor empty, whatever the other sizes are.)
+// The bytes the shape needs, numel × number_bytes, are the bytes data_offsets span; every multiplication is
+// checked for overflow. The check is on the product of the non-zero sizes, so that Shape::numel(), which
+// multiplies the sizes one by one, cannot overflow either. (A zero size makes the tensor empty, whatever the
+// other sizes are.)
+void check_shape_fills_offsets(const TensorEntry& entry, const std::string& tensor, const std::string& file) {
   const uint64_t largest_count = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
   uint64_t nonzero_product = 1;
   bool has_zero_size = false;
-  for (int64_t size : result.sizes) {
+  for (int64_t size : entry.sizes) {
     if (size == 0) {
       has_zero_size = true;
       continue;
@@ -270,18 +281,32 @@ TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64
     nonzero_product *= static_cast<uint64_t>(size);
   }
   uint64_t numel = has_zero_size ? 0 : nonzero_product;  // a rank-0 shape [] holds one number
-  if (numel > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(result.number_bytes)) {
+  if (numel > std::numeric_limits<uint64_t>::max() / static_cast<uint64_t>(entry.number_bytes)) {
     refuse(file, tensor + "the shape is too large (its byte count overflows 64-bit arithmetic)");
   }
-  uint64_t needed = numel * static_cast<uint64_t>(result.number_bytes);
-  if (needed != result.end - result.begin) {
+  uint64_t needed = numel * static_cast<uint64_t>(entry.number_bytes);
+  if (needed != entry.end - entry.begin) {
     std::string shape_text = "[";
-    for (size_t axis = 0; axis < result.sizes.size(); ++axis) {
-      shape_text += (axis ? ", " : "") + std::to_string(result.sizes[axis]);
+    for (size_t axis = 0; axis < entry.sizes.size(); ++axis) {
+      shape_text += (axis ? ", " : "") + std::to_string(entry.sizes[axis]);
     }
-    refuse(file, tensor + "shape " + shape_text + "] of " + result.dtype + " needs " + std::to_string(needed) +
-                     " bytes, but data_offsets " + range + " span " + std::to_string(result.end - result.begin));
+    refuse(file, tensor + "shape " + shape_text + "] of " + entry.dtype + " needs " + std::to_string(needed) +
+                     " bytes, but data_offsets " + offsets_text(entry) + " span " +
+                     std::to_string(entry.end - entry.begin));
   }
+}
+
+// Check 3 of the chain above, for one entry: its fields, each in turn, then that the shape and the offsets agree.
+TensorEntry read_tensor_entry(const std::string& name, const Json& entry, uint64_t data_bytes,
+                              const std::string& file) {
+  const std::string tensor = "tensor " + quote(name) + ": ";
+  check_entry_has_its_fields(entry, tensor, file);
+  TensorEntry result;
+  result.name = name;
+  read_dtype(entry["dtype"], tensor, file, result);
+  result.sizes = read_shape(entry["shape"], tensor, file);
+  read_data_offsets(entry["data_offsets"], data_bytes, tensor, file, result);
+  check_shape_fills_offsets(result, tensor, file);
   return result;
 }
 

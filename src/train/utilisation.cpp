@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <utility>
 #include <vector>
 
 #include "autograd/ops.h"
+#include "tensor/product/product.h"
 
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
@@ -23,17 +25,26 @@ double forward_flops(const ModelConfig& m, int64_t B, int64_t S, int64_t T) {
   return encoder_layers * encoder_layer + static_cast<double>(m.decoder_layers) * (self_and_ffn + cross) + output;
 }
 
-double measure_gemm_gflops(int64_t n, int repeats) {
+double measure_gemm_gflops(int64_t n, int repeats, Precision precision) {
   using Clock = std::chrono::steady_clock;
   NoGradGuard no_grad;
   Generator gen(7);
   Tensor a = Tensor::randn(Shape{n, n}, gen);            // [n, n]
   Tensor b = Tensor::randn(Shape{n, n}, gen);            // [n, n]
-  matmul(a, b);                                          // warm-up: scratch buffers grow, threads start
+  Tensor c = Tensor::zeros(Shape{n, n});                 // [n, n]
+  auto product = [&] {                                   // c = a · b, in the format asked for
+    if (precision == Precision::float32) {
+      c = matmul(a, b);
+    } else {
+      add_product(c.matrix(), std::as_const(a).matrix(), false, std::as_const(b).matrix(), false, Gemm::packed,
+                  precision);
+    }
+  };
+  product();                                             // warm-up: scratch buffers grow, threads start
   std::vector<double> seconds;
   for (int repeat = 0; repeat < std::max(1, repeats); ++repeat) {
     const auto start = Clock::now();
-    Tensor c = matmul(a, b);                             // [n, n]
+    product();
     seconds.push_back(std::chrono::duration<double>(Clock::now() - start).count());
   }
   std::sort(seconds.begin(), seconds.end());

@@ -32,8 +32,10 @@ inline namespace ATTNLAB_PRECISION {
 double forward_flops(const ModelConfig& model, int64_t B, int64_t S, int64_t T);
 
 // GFLOP/s of one [n, n] · [n, n] matmul on the current threads (the median of `repeats` after one to warm up),
-// through the matmul op with no graph recorded.
-double measure_gemm_gflops(int64_t n, int repeats = 5);
+// through the matmul op with no graph recorded. With a `precision` other than float32 (model.precision), the
+// product of the model's layers in that format instead (add_product with operands rounded to bfloat16): a model
+// trained in bfloat16 is measured against the peak of the products it runs, so its MFU stays a share of 100 %.
+double measure_gemm_gflops(int64_t n, int repeats = 5, Precision precision = Precision::float32);
 
 // The MFU of the steps so far: Σ FLOPs over Σ step seconds, over `ranks` processes' peak (each rank measures the
 // peak of its own threads; the FLOPs are the whole batch's). 0 when nothing is known yet (no peak, no steps).

@@ -1,6 +1,7 @@
 // test_checkpoint_average.cpp — checkpoint averaging (run/checkpoint_average.h): the average of two known
 // checkpoints is their mean number for number, it loads as a checkpoint, --last and --best choose the right
-// files, and checkpoints of another model are refused naming the file.
+// files (a stop checkpoint a few steps after a regular one counting once), and checkpoints of another model are
+// refused naming the file.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -99,7 +100,7 @@ TEST_CASE("--last takes the newest step checkpoints, --best the ones with the lo
       << "{\"type\":\"valid\",\"step\":10,\"loss\":3.0}\n{\"type\":\"valid\",\"step\":20,\"loss\":1.0}\n"
       << "{\"type\":\"valid\",\"step\":30,\"loss\":2.5}\n{\"type\":\"valid\",\"step\":35,\"loss\":0.5}\n";
   const auto name = [](const std::string& path) { return fs::path(path).filename().string(); };
-  const std::vector<std::string> last = last_checkpoints(run.string(), 2);
+  const std::vector<std::string> last = last_checkpoints(run.string(), 2, 10);
   REQUIRE(last.size() == 2);
   CHECK(name(last[0]) == "step-00000030.safetensors");
   CHECK(name(last[1]) == "step-00000040.safetensors");
@@ -108,5 +109,27 @@ TEST_CASE("--last takes the newest step checkpoints, --best the ones with the lo
   CHECK(name(best[0]) == "step-00000020.safetensors");
   CHECK(name(best[1]) == "step-00000030.safetensors");
   CHECK_THROWS_WITH_AS(best_checkpoints(run.string(), 4), doctest::Contains("3 of its step checkpoints"), Error);
-  CHECK_THROWS_WITH_AS(last_checkpoints(run.string(), 5), doctest::Contains("it has 4 step checkpoints"), Error);
+  CHECK_THROWS_WITH_AS(last_checkpoints(run.string(), 5, 10), doctest::Contains("it has 4 step checkpoints"), Error);
+}
+
+TEST_CASE("a stop checkpoint under half a save interval after a regular one counts once in --last, as the newer") {
+  const fs::path run = testing::fresh_directory("test-average", "stop");
+  fs::create_directories(run / "checkpoints");
+  const CheckpointDirectory directory((run / "checkpoints").string(), 10);
+  const auto steps_of = [](const std::vector<std::string>& paths) {
+    std::vector<int64_t> steps;
+    for (const std::string& path : paths) steps.push_back(std::stoll(fs::path(path).stem().string().substr(5)));
+    return steps;
+  };
+  for (int64_t step : {200, 400, 600, 800, 1000, 1005}) write_checkpoint(directory.step_path(step), 1, step);
+  // step 1005 (the stop) is 5 steps after 1000: one stretch of training, so 1005 stands for both and the
+  // average reaches back to 200 for its fifth.
+  CHECK(steps_of(last_checkpoints(run.string(), 5, 200)) == std::vector<int64_t>{200, 400, 600, 800, 1005});
+  CHECK(steps_of(last_checkpoints(run.string(), 2, 200)) == std::vector<int64_t>{800, 1005});
+  // With nothing older to reach for, fewer are averaged rather than one stretch twice.
+  CHECK(steps_of(last_checkpoints(run.string(), 6, 200)) == std::vector<int64_t>{200, 400, 600, 800, 1005});
+  // Half an interval or more apart, the stop checkpoint is a stretch of its own.
+  CHECK(steps_of(last_checkpoints(run.string(), 2, 10)) == std::vector<int64_t>{1000, 1005});
+  CHECK(count_as_one(1000, 1099, 200));
+  CHECK_FALSE(count_as_one(1000, 1100, 200));
 }

@@ -1,6 +1,7 @@
 // test_train.cpp — the training loop keeps its promises: a stopped and resumed run gives exactly the losses of
-// one never stopped, Ctrl-C saves before stopping, a NaN loss stops the run, and a damaged or foreign
-// checkpoint is refused with a message that names it; and gradvar measures a gradient's noise right.
+// one never stopped, Ctrl-C saves before stopping (a stop checkpoint beside a regular one counting once in the
+// average), a NaN loss stops the run, and a damaged or foreign checkpoint is refused with a message that names
+// it; and gradvar measures a gradient's noise right.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -100,6 +101,17 @@ TEST_CASE("Ctrl-C finishes the step, saves a checkpoint, and the run resumes fro
   CHECK(resumed.outcome == TrainOutcome::finished);
   CHECK(resumed.step == 30);
   CHECK(resumed.losses.size() == 24);
+}
+
+TEST_CASE("a stop checkpoint a few steps after a regular one is kept beside it and counts once in the average") {
+  const std::string dir = fresh_dir("stop-average");
+  StopAt stop(22);                         // regular checkpoints at 10 and 20 (keep_last 2), the stop one at 22
+  train({write_config(dir, "  average_last: 2\n"), dir + "/run", {}, false}, stop);
+  for (int64_t step : {10, 20, 22}) {
+    CHECK(fs::exists(dir + "/run/checkpoints/step-000000" + std::to_string(step) + ".safetensors"));
+  }
+  const SafetensorsContents average = load_safetensors(dir + "/run/checkpoints/average.safetensors");
+  CHECK(average.metadata.at("extra.averaged_from") == "step-00000010.safetensors, step-00000022.safetensors");
 }
 
 TEST_CASE("a run that never reached valid_every validates once at the end, and metrics.jsonl says so") {

@@ -36,9 +36,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <thread>
-#include <unordered_map>
 
 #include "cli/serve/answer_budget.h"
+#include "cli/serve/connection_table.h"
+#include "cli/serve/request_head.h"
 #include "cli/serve/request_checks.h"
 #include "tensor/storage.h"
 #include "util/error.h"
@@ -58,6 +59,7 @@ using Clock = std::chrono::steady_clock;
 struct RequestState {
   HttpRequest request;
   std::string target;             // the request target as sent, before libmicrohttpd decodes it
+  const char* target_at = nullptr;  // where it stands in libmicrohttpd's buffer
   bool head_read = false;         // the head has been checked (access(), first call)
   std::string cross_origin;       // an --allow-origin page it came from: named in Access-Control-Allow-Origin
   bool refused = false;           // an answer was already queued (a refusal of the head, or 413)
@@ -130,46 +132,9 @@ std::string client_address(MHD_Connection* connection) {
   return text;
 }
 
-// A newcomer the server has no room for: a 503 written straight to its socket (nothing has been read from it
-// yet), then closed — a clear refusal, not a wait in the kernel's queue.
-void refuse_at_once(int fd, int retry_after_seconds) {
-  const std::string body = R"({"error": "busy: every connection is in use; try again shortly"})";
-  const std::string answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
-                             std::to_string(body.size()) + "\r\nRetry-After: " + std::to_string(retry_after_seconds) +
-                             "\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: "
-                             "default-src 'none'; frame-ancestors 'none'\r\n\r\n" + body;
-  (void)::send(fd, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
 HttpAnswer body_too_large(const HttpLimits& limits) {
   return json_error(413, "the request body is larger than the " + std::to_string(limits.body_bytes) +
                              " bytes this server accepts");
-}
-
-// Whether a header's name stands right before its value in the bytes libmicrohttpd read, as in every line sent
-// whole ("Name\0 value": it overwrites the colon with a NUL). libmicrohttpd 0.9.75 joins an obs-fold (a line
-// starting with a space or a tab) by appending that line to the previous header's *name*, copied to a block of its
-// own: "X-A: b\r\n c" becomes the header "X-Ac: b" — a name that stands elsewhere is the only sign of it left.
-bool stands_before_value(const char* key, size_t key_size, const char* value) {
-  const auto name_end = reinterpret_cast<uintptr_t>(key) + key_size, value_start = reinterpret_cast<uintptr_t>(value);
-  if (value == nullptr || value_start <= name_end) return false;
-  for (const char* between = key + key_size; between != value; ++between) {
-    if (*between != '\0' && *between != ' ' && *between != '\t') return false;
-  }
-  return true;
-}
-
-// The head as libmicrohttpd parsed it: every header line in order, with the request line's parts.
-RequestHead read_head(MHD_Connection* connection, const char* method, const char* version, const std::string& target) {
-  RequestHead head{method, target, version, {}, false};
-  auto collect = [](void* into, MHD_ValueKind, const char* key, size_t key_size, const char* value, size_t value_size) {
-    auto& read = *static_cast<RequestHead*>(into);
-    read.headers.emplace_back(std::string(key, key_size), value ? std::string(value, value_size) : "");
-    read.folded = read.folded || !stands_before_value(key, key_size, value);
-    return MHD_YES;
-  };
-  MHD_get_connection_values_n(connection, MHD_HEADER_KIND, +collect, &head);
-  return head;
 }
 
 }  // namespace
@@ -185,43 +150,26 @@ struct HttpServer::State {
   std::atomic<bool> refusing{false};          // stopping: every new request is 503
   std::atomic<bool> memory_to_return{false};  // a job ended or a large answer was freed since the last trim
 
-  // The watchdog's view of the connections: when each started, whether it has sent its request line, and its
-  // whole request.
-  struct Connection {
-    int fd;
-    Clock::time_point started;
-    bool line_read = false;
-    bool request_read = false;
-    bool closing = false;   // shut down by the watchdog or to make room: libmicrohttpd closes it next
-    std::string address;    // the client's (client_address())
-    bool over_limit = false;   // more than Limits::per_address from its address: its request is answered 503
-  };
-  std::mutex connections_mutex;
-  std::unordered_map<MHD_Connection*, Connection> connections;
-  std::unordered_map<std::string, unsigned> per_address;   // open connections by address
+  ConnectionTable connections;   // who is connected, from where, since when (connection_table.h)
   std::mutex stop_mutex;
   std::condition_variable stop_signal;
   bool stopping = false;
   std::thread watchdog;
 
   State(const HttpLimits& l, Router r, WorkQueue& q, Audience a)
-      : limits(l), router(std::move(r)), queue(q), audience(std::move(a)), budget(l.answer_budget_bytes) {}
+      : limits(l), router(std::move(r)), queue(q), audience(std::move(a)), budget(l.answer_budget_bytes), connections(l) {}
 
   MHD_Result send(MHD_Connection* connection, RequestState& state, HttpAnswer answer);
   void add_headers(MHD_Response* response, const HttpAnswer& answer, const std::string& cross_origin) const;
   MHD_Result access(MHD_Connection* connection, const char* url, const char* method, const char* version,
                     const char* data, size_t* size, void** context);
-  MHD_Result check_head(MHD_Connection* connection, RequestState& state, const char* version);
-  std::optional<HttpAnswer> crowd_refusal(MHD_Connection* connection);
+  MHD_Result check_head(MHD_Connection* connection, RequestState& state, const char* method, const char* version);
   MHD_Result route(MHD_Connection* connection, RequestState& state);
   MHD_Result queue_job(MHD_Connection* connection, RequestState& state, Routed routed);
-  void connection_started(MHD_Connection* connection);
   static void* request_line_read(void* self, const char* uri, MHD_Connection* connection);
   static void request_completed(void* self, MHD_Connection* connection, void** context, MHD_RequestTerminationCode);
   static void notified(void* self, MHD_Connection* connection, void** socket_context, MHD_ConnectionNotificationCode);
-  void shut(Connection& connection);
   void watch();
-  void close_late_connections();
 };
 
 // Hands `answer` to libmicrohttpd without a copy, its bytes counted in the budget: the reservation made at
@@ -260,6 +208,10 @@ void HttpServer::State::add_headers(MHD_Response* response, const HttpAnswer& an
   MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
   MHD_add_response_header(response, "X-Frame-Options", "DENY");
   MHD_add_response_header(response, "Cross-Origin-Resource-Policy", "same-origin");
+  if (answer.content_type.rfind("text/html", 0) == 0) {   // a page: cross-origin isolated, so a browser gives it
+    MHD_add_response_header(response, "Cross-Origin-Opener-Policy", "same-origin");   // SharedArrayBuffer, and
+    MHD_add_response_header(response, "Cross-Origin-Embedder-Policy", "require-corp");   // WebAssembly threads
+  }
   bool has_policy = false;
   for (const auto& [name, value] : answer.headers) {
     MHD_add_response_header(response, name.c_str(), value.c_str());
@@ -279,10 +231,11 @@ void HttpServer::State::add_headers(MHD_Response* response, const HttpAnswer& an
 
 // The first call of access(): the head is checked (request_checks.h), and a refusal, or the answer to a
 // preflight, sent at once; libmicrohttpd then reads no body and closes the connection.
-MHD_Result HttpServer::State::check_head(MHD_Connection* connection, RequestState& state, const char* version) {
+MHD_Result HttpServer::State::check_head(MHD_Connection* connection, RequestState& state, const char* method,
+                                         const char* version) {
   state.head_read = true;
-  const RequestHead head = read_head(connection, state.request.method.c_str(), version, state.target);
-  std::optional<HttpAnswer> refused = crowd_refusal(connection);
+  const RequestHead head = read_head(connection, method, version, state.target, state.target_at);
+  std::optional<HttpAnswer> refused = connections.crowd_refusal(connection);
   if (!refused) refused = framing_refusal(head);
   if (!refused) refused = audience_answer(head, audience);
   state.cross_origin = allowed_cross_origin(head, audience);
@@ -298,17 +251,6 @@ MHD_Result HttpServer::State::check_head(MHD_Connection* connection, RequestStat
   return MHD_YES;
 }
 
-// 503 for a connection past Limits::per_address from its address (answered, not reset: a classroom behind one
-// address may open many at once).
-std::optional<HttpAnswer> HttpServer::State::crowd_refusal(MHD_Connection* connection) {
-  std::lock_guard<std::mutex> lock(connections_mutex);
-  const auto found = connections.find(connection);
-  if (found == connections.end() || !found->second.over_limit) return std::nullopt;
-  return json_error(503, "busy: " + std::to_string(per_address[found->second.address]) + " connections from " +
-                             found->second.address + " are open, more than the " + std::to_string(limits.per_address) +
-                             " this server takes from one address (--max-per-address); try again shortly");
-}
-
 MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url, const char* method,
                                      const char* version, const char* data, size_t* size, void** context) {
   if (*context == nullptr) *context = new RequestState;    // (made by the URI log callback, which always runs)
@@ -316,7 +258,7 @@ MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url
   if (!state->head_read) {                                  // the headers have arrived
     state->request.method = method;
     state->request.path = url;
-    return check_head(connection, *state, version);
+    return check_head(connection, *state, method, version);
   }
   if (*size > 0) {                                          // a piece of the body
     // Past the limit the rest is read and dropped (libmicrohttpd 0.9.75 cannot answer in the middle of a
@@ -335,10 +277,7 @@ MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url
     return send(connection, *state, body_too_large(limits));
   }
   if (state->answered.load()) return send(connection, *state, std::move(state->answer));   // the worker's answer
-  {
-    std::lock_guard<std::mutex> lock(connections_mutex);
-    if (auto found = connections.find(connection); found != connections.end()) found->second.request_read = true;
-  }
+  connections.request_read(connection);
   return route(connection, *state);
 }
 
@@ -403,65 +342,16 @@ MHD_Result HttpServer::State::queue_job(MHD_Connection* connection, RequestState
   return MHD_YES;                        // access() is called again once resumed, and sends the 503
 }
 
-// A new connection (under connections_mutex): counted; past Limits::connections the oldest one that has sent
-// nothing makes room, or, when every one has sent something, the newcomer is refused (503) and closed.
-void HttpServer::State::connection_started(MHD_Connection* connection) {
-  const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
-  if (info == nullptr) return;
-  Connection& newcomer = connections[connection];
-  newcomer = Connection{};
-  newcomer.fd = info->connect_fd;
-  newcomer.started = Clock::now();
-  // The kernel's buffer for what is sent is kept small, so that an answer a client has not read stays in the
-  // budget's count (the kernel would otherwise take up to 4 MiB of it, uncounted, per connection).
-  const int send_buffer = static_cast<int>(limits.send_buffer_bytes);
-  ::setsockopt(newcomer.fd, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
-  newcomer.address = client_address(connection);
-  newcomer.over_limit = ++per_address[newcomer.address] > limits.per_address;
-  size_t open = 0;
-  Connection* oldest_silent = nullptr;
-  for (auto& [other, clock] : connections) {
-    if (clock.closing) continue;
-    ++open;
-    // an address over its limit first, then the oldest
-    const bool goes_first = !oldest_silent || (clock.over_limit != oldest_silent->over_limit
-                                                   ? clock.over_limit
-                                                   : clock.started < oldest_silent->started);
-    if (other != connection && !clock.line_read && goes_first) oldest_silent = &clock;
-  }
-  if (open <= limits.connections) return;
-  if (oldest_silent == nullptr) refuse_at_once(newcomer.fd, limits.retry_after_seconds);
-  shut(oldest_silent != nullptr ? *oldest_silent : newcomer);
-}
-
-void HttpServer::State::shut(Connection& connection) {
-  ::shutdown(connection.fd, SHUT_RDWR);   // the epoll thread sees it end and closes it
-  connection.closing = true;
-}
-
 // Every half second: late connections closed; and when no translation runs and no large answer is held, the
 // memory the last ones used goes back to the system (trim_storage: the tensor pool and malloc's free pages).
 void HttpServer::State::watch() {
   std::unique_lock<std::mutex> stop_lock(stop_mutex);
   while (!stop_signal.wait_for(stop_lock, std::chrono::milliseconds(500), [this] { return stopping; })) {
-    close_late_connections();
+    connections.close_late();
     if (memory_to_return.load() && queue.running() == 0 && budget.held() < (int64_t{1} << 20)) {
       memory_to_return.store(false);
       trim_storage();
     }
-  }
-}
-
-// A connection silent for silent_seconds, or whose request has not arrived whole within request_seconds of its
-// start, is shut down. Under connections_mutex, which the "closed" notification also takes before libmicrohttpd
-// closes the socket, so the descriptor is still this connection's.
-void HttpServer::State::close_late_connections() {
-  const Clock::time_point now = Clock::now();
-  std::lock_guard<std::mutex> lock(connections_mutex);
-  for (auto& [connection, clock] : connections) {
-    const bool silent_too_long = !clock.line_read && now - clock.started > std::chrono::seconds(limits.silent_seconds);
-    const bool late = !clock.request_read && now - clock.started > std::chrono::seconds(limits.request_seconds);
-    if (!clock.closing && (silent_too_long || late)) shut(clock);
   }
 }
 
@@ -478,15 +368,10 @@ MHD_Result on_access(void* self, MHD_Connection* connection, const char* url, co
 // Called once the request line is read, before libmicrohttpd decodes the target: the state keeps it as sent, and
 // the connection is no longer silent.
 void* HttpServer::State::request_line_read(void* self, const char* uri, MHD_Connection* connection) {
-  auto* server = static_cast<State*>(self);
-  {
-    std::lock_guard<std::mutex> lock(server->connections_mutex);
-    if (auto found = server->connections.find(connection); found != server->connections.end()) {
-      found->second.line_read = true;
-    }
-  }
+  static_cast<State*>(self)->connections.line_read(connection);
   auto* state = new RequestState;
   state->target = uri != nullptr ? uri : "";
+  state->target_at = uri;
   return state;
 }
 
@@ -498,17 +383,20 @@ void HttpServer::State::request_completed(void* self, MHD_Connection*, void** co
   *context = nullptr;
 }
 
+// A connection opened (counted, with a small send buffer) or closed (no longer counted).
 void HttpServer::State::notified(void* self, MHD_Connection* connection, void**, MHD_ConnectionNotificationCode code) {
   auto* server = static_cast<State*>(self);
-  std::lock_guard<std::mutex> lock(server->connections_mutex);
   if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
-    const auto found = server->connections.find(connection);
-    if (found == server->connections.end()) return;
-    if (--server->per_address[found->second.address] == 0) server->per_address.erase(found->second.address);
-    server->connections.erase(found);
-  } else {
-    server->connection_started(connection);
+    server->connections.closed(connection);
+    return;
   }
+  const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (info == nullptr) return;
+  // The kernel's buffer for what is sent is kept small, so that an answer a client has not read stays in the
+  // budget's count (the kernel would otherwise take up to 4 MiB of it, uncounted, per connection).
+  const int send_buffer = static_cast<int>(server->limits.send_buffer_bytes);
+  ::setsockopt(info->connect_fd, SOL_SOCKET, SO_SNDBUF, &send_buffer, sizeof send_buffer);
+  server->connections.opened(connection, info->connect_fd, client_address(connection));
 }
 
 HttpServer::HttpServer(const std::string& host, int port, const HttpLimits& limits, Router router, WorkQueue& queue,

@@ -187,6 +187,10 @@ std::optional<HttpAnswer> framing_refusal(const RequestHead& head) {
                        " holds a space, a control character or a byte beyond ASCII: percent-encode it (RFC 9112, "
                        "3.2)");
   }
+  if (head.nul_in_line) {
+    return bad_request("a header line holds a NUL byte: no field may (RFC 9110, 5.5), and a line starting with one "
+                       "would end the head early; send no NUL in the head");
+  }
   if (head.folded) {
     return bad_request("a header line starts with a space or a tab: a line folded onto the one before (obs-fold) "
                        "is refused (RFC 9112, 5.2); send each header on one line");

@@ -9,6 +9,8 @@
 //      a header name that is not a token: whitespace before its colon, or a line           § 5.1, § 5.2
 //        folded onto the one before (obs-fold: a line starting with a space or a tab)
 //      a header value holding a control character (NUL, CR, LF …; a tab is allowed)        RFC 9110 § 5.5
+//      a NUL anywhere in a header line: libmicrohttpd reads a line as a C string, so          RFC 9110 § 5.5
+//        a line starting with NUL would end the head there (what follows read as the body)
 //      Host given twice                                                                    § 3.2
 //      Content-Length given more than once (even twice the same), or not digits            § 6.3, RFC 9110 § 8.6
 //      Transfer-Encoding on HTTP/1.0, beside a Content-Length, given more than once,       § 6.1, § 6.3
@@ -46,6 +48,7 @@ struct RequestHead {
   // framing check must see what libmicrohttpd will act on).
   std::vector<std::pair<std::string, std::string>> headers;
   bool folded = false;  // a line was folded onto the one before (obs-fold), as libmicrohttpd shows it (read_head)
+  bool nul_in_line = false;  // a line held a NUL, and libmicrohttpd dropped what followed it (read_head)
 
   std::vector<std::string> values(std::string_view name) const;  // every value of a header (any letter case)
 };

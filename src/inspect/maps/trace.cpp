@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <numeric>
+#include <utility>
 
 #include "autograd/graph.h"
 #include "util/error.h"
@@ -51,10 +52,20 @@ TokenIds one_sentence(const std::vector<int32_t>& ids) {
   return TokenIds{Shape{1, static_cast<int64_t>(ids.size())}, ids};  // [1, T]
 }
 
+TracedPass::TracedPass(Module& model, AttentionRecorder* maps) : paper_path(model) {
+  ctx.tracer = &recorder;
+  ctx.recorder = maps;                                                         // null: no maps asked for
+}
+
+std::vector<TracedTensor> TracedPass::take_stages() {
+  std::vector<TracedTensor> taken = std::move(recorder.stages);
+  recorder.stages.clear();
+  return taken;
+}
+
 SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source, const std::vector<int32_t>& target,
                              AttentionRecorder* maps) {
   if (source.empty()) throw Error("trace: the source sentence has no tokens");
-  NoGradGuard no_graph;                                  // inference: no graph, no dropout
   SentenceTrace trace;
   trace.source = source;
   trace.decoder_input.push_back(bos_id);
@@ -62,17 +73,12 @@ SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source,
   const TokenIds src = one_sentence(trace.source);                             // [1, S]
   const TokenIds tgt_in = one_sentence(trace.decoder_input);                   // [1, T], bos + target
 
-  PaperPath paper_path{model};
-  trace.switched_to_paper_path = paper_path.switched;
-  TraceRecorder recorder;
-  ForwardContext ctx;
-  ctx.tracer = &recorder;
-  ctx.recorder = maps;                                                         // null: no maps asked for
-  Tensor memory = model.encode(src, ctx);                                      // [1, S, d]
-  trace.encoder = std::move(recorder.stages);
-  recorder.stages.clear();
-  trace.logits = model.decoder_logits(tgt_in, memory, src, ctx);              // [1, T, V]
-  trace.decoder = std::move(recorder.stages);
+  TracedPass pass(model, maps);                                                // no graph, the paper's path
+  trace.switched_to_paper_path = pass.paper_path.switched;
+  Tensor memory = model.encode(src, pass.ctx);                                 // [1, S, d]
+  trace.encoder = pass.take_stages();
+  trace.logits = model.decoder_logits(tgt_in, memory, src, pass.ctx);         // [1, T, V]
+  trace.decoder = pass.take_stages();
   return trace;
 }
 

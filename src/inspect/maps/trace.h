@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "autograd/graph.h"
 #include "data/tokenizers/tokenizer.h"
 #include "model/transformer.h"
 
@@ -60,7 +61,7 @@ SentenceTrace trace_sentence(Seq2Seq& model, const std::vector<int32_t>& source,
 // A trace shows the paper's chain, op by op: while a PaperPath lives, `model` runs the paper's path, which
 // computes every stage a trace prints (Q, K, V per head, the scores, the weights), so nothing is recomputed for
 // display; `switched` says the model was on the fused path (SentenceTrace::switched_to_paper_path). The path the
-// model had comes back when it goes. (The decoder-only model's trace_text, src/gpt/trace_text.h, uses it too.)
+// model had comes back when it goes. (Every trace holds one in its TracedPass, below.)
 struct PaperPath {
   explicit PaperPath(Module& m) : model(m), saved(m.compute_path()), switched(m.fused()) {
     model.use_compute_path(ComputePath::paper);
@@ -71,6 +72,23 @@ struct PaperPath {
   Module& model;
   ComputePath saved;
   bool switched;
+};
+
+// What every recorded pass sets up, in the order it needs it: no graph (inference: no dropout), the paper's
+// path (PaperPath), and a TraceRecorder that ctx hands each stage to, with the attention maps going to `maps`
+// when one is given. trace_sentence and the decoder-only model's trace_text (src/gpt/trace_text.h) each run
+// their model's forward with pass.ctx and take the stages it recorded.
+struct TracedPass {
+  TracedPass(Module& model, AttentionRecorder* maps);
+  TracedPass(const TracedPass&) = delete;
+  TracedPass& operator=(const TracedPass&) = delete;
+  // The stages recorded since the last call, in order; the recorder starts empty again.
+  std::vector<TracedTensor> take_stages();
+
+  NoGradGuard no_graph;
+  PaperPath paper_path;        // paper_path.switched: SentenceTrace::switched_to_paper_path
+  TraceRecorder recorder;
+  ForwardContext ctx;          // ctx.tracer = &recorder, ctx.recorder = maps
 };
 
 // [1, T]: one sentence's ids as a batch of one.

@@ -102,6 +102,18 @@ bool pretending_no_bf16() {
 
 }  // namespace
 
+const std::vector<std::string>& choice_names(Precision) {
+  static const std::vector<std::string> names{"float32", "bfloat16", "bfloat16-emulated"};
+  return names;
+}
+
+Precision resolve_precision(Precision precision, const std::string& key) {
+  if (precision != Precision::bfloat16 || bf16_fast_available()) return precision;
+  throw Error(key + ": bfloat16 needs AVX512_BF16: " + bf16_support() +
+              ". Use float32 (as fast as this CPU goes), or bfloat16-emulated (the same numbers as bfloat16, "
+              "computed by plain C++ many times slower than float32: for tests and learning, not for speed)");
+}
+
 bool bf16_fast_available() { return cpu_has_avx512_bf16() && !pretending_no_bf16(); }
 
 std::string bf16_support() {

@@ -53,6 +53,20 @@ const std::vector<std::string>& choice_names(Bf16Path);   // "emulated", "fast"
 bool bf16_fast_available();
 std::string bf16_support();
 
+// The number format of a model's products (model.precision, configs/README.md): what add_product (product.h) does
+// with its operands before it multiplies them. Sums, weights, gradients and Adam's moments stay float32 in all three.
+//   float32             the products as they are (the plain path, and the default)
+//   bfloat16            operands rounded to bfloat16, sums in float32, on the fast path (AVX512_BF16): twice the
+//                       float32 rate where the CPU has it; refused where it has not (resolve_precision)
+//   bfloat16_emulated   the same numbers on the emulated path, on any CPU, many times slower than float32: for
+//                       the tests and for learners who want to see what rounding does to training
+enum class Precision { float32, bfloat16, bfloat16_emulated };
+const std::vector<std::string>& choice_names(Precision);  // "float32", "bfloat16", "bfloat16-emulated"
+
+// The precision as it can run here: float32 and bfloat16_emulated as they are; bfloat16 when the CPU has
+// AVX512_BF16, else attnlab::Error naming `key`, what the CPU lacks and the two ways on.
+Precision resolve_precision(Precision precision, const std::string& key = "model.precision");
+
 // C += op(X) · op(Y) with the operands rounded to bfloat16 (above). Throws attnlab::Error when the shapes do not
 // fit together, or for Bf16Path::fast on a CPU without AVX512_BF16.
 void add_bf16_product(FloatMatrixMap C, ConstFloatMatrixMap X, bool transpose_x, ConstFloatMatrixMap Y,

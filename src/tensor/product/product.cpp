@@ -16,6 +16,7 @@
 #include "tensor/parallel.h"
 #include "tensor/product/blas_product.h"
 #include "tensor/product/packed_product.h"
+#include "tensor/product/simd128_product.h"
 #include "util/error.h"
 
 namespace attnlab {
@@ -143,6 +144,8 @@ void add_blocked_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool trans
     add_packed_product(C, X, transpose_x, Y, transpose_y);
   } else if (gemm == Gemm::blas) {
     add_blas_product(C, X, transpose_x, Y, transpose_y);
+  } else if (gemm == Gemm::simd128) {
+    add_simd128_product(C, X, transpose_x, Y, transpose_y);
   } else if (!transpose_x && !transpose_y) C.noalias() += X * Y;
   else if (transpose_x && !transpose_y) C.noalias() += X.transpose() * Y;
   else if (!transpose_x && transpose_y) C.noalias() += X * Y.transpose();
@@ -240,28 +243,56 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
   }
 }
 
+// model.precision: bfloat16 (or bfloat16-emulated): the operands rounded to bfloat16, every sum in float32
+// (tensor/product/bf16_product.h), on the fast path or the emulated one. The float64 build, which the gradient
+// checks run in, has no rounded products: its numbers are the ones the others are checked against.
+void add_rounded_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
+                         Precision precision) {
+#if defined(ATTNLAB_DOUBLE)
+  (void)C, (void)X, (void)transpose_x, (void)Y, (void)transpose_y;
+  throw Error("add_product: model.precision " + name_of(precision) + " in the float64 build, which computes in "
+              "float64 only (use float32)");
+#else
+  const Bf16Path path = resolve_precision(precision) == Precision::bfloat16 ? Bf16Path::fast : Bf16Path::emulated;
+  add_bf16_product(FloatMatrixMap(C.data(), C.rows(), C.cols()), ConstFloatMatrixMap(X.data(), X.rows(), X.cols()),
+                   transpose_x, ConstFloatMatrixMap(Y.data(), Y.rows(), Y.cols()), transpose_y, path);
+#endif
+}
+
 }  // namespace
 
 // model.gemm: auto is attnlab's packed GEMM. At the base model's shapes (`attnlab bench`, docs/guide/performance.md)
 // OpenBLAS's was a few per cent faster on one thread, but Debian's serial OpenBLAS cannot run two products at once
 // (blas_product.cpp), so a product on OpenBLAS uses one thread while the packed GEMM's is shared among all of them.
+// In the browser build auto is the packed GEMM's simd128 twin (simd128_product.h): the same numbers, its tiles four
+// floats wide where the packed GEMM's are one (Eigen has no WebAssembly packets).
 Gemm resolve_gemm(Gemm gemm, const std::string& key) {
-  if (gemm == Gemm::automatic) return Gemm::packed;
+  if (gemm == Gemm::automatic) return simd128_available() ? Gemm::simd128 : Gemm::packed;
   if (gemm == Gemm::blas && !blas_available()) throw Error(key + ": blas: OpenBLAS is " + blas_description());
+  if (gemm == Gemm::simd128 && !simd128_available()) {
+    throw Error(key + ": simd128: the product backend is " + simd128_description() + "; use auto or packed here");
+  }
   return gemm;
 }
 
 const std::vector<std::string>& choice_names(Gemm) {
-  static const std::vector<std::string> names{"eigen", "packed", "blas", "auto"};
+  static const std::vector<std::string> names{"eigen", "packed", "blas", "simd128", "auto"};
   return names;
 }
 
 std::vector<Gemm> built_gemms() {
-  if (blas_available()) return {Gemm::eigen, Gemm::packed, Gemm::blas};
-  return {Gemm::eigen, Gemm::packed};
+  std::vector<Gemm> gemms{Gemm::eigen, Gemm::packed};
+  if (blas_available()) gemms.push_back(Gemm::blas);
+  if (simd128_available()) gemms.push_back(Gemm::simd128);
+  return gemms;
 }
 
-void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y, Gemm gemm) {
+void add_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y, Gemm gemm,
+                 Precision precision) {
+  if (precision != Precision::float32) {
+    add_rounded_product(C, X, transpose_x, Y, transpose_y, precision);
+    return;
+  }
   gemm = resolve_gemm(gemm);
   // The threads are shared out here (the bands above), so Eigen's GEMM itself always runs on one: with its own
   // threading left on, a product too small to cut (the encoder's [32, 128] · [128, 128] when translating one

@@ -15,8 +15,8 @@ struct ReaderCase {
   std::function<std::string()> result;     // what the last successful read gave, as text to compare
   std::function<std::string()> unchanged;  // after a refused read: "" when what it must not touch is as it was
   std::function<void()> reset;             // after a successful read: back to the state before it
-  std::string known_defect = "";           // not "": a defect of a library that attnlab cannot fix; the case runs
-                                           // only when named on the command line
+  std::string not_failed = "";             // not "": the calls into a library whose allocations are not failed
+                                           // (sentencepiece_unfailed.cpp says why), printed beside the results
 };
 
 // Sets up the files each reader reads in `work` (a tiny model's checkpoint, 200 pairs of the toy corpus, the

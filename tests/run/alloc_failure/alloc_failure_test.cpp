@@ -15,11 +15,15 @@
 //     writer leaves the file it replaces whole and no temporary file beside it;
 //   - leak nothing: this program runs under LeakSanitizer (ASan's in the sanitize build, the standalone one in
 //     the others), which fails it at exit for any block a failed read lost.
+// One exception: the bpe and unigram tokenizers' SentencePieceProcessor::Load runs with the failures paused — its
+// bundled protobuf-lite crashes (SEGV) on an allocation that fails inside it, which attnlab cannot fix
+// (sentencepiece_unfailed.cpp: the cause, and how); attnlab's reading before and after it is failed at every n.
 // It prints one line per reader and mode: N, the reads tried, the time, how the reads ended. Exit code 1 (and a
 // line per finding) when a promise broke.
 #include <omp.h>
 #include <spdlog/spdlog.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -32,6 +36,10 @@
 #include "alloc_failure_cases.h"
 #include "failing_allocator.h"
 #include "util/error.h"
+
+namespace attnlab::testing {
+extern std::atomic<int64_t> sentencepiece_loads;   // sentencepiece_unfailed.cpp
+}
 
 using namespace attnlab;
 namespace fs = std::filesystem;
@@ -145,11 +153,7 @@ int main(int argc, char** argv) {
               "seconds");
   for (const testing::ReaderCase& reader : testing::reader_cases(argv[1], work)) {
     if (argc == 4 && reader.name.find(argv[3]) == std::string::npos) continue;
-    if (argc == 3 && !reader.known_defect.empty()) {
-      std::printf("%-26s SKIPPED, a known defect of a library (run it by name): %s\n", reader.name.c_str(),
-                  reader.known_defect.c_str());
-      continue;
-    }
+    const int64_t loads_before = testing::sentencepiece_loads.load();
     current_reader = reader.name.c_str();
     for (bool persistent : {false, true}) {
       current_mode = persistent ? "n and on" : "n only";
@@ -160,6 +164,14 @@ int main(int argc, char** argv) {
                   static_cast<long long>(t.succeeded), t.seconds);
       std::fflush(stdout);
       findings += t.findings;
+    }
+    if (!reader.not_failed.empty()) {
+      std::printf("%-26s not failed inside %s\n", reader.name.c_str(), reader.not_failed.c_str());
+      if (testing::sentencepiece_loads.load() == loads_before) {
+        std::printf("FINDING %s: sentencepiece_unfailed.cpp's Load was never called: the library's own ran, "
+                    "with allocations failing inside it\n", reader.name.c_str());
+        ++findings;
+      }
     }
   }
   if (findings > 0) {

@@ -44,6 +44,12 @@ bool failure_made() {
   return failed.load();
 }
 
+CountingPaused::CountingPaused() : was_counting_(counting.exchange(false)) {}
+
+CountingPaused::~CountingPaused() {
+  counting = was_counting_;
+}
+
 }  // namespace attnlab::testing
 
 namespace {

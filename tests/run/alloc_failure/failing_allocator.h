@@ -11,6 +11,8 @@
 //                       fails too (SQLite's two modes: a transient and a persistent failure); n = 0: none fails
 //   stop_counting()     stops; returns how many allocations were asked for since start_counting
 //   failure_made()      whether an allocation was made to fail since start_counting
+//   CountingPaused      while one lives, allocations are neither counted nor failed (a library's own, which are
+//                       not attnlab's to fail: sentencepiece_unfailed.cpp); counting goes on as before after it
 //
 // What it cannot reach: memory taken with malloc itself rather than operator new — the C library's (stdio buffers,
 // strerror, locale tables), Eigen's aligned_malloc (the product kernels; no reader uses it) and any C library's own.
@@ -24,5 +26,16 @@ namespace attnlab::testing {
 void start_counting(int64_t fail_at, bool persistent);
 int64_t stop_counting();
 bool failure_made();
+
+class CountingPaused {
+ public:
+  CountingPaused();
+  ~CountingPaused();
+  CountingPaused(const CountingPaused&) = delete;
+  CountingPaused& operator=(const CountingPaused&) = delete;
+
+ private:
+  bool was_counting_;
+};
 
 }  // namespace attnlab::testing

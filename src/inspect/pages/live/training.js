@@ -80,7 +80,7 @@
       var answer = JSON.parse(module.ccall('attnlab_train', 'string', ['string'], [JSON.stringify(request)]));
       if (!request.resume && !answer.error) corpusDigests().then(function (d) { self.postMessage({corpus: d}); });
       request.resume = true;                                 // every slice after the first continues the run
-      self.postMessage({slice: answer});
+      self.postMessage({slice: answer, threads: module.PThread ? module.PThread.runningWorkers.length + 1 : 1});
       if (answer.error || answer.outcome !== 'slice') { running = false; return self.postMessage({done: answer}); }
       setTimeout(slice, 0);                                  // the page's messages (pause) are heard here
     }
@@ -95,21 +95,71 @@
       }
       if (!message.start) return;
       request = message.start.request;
-      self.createAttnlab({onTrainingReport: function (json) {
+      var options = {onTrainingReport: function (json) {
         var report = JSON.parse(json);
         self.postMessage(report.validation ? {report: report, files: translatingFiles()} : {report: report});
-      }}).then(function (loaded) {
+      }};
+      var threaded = message.start.engine;
+      if (threaded) {                                       // its files are beside the page, not beside this Blob
+        options.threads = threaded.threads;                 // the Web Workers started before it resolves: threads − 1
+        options.mainScriptUrlOrBlob = threaded.url;         // what each of them loads
+        options.locateFile = function (path) { return new URL(path, threaded.url).href; };
+      }
+      self.createAttnlab(options).then(function (loaded) {
         module = loaded;
         if (message.start.files) writeFiles(message.start.files);
         slice();
       }).catch(function (error) { self.postMessage({done: {error: String(error && error.message || error)}}); });
     };
   }
-  function workerUrl() {
-    var engine = byId('attnlab-engine').textContent;
-    var text = engine + '\nself.createAttnlab = createAttnlab;\n(' + workerMain.toString() + ')();\n';
+  // The worker's script: the engine — the one-thread engine inside the page, or (threads: a URL) the threaded
+  // engine's script imported from beside the page — then workerMain.
+  function workerUrl(engine) {
+    var script = engine.url ? 'importScripts(' + JSON.stringify(engine.url) + ');'
+                            : byId('attnlab-engine').textContent;
+    var text = script + '\nself.createAttnlab = createAttnlab;\n(' + workerMain.toString() + ')();\n';
     return URL.createObjectURL(new Blob([text], {type: 'text/javascript'}));
   }
+
+  // ---- the engine the worker trains with: threads when the page may have them, else one thread ----
+  // A browser gives a page SharedArrayBuffer — and with it WebAssembly threads — only when the page is cross-origin
+  // isolated: served with Cross-Origin-Opener-Policy: same-origin and Cross-Origin-Embedder-Policy: require-corp
+  // (tools/web.sh --serve; tools/serve_isolated.py). Then the worker loads the threaded engine (the wasm-threads
+  // preset's attnlab_web_threads.js, with its .wasm and .worker.js, beside the page) and trains on
+  // navigator.hardwareConcurrency threads, or on the train.threads=N of the page's overrides; a page opened from
+  // disk never is, and its worker runs the one-thread engine inside the page. The losses are the same bits either
+  // way (src/tensor/parallel.h: the loops are cut by the size of their data, never by the thread count).
+  var THREADS_ENGINE = 'attnlab_web_threads.js';
+  function threadsAsked() {
+    var asked = (training.overrides || []).map(function (o) { return /^train\.threads=(\d+)$/.exec(o); })
+                                          .filter(Boolean).map(function (m) { return +m[1]; }).pop();
+    return asked > 0 ? asked : (navigator.hardwareConcurrency || 1);
+  }
+  function chooseEngine() {
+    if (!self.crossOriginIsolated) {
+      return Promise.resolve({threads: 1, why: 'this page is not cross-origin isolated (' +
+          (location.protocol === 'file:' ? 'opened from disk' : 'served without COOP/COEP headers') + '), and a ' +
+          'browser gives SharedArrayBuffer — WebAssembly\'s threads — only to a page that is: serve it with ' +
+          'tools/web.sh --serve to train on every core'});
+    }
+    var url = new URL(THREADS_ENGINE, location.href).href;
+    return fetch(url, {method: 'HEAD'}).then(function (answer) {
+      if (!answer.ok) throw new Error(answer.status);
+      return {url: url, threads: 0, why: 'this page is cross-origin isolated, so its worker runs the threaded ' +
+          'engine (' + THREADS_ENGINE + ')'};
+    }).catch(function () {
+      return {threads: 1, why: 'this page is cross-origin isolated, but the threaded engine (' + THREADS_ENGINE +
+          ') is not beside it: tools/web.sh --serve puts it there'};
+    });
+  }
+  var engineChoice = chooseEngine().then(function (engine) {
+    training.engine = engine;
+    var threads = engine.url ? threadsAsked() : 1;
+    byId('train-engine').textContent = 'Training runs on ' + (threads === 1 ? 'one thread' : threads + ' threads') +
+        ': ' + engine.why + '.';
+    byId('train-engine').setAttribute('data-threads', String(threads));
+    return engine;
+  });
 
   // ---- a run folder as a .tar (POSIX ustar: a 512-byte header per file, its bytes padded to 512, two zero blocks) ----
   function tarHeader(path, size) {
@@ -220,6 +270,7 @@
     var message = event.data;
     if (message.report) onReport(message.report, message.files);
     if (message.corpus) training.corpus = message.corpus;
+    if (message.threads) training.threadsRunning = message.threads;   // the engine's threads, its own among them
     if (message.slice && message.slice.losses) {
       training.slices.push({step: message.slice.step, seconds: message.slice.seconds, wall: performance.now()});
       var first = message.slice.step - message.slice.losses.length + 1;
@@ -266,14 +317,21 @@
     setRunning(true);
     downloadButton.disabled = false;
     say('starting: generating the corpus…', 'training');
-    training.worker = new Worker(workerUrl());
+    engineChoice.then(function (engine) { startWorker(engine, task, files); });
+  }
+  function startWorker(engine, task, files) {
+    var threads = engine.url ? threadsAsked() : 1;
+    training.threads = threads;
+    training.worker = new Worker(workerUrl(engine));
     training.worker.onmessage = onMessage;
     training.worker.onerror = function (event) { finish({error: event.message || 'the worker failed'}); };
     var config = byId('live-config-' + task);
-    training.worker.postMessage({files: null, start: {files: files || null, request: {
+    var overrides = (training.overrides || OVERRIDES[task] || []).concat(COMMON_OVERRIDES);
+    if (engine.url) overrides = overrides.concat(['train.threads=' + threads]);   // the Web Workers it starts
+    training.worker.postMessage({files: null, start: {files: files || null, engine: engine.url ? {
+      url: engine.url, threads: threads} : null, request: {
       task: task, run: '/runs/' + task, resume: !!files, config: config ? config.textContent : '',
-      overrides: (training.overrides || OVERRIDES[task] || []).concat(COMMON_OVERRIDES),
-      sentence: sentenceInput.value.trim(), slice_seconds: training.sliceSeconds}}});
+      overrides: overrides, sentence: sentenceInput.value.trim(), slice_seconds: training.sliceSeconds}}});
   }
   // The task of a picked run: the corpus its config.yaml reads (data/TASK/…), one the worker can generate.
   function taskOfRun(files) {
