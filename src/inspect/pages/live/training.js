@@ -127,8 +127,9 @@
   // (tools/web.sh --serve; tools/serve_isolated.py). Then the worker loads the threaded engine (the wasm-threads
   // preset's attnlab_web_threads.js, with its .wasm and .worker.js, beside the page) and trains on
   // navigator.hardwareConcurrency threads, or on the train.threads=N of the page's overrides; a page opened from
-  // disk never is, and its worker runs the one-thread engine inside the page. The losses are the same bits either
-  // way (src/tensor/parallel.h: the loops are cut by the size of their data, never by the thread count).
+  // disk never is, and its worker runs the one-thread engine inside the page (so does a run asked for
+  // train.threads=1). The same thread count gives the same bits; 1 and N threads train one float rounding apart, as
+  // natively (a weight's gradient is summed along its depth in one part per thread: tensor/product/product.cpp).
   var THREADS_ENGINE = 'attnlab_web_threads.js';
   function threadsAsked() {
     var asked = (training.overrides || []).map(function (o) { return /^train\.threads=(\d+)$/.exec(o); })
@@ -320,6 +321,7 @@
     engineChoice.then(function (engine) { startWorker(engine, task, files); });
   }
   function startWorker(engine, task, files) {
+    if (engine.url && threadsAsked() === 1) engine = {threads: 1};   // one thread: the engine inside the page
     var threads = engine.url ? threadsAsked() : 1;
     training.threads = threads;
     training.worker = new Worker(workerUrl(engine));
