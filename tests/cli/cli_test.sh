@@ -187,7 +187,7 @@ expect_ok "average --best 1 --out" "$attnlab" average --run run --best 1 --out b
 expect_ok "translate with a checkpoint path" "$attnlab" translate --run run --checkpoint best1.safetensors --text "a b"
 expect_error "average more than the run keeps" "it has 2 step checkpoints" "$attnlab" average --run run --last 5
 expect_error "average --last with --best" "not both" "$attnlab" average --run run --last 1 --best 1
-expect_error "average of no run" "no checkpoints folder" "$attnlab" average --run nowhere
+expect_error "average of no run" "is not a run folder" "$attnlab" average --run nowhere
 expect_error "the average of a run that has none" "has no averaged checkpoint" \
   "$attnlab" translate --run big --checkpoint average --text "a b"
 # --- the repetition guard: with N = 1 no token is written twice ---
