@@ -39,8 +39,8 @@
 
 #include "cli/serve/answer_budget.h"
 #include "cli/serve/connection_table.h"
-#include "cli/serve/request_head.h"
 #include "cli/serve/request_checks.h"
+#include "cli/serve/request_head.h"
 #include "tensor/storage.h"
 #include "util/error.h"
 
