@@ -12,23 +12,36 @@
 #     --score-only           train nothing: score the runs already in DIR/seed-S (after more seeds were trained
 #                            one at a time, or to score another checkpoint or test set); MINUTES is only the title
 #     --attnlab PATH         the program (default build/release/attnlab)
+#     --record [BOARD]       after scoring, append the speedrun's row to the speedrun board BOARD (a .md file;
+#                            default docs/results/speedrun.md; its folder must exist) and copy DIR/speedrun.md next
+#                            to it as speedrun/DATE-CONFIG.md: mean ± sd test BLEU and each seed's, the signature,
+#                            the machine, the commit, Welch's one-sided t-test against the config's previous record
+#                            and the verdict, record or not and why (tools/speedrun_record.py; needs python3)
+#     --target BLEU          the test BLEU a record must reach in the mean (default 39.8, Multi30k's test2016)
+#     --from-summary FILE    train and score nothing: record FILE, a speedrun.md made earlier, on the board (implies
+#                            --record; CONFIG MINUTES SEED are not given). For a summary older than its "machine:"
+#                            line, --machine TEXT gives the vector width and threads, --commit HASH the commit
+#                            (default: the commit that added FILE)
 #
 # For each SEED it trains DIR/seed-SEED with `--set train.seed=SEED --set train.max_minutes=MINUTES`, then
 # `attnlab eval --json` on the config's test split and on every --test set, with the run's decode: section. It
 # prints one line per seed (steps trained, BLEU and chrF of each test set), then the mean, the sample standard
 # deviation and the range over the seeds, and the signature lines that say how BLEU and chrF were computed
 # (sacreBLEU 2.x's defaults, which attnlab's BLEU and chrF reproduce; case:lc when the config lower-cases the
-# text, since then the references are lower-cased before scoring). DIR/speedrun.md keeps the same text.
+# text, since then the references are lower-cased before scoring), the machine (CPU, cores, the vector width
+# `attnlab --version` reports, the run's product backend and threads) and the commit the tree was at (+dirty when
+# it had changes). DIR/speedrun.md keeps the same text. docs/results/speedrun.md says when a row is a record.
 # Needs jq (Debian: apt-get install jq).
 set -euo pipefail
 
-usage() { sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "speedrun.sh: $*" >&2; exit 2; }
 
 attnlab="$(dirname "$0")/../build/release/attnlab"
 out="runs/speedrun-$(date +%Y%m%d-%H%M%S)"
 checkpoint=best
 score_only=false
+board="" target=39.8 from_summary="" record_args=()
 command_line=("$@")
 sets=()
 test_names=(test) test_srcs=("") test_refs=("")   # the config's own test split first
@@ -45,11 +58,32 @@ while [ $# -gt 0 ]; do
     --set) [ $# -ge 2 ] || die "--set needs KEY=VALUE"; sets+=(--set "$2"); shift 2 ;;
     --out) [ $# -ge 2 ] || die "--out needs a folder"; out="$2"; shift 2 ;;
     --attnlab) [ $# -ge 2 ] || die "--attnlab needs the program's path"; attnlab="$2"; shift 2 ;;
+    --record) if [ $# -ge 2 ] && [[ "$2" == *.md ]]; then board="$2"; shift 2
+              else board="$(cd "$(dirname "$0")/.." && pwd)/docs/results/speedrun.md"; shift; fi ;;
+    --target) [ $# -ge 2 ] && [[ "$2" =~ ^[0-9]+([.][0-9]+)?$ ]] || die "--target needs a BLEU score, e.g. 39.8"
+              target="$2"; shift 2 ;;
+    --from-summary) [ $# -ge 2 ] || die "--from-summary needs a speedrun.md"; from_summary="$2"; shift 2 ;;
+    --machine|--commit) [ $# -ge 2 ] || die "$1 needs a value"; record_args+=("$1" "$2"); shift 2 ;;
     -h|--help) usage; exit 0 ;;
     -*) die "unknown option '$1' (see --help)" ;;
     *) positional+=("$1"); shift ;;
   esac
 done
+
+# The board: its folder checked now, before any training; the row written by tools/speedrun_record.py.
+if [ -n "$from_summary" ] && [ -z "$board" ]; then board="$(cd "$(dirname "$0")/.." && pwd)/docs/results/speedrun.md"; fi
+if [ -n "$board" ]; then
+  [ -d "$(dirname "$board")" ] || die "--record: no folder '$(dirname "$board")' for the board '$board'"
+  command -v python3 >/dev/null || die "--record needs python3 (Debian: apt-get install python3)"
+fi
+record() { python3 "$(dirname "$0")/speedrun_record.py" record --summary "$1" --board "$board" --target "$target" \
+             "${record_args[@]}"; }
+if [ -n "$from_summary" ]; then
+  [ ${#positional[@]} -eq 0 ] || die "--from-summary records FILE: give no CONFIG MINUTES SEED"
+  [ -f "$from_summary" ] || die "--from-summary: no file '$from_summary'"
+  record "$from_summary"; exit
+fi
+[ ${#record_args[@]} -eq 0 ] || die "--machine and --commit are for --from-summary (a new summary has its own)"
 [ ${#positional[@]} -ge 3 ] || { usage >&2; die "give CONFIG MINUTES and at least one SEED"; }
 config="${positional[0]}" minutes="${positional[1]}" seeds=("${positional[@]:2}")
 [ -f "$config" ] || die "no config file '$config'"
@@ -94,6 +128,23 @@ stats() { awk '{ x[NR] = $1; s += $1 } END { m = s / NR; for (i = 1; i <= NR; i+
                for (i = 2; i <= NR; i++) { if (x[i] < lo) lo = x[i]; if (x[i] > hi) hi = x[i] }
                printf "%.2f ± %.2f (%.2f … %.2f)", m, sd, lo, hi }'; }
 
+# The machine the numbers were made on, and the commit of the tree (+dirty when it had uncommitted changes).
+machine_line() {
+  local run="$out/seed-${seeds[0]}" cpu family model
+  cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+  family=$(sed -n 's/^cpu family[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+  model=$(sed -n 's/^model[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
+  key() { sed -n "s/^ *$1: *\([^ #]*\).*/\1/p" "$run/config.yaml" | head -n 1; }
+  echo "machine: ${cpu:-unknown CPU} (family ${family:-?}, model ${model:-?}), $(nproc) cores; $("$attnlab" --version); model.gemm $(key gemm), model.precision $(key precision), train.threads $(key threads)"
+}
+commit_line() {
+  local tree hash dirty=""
+  tree="$(dirname "$0")/.."
+  hash=$(git -C "$tree" rev-parse --short HEAD 2>/dev/null) || { echo "commit: unknown (not a git checkout)"; return; }
+  [ -z "$(git -C "$tree" status --porcelain --untracked-files=no)" ] || dirty="+dirty"
+  echo "commit: $hash$dirty (the tree speedrun.sh ran from)"
+}
+
 case_word=mixed
 grep -Eq '^ *lowercase: *true' "$out/seed-${seeds[0]}/config.yaml" && case_word=lc
 version=$("$attnlab" --version | awk '{ print $2 }')
@@ -123,4 +174,8 @@ version=$("$attnlab" --version | awk '{ print $2 }')
   echo
   echo "BLEU signature: nrefs:1|case:$case_word|eff:no|tok:13a|smooth:exp|version:attnlab-$version"
   echo "chrF signature: nrefs:1|case:$case_word|eff:yes|nc:6|nw:0|space:no|version:attnlab-$version"
+  echo
+  machine_line
+  commit_line
 } | tee "$out/speedrun.md"
+if [ -n "$board" ]; then record "$out/speedrun.md"; fi

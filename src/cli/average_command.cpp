@@ -20,10 +20,10 @@
 namespace attnlab {
 
 struct AverageCommandOptions {
-  std::string run;         // a run folder
-  int64_t last = 0;        // the last N step checkpoints (0: not given)
-  int64_t best = 0;        // the N step checkpoints with the lowest validation loss (0: not given)
-  std::string out;         // where to write; empty: RUN/checkpoints/average.safetensors
+  std::string run;   // a run folder
+  int64_t last = 0;  // the last N step checkpoints (0: not given)
+  int64_t best = 0;  // the N step checkpoints with the lowest validation loss (0: not given)
+  std::string out;   // where to write; empty: RUN/checkpoints/average.safetensors
 };
 
 int average_command(const AverageCommandOptions& options) {

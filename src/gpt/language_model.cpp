@@ -53,14 +53,14 @@ bool is_language_model_config(const std::string& path, const std::vector<std::st
 
 TextScore evaluate_text(DecoderOnly& model, const TextBlocks& text, int64_t blocks_per_batch) {
   NoGradGuard no_grad;
-  ForwardContext ctx;                                                      // not training: no dropout
+  ForwardContext ctx;  // not training: no dropout
   const std::vector<size_t> order = in_order(text.blocks.size());
   TextScore score;
   int64_t correct = 0;
   double loss_sum = 0;
   for (size_t first = 0; first < order.size(); first += static_cast<size_t>(blocks_per_batch)) {
     const TextBatch batch = text_batch(text, order, first, static_cast<size_t>(blocks_per_batch));
-    const Tensor logits = model.logits(batch.tokens, ctx);                // [B, T, V]
+    const Tensor logits = model.logits(batch.tokens, ctx);  // [B, T, V]
     const int64_t V = logits.size(2);
     for (size_t i = 0; i < batch.targets.values.size(); ++i) {
       if (batch.targets.values[i] == pad_id) continue;
@@ -103,12 +103,12 @@ struct TextRun {
   DecoderOnly& model;
   Learner& learner;
   BatchStream<TextBatch>& blocks;
-  const TextBlocks* valid;                                             // null: no data.valid_text
+  const TextBlocks* valid;  // null: no data.valid_text
   CheckpointDirectory checkpoints;
   CheckpointState state;
-  TrainingRecords records;                                             // RUN/metrics.jsonl
+  TrainingRecords records;  // RUN/metrics.jsonl
   TrainingObserver& observer;
-  int64_t validated_at = -1;                                           // the step of the last validation
+  int64_t validated_at = -1;  // the step of the last validation
 };
 
 // Loss, perplexity and token accuracy on the validation text; best.safetensors when the loss is the lowest so far.
@@ -122,15 +122,20 @@ void validate_text(TextRun& run, int64_t step) {
     run.checkpoints.save_best(run.model, run.learner.optimizer, run.state);
   }
   char line[200];
-  std::snprintf(line, sizeof line, "validation at step %lld: loss %.4f  perplexity %.3f  token accuracy %.1f%% "
-                "(%lld tokens)%s", static_cast<long long>(step), valid.loss, valid.perplexity,
-                100 * valid.token_accuracy, static_cast<long long>(valid.tokens), best ? "  — best so far, saved" : "");
+  std::snprintf(line, sizeof line,
+                "validation at step %lld: loss %.4f  perplexity %.3f  token accuracy %.1f%% "
+                "(%lld tokens)%s",
+                static_cast<long long>(step), valid.loss, valid.perplexity, 100 * valid.token_accuracy,
+                static_cast<long long>(valid.tokens), best ? "  — best so far, saved" : "");
   run.observer.on_message(line);
   run.records.summary.validation.loss = valid.loss;
   run.records.summary.validation.perplexity = valid.perplexity;
   run.records.summary.validation.token_accuracy = valid.token_accuracy;
-  run.records.write_line(nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", valid.loss},
-                                        {"perplexity", valid.perplexity}, {"token_accuracy", valid.token_accuracy},
+  run.records.write_line(nlohmann::json{{"type", "valid"},
+                                        {"step", step},
+                                        {"loss", valid.loss},
+                                        {"perplexity", valid.perplexity},
+                                        {"token_accuracy", valid.token_accuracy},
                                         {"elapsed_s", run.records.seconds()}}
                              .dump());
 }
@@ -143,11 +148,11 @@ class TextTraining : public TrainingTask {
   StepResult step(int64_t step) override {
     const auto next_blocks = [this](ForwardContext& ctx) {
       const TextBatch& batch = run_.blocks.next();
-      SampledChoices sampled;                                        // what hard attention draws (if any)
+      SampledChoices sampled;  // what hard attention draws (if any)
       ctx.sampled = &sampled;
       PartLoss part;
-      part.loss = run_.model.loss(batch.tokens, batch.targets,
-                                  static_cast<real>(run_.config.train.label_smoothing), ctx);   // [1]
+      part.loss = run_.model.loss(batch.tokens, batch.targets, static_cast<real>(run_.config.train.label_smoothing),
+                                  ctx);  // [1]
       ctx.sampled = nullptr;
       part.value = part.loss.item();
       if (Tensor reinforce = score_function_loss(sampled); reinforce.defined()) part.loss = add(part.loss, reinforce);
@@ -173,8 +178,8 @@ TextBlocks split_blocks(const RunConfig& config, const std::string& path, const 
                         TrainingObserver& observer) {
   TextBlocks text = text_blocks(read_documents(config, path), tokenizer, config.data.max_len, path);
   observer.on_message(path + ": " + std::to_string(text.documents) + " documents, " + std::to_string(text.tokens) +
-                      " tokens, " + std::to_string(text.blocks.size()) + " blocks of data.max_len = " +
-                      std::to_string(config.data.max_len));
+                      " tokens, " + std::to_string(text.blocks.size()) +
+                      " blocks of data.max_len = " + std::to_string(config.data.max_len));
   return text;
 }
 
@@ -182,7 +187,7 @@ TextBlocks split_blocks(const RunConfig& config, const std::string& path, const 
 
 TrainSummary train_language_model(const TrainRequest& request, TrainingObserver& observer) {
   reset_training_stop();
-  StartAttempt attempt(request.run_dir);        // until keep(), a failure removes what this start created
+  StartAttempt attempt(request.run_dir);  // until keep(), a failure removes what this start created
   refuse_short_run_request(request, "a language model (model.task: language_model)", "language models");
   const RunConfig config = load_config(request.config_path, request.overrides);
   const TrainConfig& tc = config.train;
@@ -194,7 +199,8 @@ TrainSummary train_language_model(const TrainRequest& request, TrainingObserver&
   const RunTokenizers tokenizers = prepare_tokenizers(config, request.run_dir, documents, {});
   const TextBlocks train_text = split_blocks(config, config.data.train_text, *tokenizers.src, observer);
   std::optional<TextBlocks> valid_text;
-  if (!config.data.valid_text.empty()) valid_text = split_blocks(config, config.data.valid_text, *tokenizers.src, observer);
+  if (!config.data.valid_text.empty())
+    valid_text = split_blocks(config, config.data.valid_text, *tokenizers.src, observer);
   const size_t per_batch = std::max<size_t>(1, static_cast<size_t>(tc.batch_tokens / config.data.max_len));
   BatchStream<TextBatch> blocks = block_stream(train_text, per_batch, tc.seed + 2);
 
@@ -208,12 +214,18 @@ TrainSummary train_language_model(const TrainRequest& request, TrainingObserver&
   observer.on_message("decoder-only model: " + std::to_string(model.parameter_count()) + " parameters; vocabulary " +
                       std::to_string(model_config.tgt_vocab) + "; " + std::to_string(per_batch) + " blocks per batch");
   write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
-  attempt.keep();                                                      // the folder is a run now: keep it
+  attempt.keep();  // the folder is a run now: keep it
   Ranks one_process;
   Learner learner{model, parameters, optimizer, dropout_generator, one_process, tc, model_config.d_model, {}};
-  TextRun run{config, model, learner, blocks, valid_text ? &*valid_text : nullptr,
-              CheckpointDirectory(checkpoints_dir(request.run_dir), tc.keep_last), CheckpointState{},
-              TrainingRecords(request.run_dir, /*writes=*/true), observer};
+  TextRun run{config,
+              model,
+              learner,
+              blocks,
+              valid_text ? &*valid_text : nullptr,
+              CheckpointDirectory(checkpoints_dir(request.run_dir), tc.keep_last),
+              CheckpointState{},
+              TrainingRecords(request.run_dir, /*writes=*/true),
+              observer};
   run.state.config_yaml = to_yaml(config);
   run.state.best_metric = std::numeric_limits<double>::infinity();
 
@@ -224,7 +236,7 @@ TrainSummary train_language_model(const TrainRequest& request, TrainingObserver&
   TrainSummary& summary = run.records.summary;
   summary.outcome = train_until_stopped(training, tc, step, run.records, observer);
   run.state.step = step;
-  if (run.valid && run.validated_at != step) validate_text(run, step);   // the last step, whatever stopped the loop
+  if (run.valid && run.validated_at != step) validate_text(run, step);  // the last step, whatever stopped the loop
   if (!run.checkpoints.has_best()) run.checkpoints.save_best(model, optimizer, run.state);
   summary.step = step;
   summary.checkpoint = run.checkpoints.save_step(model, optimizer, run.state);
@@ -236,8 +248,9 @@ LoadedLanguageModel load_language_model(const std::string& run_dir, const std::s
   LoadedLanguageModel run;
   run.config = load_run_config(run_dir);
   if (run.config.model.task != Task::language_model) {
-    throw Error("'" + run_dir + "' is a " + name_of(run.config.model.task) + " run (model.task: " +
-                name_of(run.config.model.task) + "), not a language model: attnlab generate continues text with a "
+    throw Error("'" + run_dir + "' is a " + name_of(run.config.model.task) +
+                " run (model.task: " + name_of(run.config.model.task) +
+                "), not a language model: attnlab generate continues text with a "
                 "model.task: language_model run" +
                 (run.config.model.task == Task::translation ? "; translate with attnlab translate --run " + run_dir
                                                             : std::string()));
@@ -255,13 +268,12 @@ std::vector<int32_t> prompt_ids(const LoadedLanguageModel& run, const std::strin
   if (size_t bad = first_invalid_utf8(prompt); bad != std::string_view::npos) {
     throw Error("--prompt is not valid UTF-8 (byte " + std::to_string(bad + 1) + "); attnlab reads UTF-8 text");
   }
-  std::vector<int32_t> ids{bos_id};                                    // a document starts here
+  std::vector<int32_t> ids{bos_id};  // a document starts here
   const std::vector<int32_t> text = run.tokenizer->encode(clean_like_training(run.config, prompt));
   if (!text.empty() && std::all_of(text.begin(), text.end(), [](int32_t id) { return id == unk_id; })) {
     throw Error("the prompt " + quote(prompt, '\'') + " has no token this model knows: its " +
                 std::to_string(text.size()) + " token(s) are all unknown (<unk>) to the tokenizer trained on " +
-                run.config.data.train_text +
-                "; use words of that text, or an empty prompt to start a new document");
+                run.config.data.train_text + "; use words of that text, or an empty prompt to start a new document");
   }
   ids.insert(ids.end(), text.begin(), text.end());
   return ids;

@@ -12,6 +12,7 @@
 #include "decode/translate.h"
 #include "run/checkpoint_average.h"
 #include "run/config_io.h"
+#include "tensor/product/bf16_product.h"
 #include "train/checkpoint.h"
 #include "util/error.h"
 #include "util/files.h"
@@ -135,7 +136,16 @@ RunConfig load_run_config(const std::string& run_dir) {
   if (!path_exists(config_path)) {
     throw Error("'" + run_dir + "' is not a run folder (it has no config.yaml); train one with attnlab train");
   }
-  return load_config(config_path);
+  RunConfig config = load_config(config_path);
+  // A run trained with bfloat16 products is read on any CPU: where there is no AVX512_BF16, the emulated product
+  // gives the very numbers the fast one would (slowly), and the reader is told. Training stays refused there
+  // (resolve_precision): a run is not slowed many times over without being asked.
+  if (config.model.precision == Precision::bfloat16 && !bf16_fast_available()) {
+    config.model.precision = Precision::bfloat16_emulated;
+    spdlog::warn("{} was trained with model.precision bfloat16, and {}: reading it with bfloat16-emulated "
+                 "(the same numbers, computed many times slower)", run_dir, bf16_support());
+  }
+  return config;
 }
 
 LoadedRun load_run(const std::string& run_dir, const std::string& which) {

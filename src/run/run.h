@@ -46,7 +46,8 @@ struct LoadedRun {
 };
 LoadedRun load_run(const std::string& run_dir, const std::string& which = "best");
 // RUN/config.yaml, read and checked; throws attnlab::Error when run_dir is not a run folder (no config.yaml).
-// load_run and the cloze reader's load_cloze_run both start here.
+// load_run and the cloze reader's load_cloze_run both start here. A run of model.precision bfloat16 read on a CPU
+// without AVX512_BF16 comes back as bfloat16-emulated (the same numbers, slower), with a warning saying so.
 RunConfig load_run_config(const std::string& run_dir);
 // The checkpoint file `which` names: "best" (best.safetensors, else the latest step), "latest", "average" (the
 // mean of several, checkpoint_average.h), or a path.

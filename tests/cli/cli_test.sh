@@ -267,5 +267,21 @@ expect_ok "bench without AVX512_BF16" env ATTNLAB_NO_AVX512_BF16=1 "$attnlab" be
 grep -q "bf16 *not measured: AVX512_BF16 switched off" out.txt ||
   { failures=$((failures + 1)); echo "FAIL: bench without AVX512_BF16 did not say so"; cat out.txt; }
 
+# A run trained with bfloat16 products is read on a CPU without AVX512_BF16 (as ATTNLAB_NO_AVX512_BF16 makes this
+# one count): translated with the emulated product, the same numbers, and told so; training it on there is refused.
+# (The run is trained emulated, which any CPU can, and its config.yaml then says bfloat16 as a fast run's would.)
+expect_ok "train bfloat16-emulated" "$attnlab" train --config tiny.yaml --run bf16run --set train.max_steps=4 \
+  --set model.precision=bfloat16-emulated
+expect_ok "translate the emulated run" "$attnlab" translate --run bf16run < input.txt
+mv out.txt emulated.txt
+sed -i 's/precision: bfloat16-emulated/precision: bfloat16/' bf16run/config.yaml
+check "the run's config says bfloat16" grep -Eq 'precision: bfloat16( |$)' bf16run/config.yaml
+expect_ok "translate a bfloat16 run without AVX512_BF16" env ATTNLAB_NO_AVX512_BF16=1 "$attnlab" translate \
+  --run bf16run < input.txt
+check "it translates as the emulated product does" cmp -s out.txt emulated.txt
+check "it says it reads the run with bfloat16-emulated" grep -q "reading it with bfloat16-emulated" err.txt
+expect_error "resume a bfloat16 run without AVX512_BF16" "bfloat16 needs AVX512_BF16" env ATTNLAB_NO_AVX512_BF16=1 \
+  "$attnlab" train --resume bf16run --set train.max_steps=6
+
 echo "cli: $passes passed, $failures failed"
 [ "$failures" -eq 0 ]

@@ -36,6 +36,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <chrono>
@@ -130,10 +131,17 @@ Server& server() {
   return *made;
 }
 
-// Waits until the socket is readable or closed; false after `seconds`.
+// Waits until the socket is readable or closed; false after `seconds`. A poll interrupted by a signal waits on
+// for the time left: libFuzzer's -timeout raises SIGALRM every 11 s, and a poll it cut short once read as "the
+// server stopped in the middle of an answer for 12 s" within a second of the answer's last bytes.
 bool readable(int fd, int seconds) {
-  pollfd wanted{fd, POLLIN, 0};
-  return ::poll(&wanted, 1, seconds * 1000) > 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
+  for (;;) {
+    pollfd wanted{fd, POLLIN, 0};
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const int ready = ::poll(&wanted, 1, static_cast<int>(std::max<int64_t>(left.count(), 0)));
+    if (ready >= 0 || errno != EINTR) return ready > 0;
+  }
 }
 
 // Whether `request` stops before its first request is whole: no blank line ends the head, or the first

@@ -14,7 +14,8 @@ void refuse_at_once(int fd, int retry_after_seconds) {
   const std::string answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: " +
                              std::to_string(body.size()) + "\r\nRetry-After: " + std::to_string(retry_after_seconds) +
                              "\r\nConnection: close\r\nX-Content-Type-Options: nosniff\r\nContent-Security-Policy: "
-                             "default-src 'none'; frame-ancestors 'none'\r\n\r\n" + body;
+                             "default-src 'none'; frame-ancestors 'none'\r\n\r\n" +
+                             body;
   (void)::send(fd, answer.data(), answer.size(), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
@@ -42,8 +43,8 @@ ConnectionTable::Connection* ConnectionTable::first_to_make_room(const void* new
   for (auto& [other, clock] : connections_) {
     if (clock.closing) continue;
     ++open;
-    const bool goes_first = !chosen || (clock.over_limit != chosen->over_limit ? clock.over_limit
-                                                                               : clock.started < chosen->started);
+    const bool goes_first =
+        !chosen || (clock.over_limit != chosen->over_limit ? clock.over_limit : clock.started < chosen->started);
     if (other != newcomer && !clock.line_read && goes_first) chosen = &clock;
   }
   return chosen;
@@ -87,7 +88,7 @@ void ConnectionTable::close_late() {
 }
 
 void ConnectionTable::shut(Connection& connection) {
-  ::shutdown(connection.fd, SHUT_RDWR);   // the epoll thread sees it end and closes it
+  ::shutdown(connection.fd, SHUT_RDWR);  // the epoll thread sees it end and closes it
   connection.closing = true;
 }
 

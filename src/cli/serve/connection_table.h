@@ -32,14 +32,14 @@ class ConnectionTable {
 
   // A connection accepted on socket `fd` from `address`: counted, and room made past Limits::connections.
   void opened(const void* connection, int fd, const std::string& address);
-  void line_read(const void* connection);      // it has sent its request line: no longer silent
-  void request_read(const void* connection);   // its whole request has arrived: no longer late
-  void closed(const void* connection);         // libmicrohttpd is closing it
+  void line_read(const void* connection);     // it has sent its request line: no longer silent
+  void request_read(const void* connection);  // its whole request has arrived: no longer late
+  void closed(const void* connection);        // libmicrohttpd is closing it
 
   // 503 for a connection past Limits::per_address from its address; nothing for every other.
   std::optional<HttpAnswer> crowd_refusal(const void* connection);
 
-  void close_late();   // shuts the connections silent or late past their limits (the watchdog's)
+  void close_late();  // shuts the connections silent or late past their limits (the watchdog's)
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -59,7 +59,7 @@ class ConnectionTable {
   HttpLimits limits_;
   std::mutex mutex_;
   std::unordered_map<const void*, Connection> connections_;
-  std::unordered_map<std::string, unsigned> per_address_;   // open connections by address
+  std::unordered_map<std::string, unsigned> per_address_;  // open connections by address
 };
 
 }  // namespace attnlab

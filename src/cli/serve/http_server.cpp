@@ -47,8 +47,10 @@
 namespace attnlab {
 
 HttpAnswer json_error(int status, const std::string& message) {
-  return {status, "application/json",
-          nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace), {}};
+  return {status,
+          "application/json",
+          nlohmann::json{{"error", message}}.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+          {}};
 }
 
 namespace {
@@ -58,16 +60,16 @@ using Clock = std::chrono::steady_clock;
 // One request between libmicrohttpd's calls: what has arrived, and the answer once a worker made it.
 struct RequestState {
   HttpRequest request;
-  std::string target;             // the request target as sent, before libmicrohttpd decodes it
+  std::string target;               // the request target as sent, before libmicrohttpd decodes it
   const char* target_at = nullptr;  // where it stands in libmicrohttpd's buffer
-  bool head_read = false;         // the head has been checked (access(), first call)
-  std::string cross_origin;       // an --allow-origin page it came from: named in Access-Control-Allow-Origin
-  bool refused = false;           // an answer was already queued (a refusal of the head, or 413)
-  bool too_large = false;         // the body went over the limit: the rest is dropped, then 413
-  bool queued = false;            // its job is in the work queue or running
-  int64_t reserved = -1;          // bytes reserved in the answer budget for its answer (-1: none yet)
+  bool head_read = false;           // the head has been checked (access(), first call)
+  std::string cross_origin;         // an --allow-origin page it came from: named in Access-Control-Allow-Origin
+  bool refused = false;             // an answer was already queued (a refusal of the head, or 413)
+  bool too_large = false;           // the body went over the limit: the rest is dropped, then 413
+  bool queued = false;              // its job is in the work queue or running
+  int64_t reserved = -1;            // bytes reserved in the answer budget for its answer (-1: none yet)
   std::atomic<bool> answered{false};
-  HttpAnswer answer;              // written by the worker before `answered`
+  HttpAnswer answer;  // written by the worker before `answered`
 };
 
 // Listens on host:port with `backlog`; the error names what went wrong. SO_REUSEADDR (a restarted server may
@@ -80,8 +82,9 @@ int listening_socket(const std::string& host, int port, int backlog, bool& ipv6)
   hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
   addrinfo* found = nullptr;
   const std::string where = host + ":" + std::to_string(port);
-  const std::string advice = " (is the port in use, or the address not this machine's?): choose another with "
-                             "--port or --host";
+  const std::string advice =
+      " (is the port in use, or the address not this machine's?): choose another with "
+      "--port or --host";
   if (const int failed = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); failed != 0) {
     throw Error("cannot listen on " + where + ": " + gai_strerror(failed) + advice);
   }
@@ -111,7 +114,7 @@ struct HeldAnswer {
   std::string body;
   AnswerBudget* budget;
   int64_t bytes;
-  std::atomic<bool>* freed_large;   // set when a large answer is freed: memory the watchdog may give back
+  std::atomic<bool>* freed_large;  // set when a large answer is freed: memory the watchdog may give back
 };
 
 void free_answer(void* held_answer) {
@@ -133,8 +136,8 @@ std::string client_address(MHD_Connection* connection) {
 }
 
 HttpAnswer body_too_large(const HttpLimits& limits) {
-  return json_error(413, "the request body is larger than the " + std::to_string(limits.body_bytes) +
-                             " bytes this server accepts");
+  return json_error(
+      413, "the request body is larger than the " + std::to_string(limits.body_bytes) + " bytes this server accepts");
 }
 
 }  // namespace
@@ -150,14 +153,19 @@ struct HttpServer::State {
   std::atomic<bool> refusing{false};          // stopping: every new request is 503
   std::atomic<bool> memory_to_return{false};  // a job ended or a large answer was freed since the last trim
 
-  ConnectionTable connections;   // who is connected, from where, since when (connection_table.h)
+  ConnectionTable connections;  // who is connected, from where, since when (connection_table.h)
   std::mutex stop_mutex;
   std::condition_variable stop_signal;
   bool stopping = false;
   std::thread watchdog;
 
   State(const HttpLimits& l, Router r, WorkQueue& q, Audience a)
-      : limits(l), router(std::move(r)), queue(q), audience(std::move(a)), budget(l.answer_budget_bytes), connections(l) {}
+      : limits(l),
+        router(std::move(r)),
+        queue(q),
+        audience(std::move(a)),
+        budget(l.answer_budget_bytes),
+        connections(l) {}
 
   MHD_Result send(MHD_Connection* connection, RequestState& state, HttpAnswer answer);
   void add_headers(MHD_Response* response, const HttpAnswer& answer, const std::string& cross_origin) const;
@@ -183,9 +191,9 @@ MHD_Result HttpServer::State::send(MHD_Connection* connection, RequestState& sta
     answer = json_error(503, "busy: the answers being sent hold the server's memory for answers (" +
                                  std::to_string(budget.limit() >> 20) + " MiB, --answer-budget-mb); try again shortly");
     bytes = static_cast<int64_t>(answer.body.size());
-    budget.try_reserve(bytes);   // a small answer: always let through
+    budget.try_reserve(bytes);  // a small answer: always let through
   }
-  state.reserved = -1;           // the response owns the reservation now
+  state.reserved = -1;  // the response owns the reservation now
   auto* held = new HeldAnswer{std::move(answer.body), &budget, bytes, &memory_to_return};
   MHD_Response* response =
       MHD_create_response_from_buffer_with_free_callback_cls(held->body.size(), held->body.data(), free_answer, held);
@@ -195,7 +203,7 @@ MHD_Result HttpServer::State::send(MHD_Connection* connection, RequestState& sta
   }
   add_headers(response, answer, state.cross_origin);
   const MHD_Result queued = MHD_queue_response(connection, static_cast<unsigned>(answer.status), response);
-  MHD_destroy_response(response);   // libmicrohttpd keeps its own reference until the answer is sent
+  MHD_destroy_response(response);  // libmicrohttpd keeps its own reference until the answer is sent
   return queued;
 }
 
@@ -208,9 +216,9 @@ void HttpServer::State::add_headers(MHD_Response* response, const HttpAnswer& an
   MHD_add_response_header(response, "X-Content-Type-Options", "nosniff");
   MHD_add_response_header(response, "X-Frame-Options", "DENY");
   MHD_add_response_header(response, "Cross-Origin-Resource-Policy", "same-origin");
-  if (answer.content_type.rfind("text/html", 0) == 0) {   // a page: cross-origin isolated, so a browser gives it
-    MHD_add_response_header(response, "Cross-Origin-Opener-Policy", "same-origin");   // SharedArrayBuffer, and
-    MHD_add_response_header(response, "Cross-Origin-Embedder-Policy", "require-corp");   // WebAssembly threads
+  if (answer.content_type.rfind("text/html", 0) == 0) {  // a page: cross-origin isolated, so a browser gives it
+    MHD_add_response_header(response, "Cross-Origin-Opener-Policy", "same-origin");     // SharedArrayBuffer, and
+    MHD_add_response_header(response, "Cross-Origin-Embedder-Policy", "require-corp");  // WebAssembly threads
   }
   bool has_policy = false;
   for (const auto& [name, value] : answer.headers) {
@@ -253,14 +261,14 @@ MHD_Result HttpServer::State::check_head(MHD_Connection* connection, RequestStat
 
 MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url, const char* method,
                                      const char* version, const char* data, size_t* size, void** context) {
-  if (*context == nullptr) *context = new RequestState;    // (made by the URI log callback, which always runs)
+  if (*context == nullptr) *context = new RequestState;  // (made by the URI log callback, which always runs)
   auto* state = static_cast<RequestState*>(*context);
-  if (!state->head_read) {                                  // the headers have arrived
+  if (!state->head_read) {  // the headers have arrived
     state->request.method = method;
     state->request.path = url;
     return check_head(connection, *state, method, version);
   }
-  if (*size > 0) {                                          // a piece of the body
+  if (*size > 0) {  // a piece of the body
     // Past the limit the rest is read and dropped (libmicrohttpd 0.9.75 cannot answer in the middle of a
     // chunked upload), so memory stays bounded; the request deadline bounds the time; 413 at the end.
     if (!state->too_large && state->request.body.size() + *size > limits.body_bytes) {
@@ -271,12 +279,12 @@ MHD_Result HttpServer::State::access(MHD_Connection* connection, const char* url
     *size = 0;
     return MHD_YES;
   }
-  if (state->refused) return MHD_YES;                       // the 413 is on its way
+  if (state->refused) return MHD_YES;  // the 413 is on its way
   if (state->too_large) {
     state->refused = true;
     return send(connection, *state, body_too_large(limits));
   }
-  if (state->answered.load()) return send(connection, *state, std::move(state->answer));   // the worker's answer
+  if (state->answered.load()) return send(connection, *state, std::move(state->answer));  // the worker's answer
   connections.request_read(connection);
   return route(connection, *state);
 }
@@ -297,10 +305,11 @@ MHD_Result HttpServer::State::route(MHD_Connection* connection, RequestState& st
 // suspended until a worker resumes it; each refusal is a 503 saying which limit it met.
 MHD_Result HttpServer::State::queue_job(MHD_Connection* connection, RequestState& state, Routed routed) {
   if (!budget.try_reserve(routed.answer_bytes)) {
-    return send(connection, state, json_error(503, "busy: the answers being computed and sent hold the " +
-                                                       std::to_string(budget.limit() >> 20) +
-                                                       " MiB this server keeps for answers (--answer-budget-mb); "
-                                                       "try again shortly"));
+    return send(
+        connection, state,
+        json_error(503, "busy: the answers being computed and sent hold the " + std::to_string(budget.limit() >> 20) +
+                            " MiB this server keeps for answers (--answer-budget-mb); "
+                            "try again shortly"));
   }
   state.reserved = routed.answer_bytes;
   WorkQueue::Job job;
@@ -323,7 +332,7 @@ MHD_Result HttpServer::State::queue_job(MHD_Connection* connection, RequestState
     MHD_resume_connection(connection);
   };
   const std::string client = job.client;
-  MHD_suspend_connection(connection);   // before the job can run and resume it
+  MHD_suspend_connection(connection);  // before the job can run and resume it
   const WorkQueue::Admitted admitted = queue.try_submit(std::move(job));
   if (admitted == WorkQueue::Admitted::yes) {
     state.queued = true;
@@ -339,7 +348,7 @@ MHD_Result HttpServer::State::queue_job(MHD_Connection* connection, RequestState
                      : json_error(503, "busy: " + std::to_string(queue.workers()) + " translations are running and " +
                                            std::to_string(queue.queue_length()) + " waiting; try again shortly");
   state.answered.store(true);
-  return MHD_YES;                        // access() is called again once resumed, and sends the 503
+  return MHD_YES;  // access() is called again once resumed, and sends the 503
 }
 
 // Every half second: late connections closed; and when no translation runs and no large answer is held, the
@@ -358,8 +367,8 @@ void HttpServer::State::watch() {
 namespace {
 
 // libmicrohttpd's callbacks, each handing on to the server's State (or to the request's).
-MHD_Result on_access(void* self, MHD_Connection* connection, const char* url, const char* method,
-                     const char* version, const char* data, size_t* size, void** context) {
+MHD_Result on_access(void* self, MHD_Connection* connection, const char* url, const char* method, const char* version,
+                     const char* data, size_t* size, void** context) {
   return static_cast<HttpServer::State*>(self)->access(connection, url, method, version, data, size, context);
 }
 
@@ -409,17 +418,14 @@ HttpServer::HttpServer(const std::string& host, int port, const HttpLimits& limi
   // libmicrohttpd's own limit is above ours by room_to_refuse: at its limit it stops accepting, and newcomers
   // would wait in the kernel's queue; below it, connection_started() makes room or refuses each newcomer itself.
   const unsigned room_to_refuse = 64;
-  state_->daemon = MHD_start_daemon(
-      flags, 0, nullptr, nullptr, on_access, state_.get(),
-      MHD_OPTION_EXTERNAL_LOGGER, log_from_library, nullptr,   // first, so that every message goes through it
-      MHD_OPTION_LISTEN_SOCKET, state_->listen_fd,
-      MHD_OPTION_CONNECTION_LIMIT, limits.connections + room_to_refuse,
-      MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_seconds,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.head_bytes,
-      MHD_OPTION_NOTIFY_COMPLETED, State::request_completed, state_.get(),
-      MHD_OPTION_URI_LOG_CALLBACK, State::request_line_read, state_.get(),
-      MHD_OPTION_NOTIFY_CONNECTION, State::notified, state_.get(),
-      MHD_OPTION_END);
+  state_->daemon =
+      MHD_start_daemon(flags, 0, nullptr, nullptr, on_access, state_.get(), MHD_OPTION_EXTERNAL_LOGGER,
+                       log_from_library, nullptr,  // first, so that every message goes through it
+                       MHD_OPTION_LISTEN_SOCKET, state_->listen_fd, MHD_OPTION_CONNECTION_LIMIT,
+                       limits.connections + room_to_refuse, MHD_OPTION_CONNECTION_TIMEOUT, limits.idle_seconds,
+                       MHD_OPTION_CONNECTION_MEMORY_LIMIT, limits.head_bytes, MHD_OPTION_NOTIFY_COMPLETED,
+                       State::request_completed, state_.get(), MHD_OPTION_URI_LOG_CALLBACK, State::request_line_read,
+                       state_.get(), MHD_OPTION_NOTIFY_CONNECTION, State::notified, state_.get(), MHD_OPTION_END);
   if (state_->daemon == nullptr) {
     ::close(state_->listen_fd);
     throw Error("cannot start the HTTP server on " + host + ":" + std::to_string(port) + " (libmicrohttpd refused)");
@@ -427,17 +433,19 @@ HttpServer::HttpServer(const std::string& host, int port, const HttpLimits& limi
   state_->watchdog = std::thread([state = state_.get()] { state->watch(); });
 }
 
-HttpServer::~HttpServer() { stop(); }
+HttpServer::~HttpServer() {
+  stop();
+}
 
 void HttpServer::stop() {
   State& state = *state_;
   if (state.daemon == nullptr) return;
   const Clock::time_point deadline = Clock::now() + std::chrono::seconds(state.limits.stop_seconds);
-  state.refusing.store(true);                 // a request that arrives now: 503
-  MHD_quiesce_daemon(state.daemon);           // no new connections: the socket leaves libmicrohttpd's poll
-  ::shutdown(state.listen_fd, SHUT_RDWR);     // and a connect is refused at once, not queued (closed below)
-  state.queue.stop();                         // waiting jobs answered 503, running ones finish: all resumed
-  while (state.budget.answers() > 0 && Clock::now() < deadline) {   // every answer made, sent whole
+  state.refusing.store(true);              // a request that arrives now: 503
+  MHD_quiesce_daemon(state.daemon);        // no new connections: the socket leaves libmicrohttpd's poll
+  ::shutdown(state.listen_fd, SHUT_RDWR);  // and a connect is refused at once, not queued (closed below)
+  state.queue.stop();                      // waiting jobs answered 503, running ones finish: all resumed
+  while (state.budget.answers() > 0 && Clock::now() < deadline) {  // every answer made, sent whole
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   {
@@ -446,11 +454,13 @@ void HttpServer::stop() {
   }
   state.stop_signal.notify_all();
   state.watchdog.join();
-  MHD_stop_daemon(state.daemon);              // closes every connection left, slow ones too
+  MHD_stop_daemon(state.daemon);  // closes every connection left, slow ones too
   state.daemon = nullptr;
   ::close(state.listen_fd);
 }
 
-size_t HttpServer::answers_held() const { return state_->budget.answers(); }
+size_t HttpServer::answers_held() const {
+  return state_->budget.answers();
+}
 
 }  // namespace attnlab

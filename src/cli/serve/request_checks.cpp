@@ -37,9 +37,13 @@ bool is_token(std::string_view text) {
 }
 
 // A control character (0x00–0x1F, 0x7F): never in a header value, except the tab (RFC 9110 § 5.5).
-bool is_control(unsigned char c) { return c < 0x20 || c == 0x7F; }
+bool is_control(unsigned char c) {
+  return c < 0x20 || c == 0x7F;
+}
 
-HttpAnswer bad_request(const std::string& message) { return json_error(400, message); }
+HttpAnswer bad_request(const std::string& message) {
+  return json_error(400, message);
+}
 
 // Content-Length: once at most, and digits (RFC 9112 § 6.3, RFC 9110 § 8.6).
 std::optional<HttpAnswer> length_refusal(const std::vector<std::string>& lengths) {
@@ -61,8 +65,9 @@ std::optional<HttpAnswer> length_refusal(const std::vector<std::string>& lengths
 // coding is one serve cannot decode (501) (RFC 9112 § 6.1, § 6.3).
 std::optional<HttpAnswer> coding_refusal(const RequestHead& head, const std::vector<std::string>& codings_sent) {
   if (head.version == "HTTP/1.0") {
-    return bad_request("Transfer-Encoding on an HTTP/1.0 request: HTTP/1.0 has no transfer codings, so its "
-                       "framing is faulty (RFC 9112, 6.1)");
+    return bad_request(
+        "Transfer-Encoding on an HTTP/1.0 request: HTTP/1.0 has no transfer codings, so its "
+        "framing is faulty (RFC 9112, 6.1)");
   }
   if (!head.values("Content-Length").empty()) {
     return bad_request("both Transfer-Encoding and Content-Length: send one of them (RFC 9112, 6.1)");
@@ -188,12 +193,14 @@ std::optional<HttpAnswer> framing_refusal(const RequestHead& head) {
                        "3.2)");
   }
   if (head.nul_in_line) {
-    return bad_request("a header line holds a NUL byte: no field may (RFC 9110, 5.5), and a line starting with one "
-                       "would end the head early; send no NUL in the head");
+    return bad_request(
+        "a header line holds a NUL byte: no field may (RFC 9110, 5.5), and a line starting with one "
+        "would end the head early; send no NUL in the head");
   }
   if (head.folded) {
-    return bad_request("a header line starts with a space or a tab: a line folded onto the one before (obs-fold) "
-                       "is refused (RFC 9112, 5.2); send each header on one line");
+    return bad_request(
+        "a header line starts with a space or a tab: a line folded onto the one before (obs-fold) "
+        "is refused (RFC 9112, 5.2); send each header on one line");
   }
   for (const auto& [name, value] : head.headers) {
     if (!is_token(name)) {
@@ -226,9 +233,13 @@ std::optional<HttpAnswer> audience_answer(const RequestHead& head, const Audienc
                                shorten(origins[0]) + " to allow that page)");
   }
   if (head.method == "OPTIONS" && !head.values("Access-Control-Request-Method").empty()) {  // its preflight
-    return HttpAnswer{204, "text/plain", "",
-                      {{"Access-Control-Allow-Origin", origin}, {"Access-Control-Allow-Methods", "GET, POST"},
-                       {"Access-Control-Allow-Headers", "Content-Type"}, {"Access-Control-Max-Age", "600"},
+    return HttpAnswer{204,
+                      "text/plain",
+                      "",
+                      {{"Access-Control-Allow-Origin", origin},
+                       {"Access-Control-Allow-Methods", "GET, POST"},
+                       {"Access-Control-Allow-Headers", "Content-Type"},
+                       {"Access-Control-Max-Age", "600"},
                        {"Vary", "Origin"}}};
   }
   return std::nullopt;

@@ -47,7 +47,7 @@ struct RequestHead {
   // Names as sent; values as libmicrohttpd keeps them (blanks after the colon dropped, blanks at the end kept: a
   // framing check must see what libmicrohttpd will act on).
   std::vector<std::pair<std::string, std::string>> headers;
-  bool folded = false;  // a line was folded onto the one before (obs-fold), as libmicrohttpd shows it (read_head)
+  bool folded = false;       // a line was folded onto the one before (obs-fold), as libmicrohttpd shows it (read_head)
   bool nul_in_line = false;  // a line held a NUL, and libmicrohttpd dropped what followed it (read_head)
 
   std::vector<std::string> values(std::string_view name) const;  // every value of a header (any letter case)

@@ -39,9 +39,9 @@ struct LineKept {
 // its widest line end (its own and the blank line's); more, and bytes were read that no part of the head holds.
 // Hidden: one NUL and a bare LF after a CRLF ("\r\n\0\n") leave the same 4 NULs as "\r\n\r\n".
 bool every_byte_kept(uintptr_t head_start, uintptr_t head_end, const std::vector<LineKept>& lines) {
-  uintptr_t widest = 2;   // no line end measured (a request line alone): CRLF
+  uintptr_t widest = 2;  // no line end measured (a request line alone): CRLF
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (lines[i].start < head_start || lines[i].end > head_end) return true;   // not in the buffer: cannot tell
+    if (lines[i].start < head_start || lines[i].end > head_end) return true;  // not in the buffer: cannot tell
     if (i == 0) continue;
     if (lines[i].start < lines[i - 1].end || lines[i].start - lines[i - 1].end > 2) return false;
     const uintptr_t line_end = lines[i].start - lines[i - 1].end;
@@ -75,14 +75,15 @@ RequestHead read_head(MHD_Connection* connection, const char* method, const char
     read.head.headers.emplace_back(std::string(key, key_size), value ? std::string(value, value_size) : "");
     const bool folded = !stands_before_value(key, key_size, value);
     read.head.folded = read.head.folded || folded;
-    if (!folded) read.lines.push_back({reinterpret_cast<uintptr_t>(key), reinterpret_cast<uintptr_t>(value) + value_size});
+    if (!folded)
+      read.lines.push_back({reinterpret_cast<uintptr_t>(key), reinterpret_cast<uintptr_t>(value) + value_size});
     return MHD_YES;
   };
   MHD_get_connection_values_n(connection, MHD_HEADER_KIND, +collect, &read);
   const MHD_ConnectionInfo* size = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_REQUEST_HEADER_SIZE);
   const auto head_start = reinterpret_cast<uintptr_t>(method);
   const uintptr_t head_end = head_start + (size != nullptr ? size->header_size : 0);
-  const bool in_buffer = size != nullptr && version_at > head_start && version_at < head_end;   // else "": no version
+  const bool in_buffer = size != nullptr && version_at > head_start && version_at < head_end;  // else "": no version
   read.head.nul_in_line = in_buffer && !read.head.folded &&
                           (!request_line_kept(method, target_at, target.size(), version) ||
                            !every_byte_kept(head_start, head_end, read.lines));
