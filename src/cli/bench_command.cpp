@@ -18,6 +18,7 @@
 #include "lab/length_sweep.h"
 #include "run/config_io.h"
 #include "tensor/product/blas_product.h"
+#include "tensor/vector_unit.h"
 #include "util/error.h"
 #include "util/files.h"
 #include "util/suggest.h"
@@ -51,6 +52,7 @@ nlohmann::json as_json(const std::string& config_path, const BenchOptions& optio
   return nlohmann::json{
       {"program", "attnlab"},
       {"precision", sizeof(real) == 4 ? "float32" : "float64"},
+      {"vectors", vector_unit()},   // the build's vector width: "AVX-512, 16 floats a vector"
       {"config", config_path},
       {"threads", r.threads},
       {"parameters", r.parameters},
@@ -118,6 +120,8 @@ void print_table(const std::string& config_path, const BenchOptions& options, in
   std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads, %s\n",
               config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
               static_cast<long long>(options.length), r.threads, sizeof(real) == 4 ? "float32" : "float64");
+  std::printf("  built for          %s; the model's products on %s (model.gemm)\n", vector_unit().c_str(),
+              name_of(r.model_gemm).c_str());
   std::printf("  training step      %9.1f ms   (median of %lld steps after %lld warm-up)\n", 1e3 * r.step_seconds,
               static_cast<long long>(options.steps), static_cast<long long>(options.warmup));
   std::printf("    forward          %9.1f ms\n", 1e3 * r.forward_seconds);

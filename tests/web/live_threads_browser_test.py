@@ -30,7 +30,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inspect"))
-from checklist import Checklist, body, console_errors, free_port, start_chromium, stop  # noqa: E402
+from checklist import (Checklist, body, console_errors, free_port, start_chromium, stop,  # noqa: E402
+                       wait_for)
 
 attnlab, engine, threads_engine, work = sys.argv[1:5]
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
@@ -48,12 +49,7 @@ check = checks.check
 
 
 def wait(driver, condition, what, seconds):
-    from selenium.webdriver.support.ui import WebDriverWait
-    try:
-        WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda d: condition(d))
-        return True
-    except Exception:
-        return check(False, "timed out (%d s) waiting for %s" % (seconds, what))
+    return wait_for(driver, condition, seconds) or check(False, "timed out (%d s) waiting for %s" % (seconds, what))
 
 
 def write_page():

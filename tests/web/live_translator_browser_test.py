@@ -17,12 +17,18 @@ number of steps:
     (train()'s --resume contract, single-threaded), and nothing trains while paused;
   * the downloaded run, picked back into the page, continues training there (Continue the picked run).
 With --full (tools/web_translator.sh): instead, trains until 95 % exact match or 15 minutes and prints the time, the
-steps, the page's tokens per second and the native build's at one thread, the page's size and load time.
+steps, the page's tokens per second and the native build's at the same thread count, the page's size and load time;
+then downloads the run and checks it under the native attnlab as above (eval's exact match is the validation of the
+best checkpoint, the one with the lowest validation loss; translate gives the page's translations).
 With --speed (a few minutes): only the speed — the page trains --steps steps (default 60) in one slice without
 validating, and its tokens per second at the last step are printed beside the native build's at one thread (200 steps,
 the same config and overrides), as train() counts them in both.
+With --serve THREADS_ENGINE_JS (with --full or --speed): the page is served cross-origin isolated
+(tools/serve_isolated.py, the threaded engine — preset wasm-threads — copied beside it) instead of opened from disk,
+so it trains on navigator.hardwareConcurrency threads; the native build then runs on as many.
 Exits 77 (skipped) when selenium, chromium or chromedriver is missing, or the browser build is not built.
     usage: live_translator_browser_test.py ATTNLAB_BINARY ENGINE_JS WORK_DIR [--full | --speed] [--steps N]
+                                           [--serve THREADS_ENGINE_JS]
 """
 import glob
 import hashlib
@@ -35,16 +41,23 @@ import tarfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "inspect"))
-from checklist import Checklist, body, console_errors, start_chromium  # noqa: E402
+from checklist import Checklist, body, console_errors, free_port, start_chromium, stop, wait_for  # noqa: E402
 
 attnlab, engine, work = [os.path.abspath(a) for a in sys.argv[1:4]]
 full = "--full" in sys.argv
 speed = "--speed" in sys.argv
 steps = int(sys.argv[sys.argv.index("--steps") + 1]) if "--steps" in sys.argv else 60 if speed else 30
+threads_engine = os.path.abspath(sys.argv[sys.argv.index("--serve") + 1]) if "--serve" in sys.argv else None
 root = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))   # data/toy-en-fr
 if not os.path.exists(engine):
     print("SKIP: the browser build is not built (%s is missing): cmake --preset wasm && cmake --build --preset wasm"
           % engine)
+    sys.exit(77)
+if threads_engine and not (full or speed):
+    sys.exit("live_translator_browser_test.py: --serve goes with --full or --speed")
+if threads_engine and not os.path.exists(threads_engine):
+    print("SKIP: the threaded engine is not built (%s is missing): cmake --preset wasm-threads && cmake --build "
+          "--preset wasm-threads" % threads_engine)
     sys.exit(77)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
@@ -53,16 +66,11 @@ check = checks.check
 with open(os.path.join(root, "data", "toy-en-fr", "test.en")) as f:
     TEST_SENTENCES = [line.strip() for line in f][:5]
 WATCHED = TEST_SENTENCES[0]
-VALID_SAMPLES = 50     # the validation sentences translated for exact match (the config's 200 in --full)
+VALID_SAMPLES = 200 if full else 50   # the validation sentences translated for exact match (the config's 200)
 
 
 def wait(driver, condition, what, seconds):
-    from selenium.webdriver.support.ui import WebDriverWait
-    try:
-        WebDriverWait(driver, seconds, poll_frequency=0.2).until(lambda d: condition(d))
-        return True
-    except Exception:
-        return check(False, "timed out (%d s) waiting for %s" % (seconds, what))
+    return wait_for(driver, condition, seconds) or check(False, "timed out (%d s) waiting for %s" % (seconds, what))
 
 
 def state(driver):
@@ -73,18 +81,35 @@ def training(driver):
     return json.loads(driver.execute_script(
         "var t = window.attnlabLive.training; return JSON.stringify({losses: t.losses, stepLosses: t.stepLosses,"
         " validations: t.validations, slices: t.slices, outcome: t.outcome, corpus: t.corpus, watched: t.watched,"
-        " started: t.started});"))
+        " started: t.started, threadsRunning: t.threadsRunning || 1});"))
 
 
 def page_ready(driver):
+    """Writes the live page (without a run) and opens it: from disk, or served isolated with the threaded engine
+    beside it (--serve). Returns its size, its load time, and the server to stop (or None)."""
     out = os.path.join(work, "page")
     result = subprocess.run([attnlab, "attention", "--live", "--engine", engine, "--out", out],
                             capture_output=True, text=True)
     check(result.returncode == 0, "attention --live: " + result.stderr)
+    address, server = "file://" + os.path.join(out, "index.html"), None
+    if threads_engine:
+        for suffix in (".js", ".wasm", ".worker.js"):
+            shutil.copy(threads_engine[:-len(".js")] + suffix, out)
+        port = free_port()
+        server = subprocess.Popen([sys.executable, os.path.join(root, "tools", "serve_isolated.py"), out, "--port",
+                                   str(port)], stdout=subprocess.PIPE, text=True)
+        check("serving" in server.stdout.readline(), "serve_isolated.py started")
+        address = "http://127.0.0.1:%d/index.html" % port
     started = time.perf_counter()
-    driver.get("file://" + os.path.join(out, "index.html"))
+    driver.get(address)
     wait(driver, lambda d: body(d, "data-live-ready") == "1", "the page to load", 90)
-    return os.path.getsize(os.path.join(out, "index.html")), time.perf_counter() - started
+    wait(driver, lambda d: d.find_element(By.ID, "train-engine").get_attribute("data-threads"), "the engine choice", 30)
+    said = driver.find_element(By.ID, "train-engine")
+    print("the page says: %s (%s threads)" % (said.text, said.get_attribute("data-threads")))
+    if threads_engine:
+        check(driver.execute_script("return self.crossOriginIsolated;") is True and "threaded engine" in said.text,
+              "served, the page is cross-origin isolated and trains on the threaded engine: %s" % said.text)
+    return os.path.getsize(os.path.join(out, "index.html")), time.perf_counter() - started, server
 
 
 def train_in_page(driver, overrides, slice_seconds, seconds, pause_at=None):
@@ -134,9 +159,9 @@ def download(driver, into):
     return os.path.join(into, "toy-en-fr")
 
 
-def native(*arguments):
+def native(*arguments, threads=1):
     result = subprocess.run([attnlab] + list(arguments), capture_output=True, text=True, cwd=root,
-                            env=dict(os.environ, OMP_NUM_THREADS="1"))
+                            env=dict(os.environ, OMP_NUM_THREADS=str(threads)))
     check(result.returncode == 0, "attnlab %s: %s" % (" ".join(arguments[:3]), result.stderr[-400:]))
     return result.stdout
 
@@ -151,25 +176,32 @@ def check_corpus(corpus):
 
 
 def check_native(driver, run, t):
-    """The downloaded run under the native attnlab: eval's numbers and translate's translations are the page's."""
-    v = t["validations"][-1]
+    """The downloaded run under the native attnlab: eval's numbers (on best.safetensors: the validation with the
+    lowest loss) and translate's translations are the page's."""
+    v = min(t["validations"], key=lambda v: v["loss"])
     head = os.path.join(work, "valid200")
     for side in ("en", "fr"):
         with open(os.path.join(root, "data", "toy-en-fr", "valid." + side)) as f, open(head + "." + side, "w") as out:
             out.writelines(f.readlines()[:VALID_SAMPLES])
     first200 = json.loads(native("eval", "--run", run, "--src", head + ".en", "--ref", head + ".fr", "--json") or "{}")
     whole = json.loads(native("eval", "--run", run, "--split", "valid", "--json") or "{}")
-    print("page: exact %.4f, loss %.5f, token accuracy %.4f; native eval: exact %.4f (first 50), loss %.5f, "
+    print("page: exact %.4f, loss %.5f, token accuracy %.4f; native eval: exact %.4f (first %d), loss %.5f, "
           "token accuracy %.4f" % (v["exact_match"], v["loss"], v["token_accuracy"], first200.get("exact_match", -1),
+                                   VALID_SAMPLES,
                                    whole.get("loss", -1), whole.get("token_accuracy", -1)))
     check(abs(first200.get("exact_match", -1) - v["exact_match"]) < 1e-9, "exact match: page %r, native %r"
           % (v["exact_match"], first200.get("exact_match")))
     check(abs(whole.get("loss", -1) - v["loss"]) < 1e-3, "validation loss: page %r, native %r" % (v["loss"], whole.get("loss")))
     check(abs(whole.get("token_accuracy", -1) - v["token_accuracy"]) < 2e-3, "token accuracy: page %r, native %r"
           % (v["token_accuracy"], whole.get("token_accuracy")))
-    watched = native("translate", "--run", run, "--text", WATCHED).rstrip("\n")
-    check(t["watched"] and t["watched"]["translation"] == watched, "the watched sentence: page %r, native %r"
-          % (t["watched"], watched))
+    source = t["watched"]["source"] if t["watched"] else WATCHED    # --full watches the page's own sentence
+    watched = native("translate", "--run", run, "--text", source).rstrip("\n")
+    if t["watched"] and t["watched"].get("step") != v["step"]:   # re-translated at a step other than the best's
+        print("the watched sentence was translated at step %s, the best checkpoint is step %s's: not compared"
+              % (t["watched"].get("step"), v["step"]))
+    else:
+        check(t["watched"] and t["watched"]["translation"] == watched, "the watched sentence: page %r, native %r"
+              % (t["watched"], watched))
     for sentence in TEST_SENTENCES:
         page = in_page(driver, "fetch('api/translate', {method: 'POST', body: JSON.stringify(args[0])})"
                                ".then(function (r) { return r.json(); })", {"run": 1, "text": sentence, "beam": 0})
@@ -257,6 +289,7 @@ def full_run(driver, size, load_seconds):
     seconds = time.perf_counter() - started
     t = training(driver)
     driver.find_element(By.ID, "train-pause").click()
+    wait(driver, lambda d: state(d) in ("paused", "done", "error"), "the pause (the end of the slice)", 120)
     best = max(t["validations"], key=lambda v: v["exact_match"]) if t["validations"] else {}
     page_speed = [r["tokens_per_second"] for r in t["losses"]]
     print("page: %.1f %% exact at step %s, %.0f s after Train (%.1f min); %d steps in %.0f s wall: %.2f steps/s; "
@@ -267,18 +300,21 @@ def full_run(driver, size, load_seconds):
         print("  validation step %d: exact %.3f, token accuracy %.3f" % (v["step"], v["exact_match"], v["token_accuracy"]))
     check(best.get("exact_match", 0) >= 0.95 and seconds <= 15 * 60, "not 95 %% exact within 15 minutes")
     print("page: %.2f MB (index.html, the engine inside), loaded in %.1f s" % (size / 1e6, load_seconds))
-    compare_with_native(sorted(page_speed)[len(page_speed) // 2])
+    run = download(driver, os.path.join(work, "download"))
+    if check(run and os.path.exists(os.path.join(run, "config.yaml")), "the .tar holds no toy-en-fr/config.yaml"):
+        check_native(driver, run, training(driver))
+    compare_with_native(sorted(page_speed)[len(page_speed) // 2], t["threadsRunning"])
 
 
-def compare_with_native(page_speed):
-    """The native build's tokens/s on one thread (200 steps of the same config) beside the page's."""
+def compare_with_native(page_speed, threads):
+    """The native build's tokens/s on the page's thread count (200 steps of the same config) beside the page's."""
     out = os.path.join(work, "native")
-    native("train", "--config", "configs/toy-en-fr.yaml", "--run", out, "--set", "train.threads=1", "--set",
-           "train.max_steps=200", "--set", "train.warmup_steps=300", "--set", "train.valid_every=100000")
+    native("train", "--config", "configs/toy-en-fr.yaml", "--run", out, "--set", "train.threads=%d" % threads, "--set",
+           "train.max_steps=200", "--set", "train.warmup_steps=300", "--set", "train.valid_every=100000", threads=threads)
     with open(os.path.join(out, "metrics.jsonl")) as f:
         lines = [json.loads(line) for line in f if '"tokens_per_s"' in line]
-    print("native, one thread: %.0f tokens/s (metrics.jsonl, step %d); page/native %.3f; load average %s"
-          % (lines[-1]["tokens_per_s"], lines[-1]["step"], page_speed / lines[-1]["tokens_per_s"],
+    print("native, %d thread(s): %.0f tokens/s (metrics.jsonl, step %d); page/native %.3f; load average %s"
+          % (threads, lines[-1]["tokens_per_s"], lines[-1]["step"], page_speed / lines[-1]["tokens_per_s"],
              " ".join(open("/proc/loadavg").read().split()[:3])))
 
 
@@ -292,16 +328,17 @@ def speed_run(driver):
                  % (steps, json.dumps(t["outcome"])[:200])):
         return
     last = reports[-1]
-    print("page, one thread of WebAssembly: %.0f tokens/s at step %d (%.1f s of training)"
-          % (last["tokens_per_second"], last["step"], last["seconds"]))
-    compare_with_native(last["tokens_per_second"])
+    print("page, %d thread(s) of WebAssembly: %.0f tokens/s at step %d (%.1f s of training)"
+          % (t["threadsRunning"], last["tokens_per_second"], last["step"], last["seconds"]))
+    compare_with_native(last["tokens_per_second"], t["threadsRunning"])
 
 
 driver, profile = start_chromium("live-translator-")   # exits 77 (skipped) without selenium or chromium
 driver.set_script_timeout(120)
 from selenium.webdriver.common.by import By  # noqa: E402 (after start_chromium, which skips without selenium)
+server = None
 try:
-    size, load_seconds = page_ready(driver)
+    size, load_seconds, server = page_ready(driver)
     if full:
         full_run(driver, size, load_seconds)
     elif speed:
@@ -312,4 +349,6 @@ try:
 finally:
     driver.quit()
     shutil.rmtree(profile, ignore_errors=True)
+    if server:
+        stop(server)
 sys.exit(checks.finish())

@@ -5,8 +5,9 @@ model.gemm: simd128, what auto takes there) gives the packed GEMM's very bits, a
 The doctest suite runs natively, where there is no simd128 product; so the check runs where the kernel does: headless
 Chromium opens a page holding only the engine (build/wasm/web/attnlab_web.js) from disk and calls
 attnlab_simd128_check() (web/simd128_check.cpp), which multiplies random matrices for every transpose and ragged sizes
-through add_product with each backend. With --time R it also prints R rounds of a toy-en-fr training step's large
-products on each backend (milliseconds, one thread). About 10 s.
+through add_product with each backend. With --time R it also times a toy-en-fr training step's six large products on
+each backend, one thread, and prints each one's fastest of R runs in milliseconds and GFLOP/s beside the load average
+(R = 10 takes about 20 s more). About 10 s without --time.
 Exits 77 (skipped) when selenium, chromium or chromedriver is missing, or the browser build is not built.
     usage: simd128_browser_test.py ENGINE_JS WORK_DIR [--time R]
 """
@@ -56,9 +57,17 @@ try:
     check(answer.get("same_bits") is True, "simd128 and packed differ in the browser")
     check(0 <= answer.get("eigen_error", 1) < 1e-4, "simd128 is %r from Eigen's GEMM" % answer.get("eigen_error"))
     if repeats:
-        ms = answer.get("milliseconds", {})
-        print("a toy-en-fr step's large products, %d rounds: packed %.0f ms, simd128 %.0f ms (%.1f×)"
-              % (repeats, ms.get("packed", 0), ms.get("simd128", 0), ms.get("packed", 0) / max(ms.get("simd128", 1), 1e-9)))
+        timing = answer.get("timing", {})
+        packed, simd128 = timing.get("packed", {}), timing.get("simd128", {})
+        print("a toy-en-fr step's large products, the fastest of %d runs each (load average %s):"
+              % (repeats, " ".join(open("/proc/loadavg").read().split()[:3])))
+        for p, s in zip(packed.get("shapes", []), simd128.get("shapes", [])):
+            print("  [n, k, m, Xᵀ, Yᵀ] = %s: packed %6.1f ms %5.1f GFLOP/s, simd128 %6.1f ms %5.1f GFLOP/s"
+                  % (s["shape"], p["milliseconds"], p["gflops"], s["milliseconds"], s["gflops"]))
+        print("  all six: packed %.1f ms, simd128 %.1f ms (%.1f×)" % (packed.get("milliseconds", 0),
+              simd128.get("milliseconds", 0), packed.get("milliseconds", 0) / max(simd128.get("milliseconds", 1), 1e-9)))
+        check(len(simd128.get("shapes", [])) == 6 and all(s["gflops"] > 0 for s in simd128["shapes"]),
+              "the timing is missing or empty: %r" % timing)
     refused = ask(driver, {"repeats": -1})
     check("\"repeats\" must be 0 to 100" in refused.get("error", ""), "repeats -1 not refused: %r" % refused)
     check(not console_errors(driver), "console errors " + repr(console_errors(driver))[:400])
