@@ -65,7 +65,8 @@ nlohmann::json compare(const ProductShape& s, Generator& generator) {
   for (size_t i = 0; i < fast.size(); ++i) {
     eigen_error = std::max(eigen_error, std::abs(double(fast[i]) - eigen[i]) / (1 + std::abs(double(eigen[i]))));
   }
-  return {{"shape", {s.n, s.k, s.m, s.transpose_x, s.transpose_y}}, {"same_bits", fast == packed},
+  return {{"shape", {s.n, s.k, s.m, s.transpose_x, s.transpose_y}},
+          {"same_bits", fast == packed},
           {"eigen_error", eigen_error}};
 }
 
@@ -76,21 +77,23 @@ nlohmann::json compare(const ProductShape& s, Generator& generator) {
 // "shapes": [{"shape", "milliseconds", "gflops"}]}: one step's worth of these products, and each one's rate
 // (2·n·k·m floating-point operations over its fastest time).
 nlohmann::json toy_step_timing(Gemm gemm, int repeats, Generator& generator) {
-  const std::vector<ProductShape> shapes{{3000, 128, 128, false, true}, {3000, 128, 128, false, false},
-                                  {128, 3000, 128, true, false}, {3000, 128, 512, false, true},
-                                  {3000, 512, 128, false, false}, {512, 3000, 128, true, false}};
+  const std::vector<ProductShape> shapes{{3000, 128, 128, false, true},  {3000, 128, 128, false, false},
+                                         {128, 3000, 128, true, false},  {3000, 128, 512, false, true},
+                                         {3000, 512, 128, false, false}, {512, 3000, 128, true, false}};
   nlohmann::json timing = {{"milliseconds", 0.0}, {"shapes", nlohmann::json::array()}};
   for (const ProductShape& s : shapes) {
     const std::vector<real> x = random_numbers(s.n * s.k, generator), y = random_numbers(s.k * s.m, generator);
-    std::vector<real> c(static_cast<size_t>(s.n * s.m), real(0));     // C += …, R times: only the time matters
+    std::vector<real> c(static_cast<size_t>(s.n * s.m), real(0));  // C += …, R times: only the time matters
     double fastest = 1e300;
     for (int r = 0; r < repeats; ++r) {
       const auto begin = std::chrono::steady_clock::now();
       add_to(s, x, y, c, gemm);
-      fastest = std::min(fastest, std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
+      fastest = std::min(fastest,
+                         std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - begin).count());
     }
     timing["milliseconds"] = timing["milliseconds"].get<double>() + fastest;
-    timing["shapes"].push_back({{"shape", {s.n, s.k, s.m, s.transpose_x, s.transpose_y}}, {"milliseconds", fastest},
+    timing["shapes"].push_back({{"shape", {s.n, s.k, s.m, s.transpose_x, s.transpose_y}},
+                                {"milliseconds", fastest},
                                 {"gflops", 2.0 * s.n * s.k * s.m / (fastest * 1e6)}});
   }
   return timing;
@@ -114,8 +117,8 @@ EMSCRIPTEN_KEEPALIVE const char* attnlab_simd128_check(const char* request_text)
     Generator generator(7);
     bool same_bits = true;
     double eigen_error = 0;
-    const std::vector<ProductShape> shapes{{16, 16, 16, false, false}, {37, 300, 45, false, true},
-                                           {61, 19, 83, true, false},   {258, 513, 29, true, true},
+    const std::vector<ProductShape> shapes{{16, 16, 16, false, false},   {37, 300, 45, false, true},
+                                           {61, 19, 83, true, false},    {258, 513, 29, true, true},
                                            {300, 128, 131, false, true}, {23, 700, 17, false, false}};
     for (const ProductShape& s : shapes) {
       const nlohmann::json one = compare(s, generator);

@@ -47,12 +47,12 @@ namespace {
 
 nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r,
                        const Bf16Speed& bf16) {
-  nlohmann::json backend_speeds = nlohmann::json::object();      // {"eigen": GFLOP/s, "packed": …, "blas": …}
+  nlohmann::json backend_speeds = nlohmann::json::object();  // {"eigen": GFLOP/s, "packed": …, "blas": …}
   for (const GemmSpeed& speed : r.gemm_backends) backend_speeds[name_of(speed.gemm)] = speed.gflops_per_second;
   return nlohmann::json{
       {"program", "attnlab"},
       {"precision", sizeof(real) == 4 ? "float32" : "float64"},
-      {"vectors", vector_unit()},   // the build's vector width: "AVX-512, 16 floats a vector"
+      {"vectors", vector_unit()},  // the build's vector width: "AVX-512, 16 floats a vector"
       {"config", config_path},
       {"threads", r.threads},
       {"parameters", r.parameters},
@@ -110,9 +110,10 @@ void print_bf16(const Bf16Speed& bf16) {
   }
   std::printf("    %-8s %9.1f", "bf16", bf16.bf16.gflops_per_second);
   for (double gflops : bf16.bf16.shape_gflops) std::printf(" %14.1f", gflops);
-  std::printf("\n      (operands rounded to bfloat16, float32 sums, on %s: %.2f× the float32 packed GEMM timed in "
-              "turn with it, %.1f GFLOP/s; the model does not use it yet)\n", bf16.support.c_str(),
-              bf16.bf16.gflops_per_second / bf16.packed.gflops_per_second, bf16.packed.gflops_per_second);
+  std::printf(
+      "\n      (operands rounded to bfloat16, float32 sums, on %s: %.2f× the float32 packed GEMM timed in "
+      "turn with it, %.1f GFLOP/s; the model does not use it yet)\n",
+      bf16.support.c_str(), bf16.bf16.gflops_per_second / bf16.packed.gflops_per_second, bf16.packed.gflops_per_second);
 }
 
 void print_table(const std::string& config_path, const BenchOptions& options, int64_t batch_tokens,
@@ -132,8 +133,9 @@ void print_table(const std::string& config_path, const BenchOptions& options, in
   std::printf("  model              %9.1f GFLOP/s (%.1f GFLOP per step = 3 × forward matmuls)\n",
               r.model_gflops_per_second, r.step_flops / 1e9);
   const long long n = static_cast<long long>(options.gemm_size);
-  std::printf("  GEMM peak          %9.1f GFLOP/s ([%lld, %lld] · [%lld, %lld] through matmul): model at %.0f%% of it\n",
-              r.gemm_gflops_per_second, n, n, n, n, 100 * r.peak_share);
+  std::printf(
+      "  GEMM peak          %9.1f GFLOP/s ([%lld, %lld] · [%lld, %lld] through matmul): model at %.0f%% of it\n",
+      r.gemm_gflops_per_second, n, n, n, n, 100 * r.peak_share);
   print_gemm_backends(r);
   print_bf16(bf16);
   if (options.decode_sentences > 0) {
@@ -142,8 +144,10 @@ void print_table(const std::string& config_path, const BenchOptions& options, in
                 static_cast<long long>(options.decode_length), r.greedy_mean_length);
     std::printf("  beam decoding (%lld) %9.2f sentences/s\n", static_cast<long long>(options.beam),
                 r.beam_sentences_per_second);
-    std::printf("  greedy, batched    %9.2f sentences/s (the same sentences sorted by length, batches of ≤ %lld "
-                "source tokens)\n", r.greedy_batched_sentences_per_second, static_cast<long long>(batch_tokens));
+    std::printf(
+        "  greedy, batched    %9.2f sentences/s (the same sentences sorted by length, batches of ≤ %lld "
+        "source tokens)\n",
+        r.greedy_batched_sentences_per_second, static_cast<long long>(batch_tokens));
     std::printf("  beam (%lld), batched %9.2f sentences/s\n", static_cast<long long>(options.beam),
                 r.beam_batched_sentences_per_second);
   }
@@ -169,10 +173,11 @@ int sweep_command(const BenchCommandOptions& options) {
 // `--profile`: one line per (op, pass), most time first, and the step against the GEMM peak.
 void print_profile(const std::string& config_path, const BenchOptions& options, const ProfileResult& p) {
   const int n = p.threads;
-  std::printf("attnlab bench --profile %s: batch %lld × %lld tokens each side, %lld steps after %lld warm-up, "
-              "1 thread against %d\n", config_path.c_str(), static_cast<long long>(options.batch),
-              static_cast<long long>(options.length), static_cast<long long>(options.steps),
-              static_cast<long long>(options.warmup), n);
+  std::printf(
+      "attnlab bench --profile %s: batch %lld × %lld tokens each side, %lld steps after %lld warm-up, "
+      "1 thread against %d\n",
+      config_path.c_str(), static_cast<long long>(options.batch), static_cast<long long>(options.length),
+      static_cast<long long>(options.steps), static_cast<long long>(options.warmup), n);
   std::printf("%-26s %-8s %8s %11s %11s %7s %8s\n", "op", "pass", "calls", "ms (1 thr)", "ms (N thr)", "share",
               "speed-up");
   double accounted_one = 0, accounted_many = 0;
@@ -188,32 +193,45 @@ void print_profile(const std::string& config_path, const BenchOptions& options, 
   std::printf("%-26s %-8s %8s %11.2f %11.2f %6.1f%% %7.2fx\n", "training step", "", "", p.step_ms_one, p.step_ms_many,
               100.0, p.step_ms_one / p.step_ms_many);
   const double gemm_speedup = p.gemm_gflops_many / p.gemm_gflops_one;
-  std::printf("GEMM peak: %.1f GFLOP/s on 1 thread, %.1f on %d (%.2fx). The step sped up %.2fx: %.2f of the GEMM's "
-              "speed-up.\n", p.gemm_gflops_one, p.gemm_gflops_many, n, gemm_speedup, p.step_ms_one / p.step_ms_many,
-              (p.step_ms_one / p.step_ms_many) / gemm_speedup);
+  std::printf(
+      "GEMM peak: %.1f GFLOP/s on 1 thread, %.1f on %d (%.2fx). The step sped up %.2fx: %.2f of the GEMM's "
+      "speed-up.\n",
+      p.gemm_gflops_one, p.gemm_gflops_many, n, gemm_speedup, p.step_ms_one / p.step_ms_many,
+      (p.step_ms_one / p.step_ms_many) / gemm_speedup);
 }
 
 nlohmann::json profile_json(const std::string& config_path, const BenchOptions& options, const ProfileResult& p) {
   nlohmann::json rows = nlohmann::json::array();
   for (const ProfileRow& r : p.rows) {
-    rows.push_back({{"op", r.op}, {"pass", r.pass}, {"calls_per_step", r.calls_per_step}, {"ms_1_thread", r.ms_one},
-                    {"ms_n_threads", r.ms_many}, {"share", r.ms_many / p.step_ms_many},
+    rows.push_back({{"op", r.op},
+                    {"pass", r.pass},
+                    {"calls_per_step", r.calls_per_step},
+                    {"ms_1_thread", r.ms_one},
+                    {"ms_n_threads", r.ms_many},
+                    {"share", r.ms_many / p.step_ms_many},
                     {"speedup", r.ms_many > 0 ? r.ms_one / r.ms_many : 0.0}});
   }
-  return nlohmann::json{{"program", "attnlab"}, {"config", config_path}, {"batch", options.batch},
-                        {"length", options.length}, {"steps", options.steps}, {"threads", p.threads},
-                        {"step_ms_1_thread", p.step_ms_one}, {"step_ms_n_threads", p.step_ms_many},
+  return nlohmann::json{{"program", "attnlab"},
+                        {"config", config_path},
+                        {"batch", options.batch},
+                        {"length", options.length},
+                        {"steps", options.steps},
+                        {"threads", p.threads},
+                        {"step_ms_1_thread", p.step_ms_one},
+                        {"step_ms_n_threads", p.step_ms_many},
                         {"step_speedup", p.step_ms_one / p.step_ms_many},
                         {"gemm_gflop_per_s_1_thread", p.gemm_gflops_one},
                         {"gemm_gflop_per_s_n_threads", p.gemm_gflops_many},
-                        {"gemm_speedup", p.gemm_gflops_many / p.gemm_gflops_one}, {"ops", rows}};
+                        {"gemm_speedup", p.gemm_gflops_many / p.gemm_gflops_one},
+                        {"ops", rows}};
 }
 
 }  // namespace
 
 int bench_command(const BenchCommandOptions& options) {
   if (options.sweep_length) return sweep_command(options);
-  if (options.config.empty()) throw Error("attnlab bench needs --config FILE (e.g. configs/bench/base.yaml), or --sweep-length");
+  if (options.config.empty())
+    throw Error("attnlab bench needs --config FILE (e.g. configs/bench/base.yaml), or --sweep-length");
   std::vector<std::string> overrides = options.overrides;
   if (options.threads) overrides.push_back("train.threads=" + std::to_string(*options.threads));
   RunConfig config = load_config(options.config, overrides);
@@ -226,29 +244,35 @@ int bench_command(const BenchCommandOptions& options) {
   bench.decode_sentences = options.decode_sentences;
   if (options.profile) {
     ProfileResult profile = run_profile(config, bench);
-    if (options.json) std::printf("%s\n", profile_json(options.config, bench, profile).dump().c_str());
-    else print_profile(options.config, bench, profile);
+    if (options.json)
+      std::printf("%s\n", profile_json(options.config, bench, profile).dump().c_str());
+    else
+      print_profile(options.config, bench, profile);
     return 0;
   }
   BenchResult result = run_bench(config, bench);
   const Bf16Speed bf16 = measure_bf16_product(result.gemm_shapes, 5);
-  if (options.json) std::printf("%s\n", as_json(options.config, bench, result, bf16).dump().c_str());
-  else print_table(options.config, bench, config.decode.batch_tokens, result, bf16);
+  if (options.json)
+    std::printf("%s\n", as_json(options.config, bench, result, bf16).dump().c_str());
+  else
+    print_table(options.config, bench, config.decode.batch_tokens, result, bf16);
   return 0;
 }
 
 // `attnlab bench`: its options and their help texts, read into BenchCommandOptions; main.cpp runs it.
 Subcommand add_bench_command(CLI::App& app) {
   auto options = std::make_shared<BenchCommandOptions>();
-  auto threads = std::make_shared<int64_t>(0);   // --threads as given; options->threads stays empty without it
+  auto threads = std::make_shared<int64_t>(0);  // --threads as given; options->threads stays empty without it
   CLI::App* subcommand = app.add_subcommand(
       "bench",
       "Time the training step of a config's model on a synthetic batch (B sentences × T random ids each side, "
       "fixed seed; the config's data section is not read): median step time, forward / backward / optimizer "
       "split, tokens/s, model GFLOP/s against a GEMM peak measured on the spot, each product backend's GFLOP/s at "
-      "the model's shapes and the bfloat16 product's beside them (where the CPU has AVX512_BF16), greedy and beam decoding "
+      "the model's shapes and the bfloat16 product's beside them (where the CPU has AVX512_BF16), greedy and beam "
+      "decoding "
       "sentences/s (one at a time and batched), peak RSS. tools/bench.sh compares it with PyTorch; "
-      "docs/guide/performance.md explains it. With --profile instead: the same steps on 1 thread and on --threads, every op's "
+      "docs/guide/performance.md explains it. With --profile instead: the same steps on 1 thread and on --threads, "
+      "every op's "
       "forward and backward timed (calls, ms per step, share of the step, speed-up). "
       "With --sweep-length instead: one encoder self-attention layer of each kind (d_model 64, batch 1) timed "
       "forward + backward (CPU time, one thread) at n = 32, 64, …, 2048, written as a Markdown table and an SVG "
@@ -278,8 +302,9 @@ Subcommand add_bench_command(CLI::App& app) {
                          "With --sweep-length: the kinds to time (default all: " + join(sweep_kinds(), " ") +
                              "; window = scaled_dot with 16 keys each side)");
   subcommand->add_option("--max-length", options->max_length, "With --sweep-length: the largest n (default 2048)");
-  subcommand->add_option("--out", options->out,
-                         "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs/results)");
+  subcommand->add_option(
+      "--out", options->out,
+      "With --sweep-length: the folder for length_sweep.md and length_sweep.svg (default docs/results)");
   return {subcommand, [options, threads, threads_option] {
             if (threads_option->count() > 0) options->threads = *threads;
             return bench_command(*options);

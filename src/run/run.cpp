@@ -25,12 +25,16 @@ inline namespace ATTNLAB_PRECISION {
 
 namespace fs = std::filesystem;
 
-std::string checkpoints_dir(const std::string& run_dir) { return run_dir + "/checkpoints"; }
+std::string checkpoints_dir(const std::string& run_dir) {
+  return run_dir + "/checkpoints";
+}
 
 namespace {
 
 // tokenizers.json records which tokenizer files the run has, so resume and translate load exactly those.
-std::string tokenizers_index(const std::string& run_dir) { return run_dir + "/tokenizers.json"; }
+std::string tokenizers_index(const std::string& run_dir) {
+  return run_dir + "/tokenizers.json";
+}
 
 // The file prefix tokenizers.json gives for one side: a plain file name in the run folder (prepare_tokenizers
 // writes "tokenizer", "src_tokenizer" or "tgt_tokenizer"), or `fallback` when the entry is missing.
@@ -41,8 +45,10 @@ std::string index_entry(const nlohmann::json& index, const std::string& side, co
   if (!entry->is_string() || entry->get<std::string>().empty() ||
       entry->get<std::string>().find('/') != std::string::npos) {
     const std::string found = entry->is_string() ? quote(entry->get<std::string>()) : std::string(entry->type_name());
-    throw Error(index_path + ": \"" + side + "\" must be the name of a tokenizer file in the run folder, such as "
-                "\"" + fallback + "\", but it is " + found + "; the file is damaged");
+    throw Error(index_path + ": \"" + side +
+                "\" must be the name of a tokenizer file in the run folder, such as "
+                "\"" +
+                fallback + "\", but it is " + found + "; the file is damaged");
   }
   return entry->get<std::string>();
 }
@@ -55,7 +61,7 @@ RunTokenizers load_run_tokenizers(const RunConfig& config, const std::string& ru
     throw Error("'" + run_dir + "' has no tokenizers.json: it is not a run folder, or its training never started");
   }
   nlohmann::json index;
-  FreedWithoutAllocating<nlohmann::json> freed(index);   // out of memory ends in bad_alloc, not terminate
+  FreedWithoutAllocating<nlohmann::json> freed(index);  // out of memory ends in bad_alloc, not terminate
   try {
     const std::string text = read_text_file(index_path);
     // Parsed straight into `index` (json::parse would build a copy of its own, freed by the library's destructor).
@@ -115,11 +121,13 @@ ModelConfig model_config_for(const RunConfig& config, const RunTokenizers& token
 std::string checkpoint_to_load(const RunConfig& config, const std::string& run_dir, const std::string& which) {
   CheckpointDirectory checkpoints(checkpoints_dir(run_dir), config.train.keep_last);
   if (which == "best" && checkpoints.has_best()) return checkpoints.best_path();
-  if (which == "average") {                       // what `attnlab average` writes (checkpoint_average.h)
+  if (which == "average") {  // what `attnlab average` writes (checkpoint_average.h)
     const std::string average = average_checkpoint_path(run_dir);
     if (!path_exists(average)) {
-      throw Error("'" + run_dir + "' has no averaged checkpoint (checkpoints/average.safetensors); write one with "
-                  "attnlab average --run " + run_dir);
+      throw Error("'" + run_dir +
+                  "' has no averaged checkpoint (checkpoints/average.safetensors); write one with "
+                  "attnlab average --run " +
+                  run_dir);
     }
     return average;
   }
@@ -142,8 +150,10 @@ RunConfig load_run_config(const std::string& run_dir) {
   // (resolve_precision): a run is not slowed many times over without being asked.
   if (config.model.precision == Precision::bfloat16 && !bf16_fast_available()) {
     config.model.precision = Precision::bfloat16_emulated;
-    spdlog::warn("{} was trained with model.precision bfloat16, and {}: reading it with bfloat16-emulated "
-                 "(the same numbers, computed many times slower)", run_dir, bf16_support());
+    spdlog::warn(
+        "{} was trained with model.precision bfloat16, and {}: reading it with bfloat16-emulated "
+        "(the same numbers, computed many times slower)",
+        run_dir, bf16_support());
   }
   return config;
 }
@@ -152,11 +162,13 @@ LoadedRun load_run(const std::string& run_dir, const std::string& which) {
   LoadedRun run;
   run.config = load_run_config(run_dir);
   if (run.config.model.task == Task::cloze) {
-    throw Error("'" + run_dir + "' is a cloze reader (model.task: cloze), not a translation model: attnlab eval and "
+    throw Error("'" + run_dir +
+                "' is a cloze reader (model.task: cloze), not a translation model: attnlab eval and "
                 "attnlab attention read it; translate, trace, report and serve need a translation run");
   }
   if (run.config.model.task == Task::language_model) {
-    throw Error("'" + run_dir + "' is a language model (model.task: language_model), not a translation model: "
+    throw Error("'" + run_dir +
+                "' is a language model (model.task: language_model), not a translation model: "
                 "attnlab generate, trace, attention, report and serve read it; translate, eval and align need a "
                 "translation run");
   }

@@ -4,13 +4,13 @@
 //   (src/cli/serve/http_server.h) with explorer_router() over two tiny runs, a WorkQueue and the Audience of a
 //   server at 127.0.0.1:8080 with --allow-origin http://allowed.example — then the sending side is shut and the
 //   answer read until the server closes (an input whose head never ends is sent and the connection reset:
-//   exchange() says why). One request, or several pipelined (only the first is answered: Connection: close). The request line and the header lines are parsed by libmicrohttpd, serve's HTTP library
-//   (a system library, so not instrumented); the target goes through it, not around it, so that what attnlab
-//   acts on is what libmicrohttpd made of the bytes: read_head() (obs-fold, NUL), framing_refusal() and
-//   audience_answer() (request_checks.h), the Content-Length, body counting, the router, the JSON readers of
-//   /api/translate, /api/film and /api/contrast, the work queue and the answer budget. A socket rather than a
-//   function: the parsing serve relies on is libmicrohttpd's, and a loopback connection costs tens of
-//   microseconds, not the executions' time (the translations' are).
+//   exchange() says why). One request, or several pipelined (only the first is answered: Connection: close). The
+//   request line and the header lines are parsed by libmicrohttpd, serve's HTTP library (a system library, so not
+//   instrumented); the target goes through it, not around it, so that what attnlab acts on is what libmicrohttpd made
+//   of the bytes: read_head() (obs-fold, NUL), framing_refusal() and audience_answer() (request_checks.h), the
+//   Content-Length, body counting, the router, the JSON readers of /api/translate, /api/film and /api/contrast, the
+//   work queue and the answer budget. A socket rather than a function: the parsing serve relies on is libmicrohttpd's,
+//   and a loopback connection costs tens of microseconds, not the executions' time (the translations' are).
 // The runs are fuzz_translate.cpp's two (untrained weights, decoding at most 4 + 0.01·n tokens): run 0 a char
 //   tokenizer with sinusoidal positions and beam 2, run 1 a word tokenizer with learned positions (max_len 12).
 //   Limits are smaller than serve's defaults, so that inputs of a few hundred bytes reach every refusal (kLimits,
@@ -79,7 +79,7 @@ HttpLimits fuzz_limits() {
   limits.head_bytes = 4096;
   limits.body_bytes = 1024;
   limits.drain_bytes = 8192;
-  limits.idle_seconds = limits.request_seconds = 2;   // a request is always whole or cut (the sending side shut)
+  limits.idle_seconds = limits.request_seconds = 2;  // a request is always whole or cut (the sending side shut)
   limits.silent_seconds = 1;
   limits.answer_budget_bytes = int64_t{8} << 20;
   limits.stop_seconds = 1;
@@ -117,9 +117,9 @@ struct Server {
     for (int attempt = 0; attempt < 200 && !http; ++attempt) {
       port = 20000 + static_cast<int>((::getpid() * 7 + attempt) % 30000);
       try {
-        http = std::make_unique<HttpServer>("127.0.0.1", port, fuzz_limits(), explorer_router(runs, page, api),
-                                            queue, audience);
-      } catch (const Error&) {   // the port is in use: the next one
+        http = std::make_unique<HttpServer>("127.0.0.1", port, fuzz_limits(), explorer_router(runs, page, api), queue,
+                                            audience);
+      } catch (const Error&) {  // the port is in use: the next one
       }
     }
     check(http != nullptr, "no free port for the server from 20000 on");
@@ -127,7 +127,7 @@ struct Server {
 };
 
 Server& server() {
-  static Server* made = new Server;   // never destroyed: libFuzzer ends with _Exit, and the workers keep running
+  static Server* made = new Server;  // never destroyed: libFuzzer ends with _Exit, and the workers keep running
   return *made;
 }
 
@@ -138,7 +138,8 @@ bool readable(int fd, int seconds) {
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(seconds);
   for (;;) {
     pollfd wanted{fd, POLLIN, 0};
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     const int ready = ::poll(&wanted, 1, static_cast<int>(std::max<int64_t>(left.count(), 0)));
     if (ready >= 0 || errno != EINTR) return ready > 0;
   }
@@ -149,7 +150,8 @@ bool readable(int fd, int seconds) {
 // promises more body bytes than follow the head.
 bool cut_short(const std::string& request) {
   size_t head_end = request.find("\r\n\r\n"), blank = 4;
-  if (const size_t bare = request.find("\n\n"); bare != std::string::npos && bare < head_end) head_end = bare, blank = 2;
+  if (const size_t bare = request.find("\n\n"); bare != std::string::npos && bare < head_end)
+    head_end = bare, blank = 2;
   if (head_end == std::string::npos) return true;
   std::string head = request.substr(0, head_end);
   for (char& c : head) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -169,7 +171,8 @@ bool cut_short(const std::string& request) {
 int finish_interrupted_connect(int fd) {
   pollfd writable{fd, POLLOUT, 0};
   int ready = 0;
-  do ready = ::poll(&writable, 1, 10000); while (ready < 0 && errno == EINTR);
+  do ready = ::poll(&writable, 1, 10000);
+  while (ready < 0 && errno == EINTR);
   if (ready <= 0) {
     errno = ready == 0 ? ETIMEDOUT : errno;
     return -1;
@@ -180,7 +183,6 @@ int finish_interrupted_connect(int fd) {
   errno = error;
   return error == 0 ? 0 : -1;
 }
-
 
 // Sends `request` on a new connection, shuts the sending side, and returns every byte the server sent until it
 // closed.
@@ -204,7 +206,7 @@ std::string exchange(const std::string& request, int port) {
   }
   if (connected != 0 && errno == EINTR) connected = finish_interrupted_connect(fd);
   check(connected == 0, std::string("cannot connect to the server: ") + std::strerror(errno));
-  for (size_t sent = 0; sent < request.size();) {   // the server may answer and close before it has read it all
+  for (size_t sent = 0; sent < request.size();) {  // the server may answer and close before it has read it all
     const ssize_t n = ::send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
     if (n <= 0) break;
     sent += static_cast<size_t>(n);
@@ -237,7 +239,7 @@ std::string exchange(const std::string& request, int port) {
     }
     if (!readable(fd, 0) && !answer.empty()) broken("the server stopped in the middle of an answer for 12 s");
     const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
-    if (n <= 0) break;   // closed (or reset, after an answer sent before the whole request was read)
+    if (n <= 0) break;  // closed (or reset, after an answer sent before the whole request was read)
     answer.append(buffer, static_cast<size_t>(n));
   }
   ::close(fd);
@@ -246,7 +248,7 @@ std::string exchange(const std::string& request, int port) {
 
 struct Answer {
   int status = 0;
-  std::vector<std::pair<std::string, std::string>> headers;   // names lower-cased
+  std::vector<std::pair<std::string, std::string>> headers;  // names lower-cased
   std::string body;
   std::string header(const std::string& name) const {
     for (const auto& [key, value] : headers) {
@@ -292,7 +294,7 @@ Answer parse_answer(const std::string& bytes, bool head_request) {
   size_t at = 0;
   Answer answer = read_head(bytes, at);
   while (answer.status == 100) {
-    if (at == bytes.size()) return answer;   // closed before the final answer: the request never came whole
+    if (at == bytes.size()) return answer;  // closed before the final answer: the request never came whole
     answer = read_head(bytes, at);
   }
   // libmicrohttpd 0.9.75's own 400 and 413 for a Content-Length it cannot read write the head twice (a bug of
@@ -301,26 +303,28 @@ Answer parse_answer(const std::string& bytes, bool head_request) {
     check(answer.status == 400 || answer.status == 413, "an answer " + std::to_string(answer.status) + " sent twice");
     at += head_size;
   }
-  if (answer.status == 204) {   // no content, so no Content-Length (RFC 9110 § 8.6)
+  if (answer.status == 204) {  // no content, so no Content-Length (RFC 9110 § 8.6)
     check(at == bytes.size(), "a 204 is followed by " + std::to_string(bytes.size() - at) + " bytes");
     return answer;
   }
   check(answer.has("content-length"), "an answer " + std::to_string(answer.status) + " without Content-Length");
   const std::string length_text = answer.header("content-length");
-  check(!length_text.empty() && length_text.size() < 10 && length_text.find_first_not_of("0123456789") == std::string::npos,
+  check(!length_text.empty() && length_text.size() < 10 &&
+            length_text.find_first_not_of("0123456789") == std::string::npos,
         "an answer's Content-Length is not a number: " + length_text.substr(0, 100));
   const size_t length = std::stoul(length_text);
   const size_t rest = bytes.size() - at;
   if (head_request && rest == 0) return answer;
-  check(rest == length, "an answer " + std::to_string(answer.status) + " of Content-Length " + length_text + " is followed by " +
-                            std::to_string(rest) + " bytes: " + bytes.substr(at + std::min(rest, length), 200));
+  check(rest == length, "an answer " + std::to_string(answer.status) + " of Content-Length " + length_text +
+                            " is followed by " + std::to_string(rest) +
+                            " bytes: " + bytes.substr(at + std::min(rest, length), 200));
   answer.body = bytes.substr(at);
   return answer;
 }
 
 // An answer attnlab made: JSON (or the page), an error with its message, a 503 with Retry-After.
 void check_attnlab_answer(const Answer& answer) {
-  if (answer.status == 204) return;   // an allowed origin's preflight: no body
+  if (answer.status == 204) return;  // an allowed origin's preflight: no body
   const std::string type = answer.header("content-type");
   if (type.rfind("text/html", 0) == 0) {
     check(answer.status == 200, "an HTML answer of attnlab with status " + std::to_string(answer.status));
@@ -328,11 +332,13 @@ void check_attnlab_answer(const Answer& answer) {
   }
   check(type == "application/json", "an answer of attnlab of type '" + type + "'");
   const nlohmann::json body = nlohmann::json::parse(answer.body, nullptr, false);
-  check(!body.is_discarded(), "an answer " + std::to_string(answer.status) + " is not JSON: " + answer.body.substr(0, 300));
+  check(!body.is_discarded(),
+        "an answer " + std::to_string(answer.status) + " is not JSON: " + answer.body.substr(0, 300));
   if (answer.status >= 400) {
-    check(body.is_object() && body.contains("error") && body["error"].is_string() &&
-              !body["error"].get<std::string>().empty(),
-          "a refusal " + std::to_string(answer.status) + " without an \"error\" message: " + answer.body.substr(0, 300));
+    check(
+        body.is_object() && body.contains("error") && body["error"].is_string() &&
+            !body["error"].get<std::string>().empty(),
+        "a refusal " + std::to_string(answer.status) + " without an \"error\" message: " + answer.body.substr(0, 300));
   }
   if (answer.status == 503) check(answer.has("retry-after"), "a 503 without Retry-After");
 }
@@ -360,7 +366,8 @@ std::string framing_fault(const std::string& request) {
   if (start == std::string::npos || end == std::string::npos) return "";
   const std::string head = request.substr(start, end - start + 2);
   for (size_t i = 0; i < head.size(); ++i) {
-    if ((head[i] == '\r') != (i + 1 < head.size() && head[i + 1] == '\n') || (head[i] == '\n' && head[i - 1] != '\r')) return "";
+    if ((head[i] == '\r') != (i + 1 < head.size() && head[i + 1] == '\n') || (head[i] == '\n' && head[i - 1] != '\r'))
+      return "";
   }
   if (head.find('\0') != std::string::npos) return "a NUL in a line";
   const size_t line_end = head.find("\r\n");
@@ -409,7 +416,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       check(fault.empty(), "a request with " + fault + " was answered " + std::to_string(answer.status));
     }
     if (answer.header("x-frame-options") == "DENY") {
-      if (!head_request(request)) check_attnlab_answer(answer);   // HEAD: the head alone
+      if (!head_request(request)) check_attnlab_answer(answer);  // HEAD: the head alone
     } else {
       const int status = answer.status;
       check(status == 400 || status == 413 || status == 414 || status == 431 || status == 505,

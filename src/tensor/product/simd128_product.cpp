@@ -47,24 +47,24 @@ inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-constexpr int64_t depth_block = 256;           // packed_product.cpp's blocks: the same sums
+constexpr int64_t depth_block = 256;  // packed_product.cpp's blocks: the same sums
 constexpr int64_t row_block = 256;
-constexpr int64_t lanes = 4;                   // floats in a simd128 vector
-constexpr int64_t panel_width = 2 * lanes;     // 8 columns of C per tile
-constexpr int64_t tile_rows = 4;              // rows of C per tile, and of op(X) per sliver
+constexpr int64_t lanes = 4;                // floats in a simd128 vector
+constexpr int64_t panel_width = 2 * lanes;  // 8 columns of C per tile
+constexpr int64_t tile_rows = 4;            // rows of C per tile, and of op(X) per sliver
 
 // One tile: C[0 … 3, 0 … 7] (+)= Σ_p sliver[p, r] · panel[p, :], the tile's 8 vectors in registers.
 // The loop walks pointers (x: sliver row p; y: panel row p), 32-bit in WebAssembly: 64-bit index arithmetic in the
 // innermost loop cost a quarter of the time (measured under node).
 void tile(int64_t depth, const float* sliver, const float* panel, float* C, int64_t c_stride, bool accumulate) {
-  v128_t c[tile_rows][2];                                               // the tile of C
+  v128_t c[tile_rows][2];  // the tile of C
   for (int r = 0; r < tile_rows; ++r) c[r][0] = c[r][1] = wasm_f32x4_splat(0.0f);
   const float* x = sliver;
   for (const float* y = panel; y != panel + depth * panel_width; y += panel_width, x += tile_rows) {
-    const v128_t y0 = wasm_v128_load(y), y1 = wasm_v128_load(y + lanes);   // panel[p, 0:4], panel[p, 4:8]
+    const v128_t y0 = wasm_v128_load(y), y1 = wasm_v128_load(y + lanes);  // panel[p, 0:4], panel[p, 4:8]
     for (int r = 0; r < tile_rows; ++r) {
-      const v128_t x_r = wasm_v128_load32_splat(x + r);                 // op(X)[r, p] in every lane
-      c[r][0] = wasm_f32x4_add(c[r][0], wasm_f32x4_mul(x_r, y0));      // c += op(X)[r, p] · Y[p, j]
+      const v128_t x_r = wasm_v128_load32_splat(x + r);            // op(X)[r, p] in every lane
+      c[r][0] = wasm_f32x4_add(c[r][0], wasm_f32x4_mul(x_r, y0));  // c += op(X)[r, p] · Y[p, j]
       c[r][1] = wasm_f32x4_add(c[r][1], wasm_f32x4_mul(x_r, y1));
     }
   }
@@ -81,7 +81,7 @@ void tile(int64_t depth, const float* sliver, const float* panel, float* C, int6
 void pack_slivers(const float* X, int64_t x_row, int64_t x_col, int64_t rows, int64_t kc, float* slivers) {
   const int64_t count = (rows + tile_rows - 1) / tile_rows;
   for (int64_t s = 0; s < count; ++s) {
-    float* sliver = slivers + s * kc * tile_rows;                        // [kc, 4]
+    float* sliver = slivers + s * kc * tile_rows;  // [kc, 4]
     const int64_t r0 = s * tile_rows, height = std::min(tile_rows, rows - r0);
     for (int64_t p = 0; p < kc; ++p) {
       for (int64_t r = 0; r < tile_rows; ++r) {
@@ -96,10 +96,10 @@ void pack_panels(ConstStridedMatrixMap Y, bool transpose_y, int64_t p0, int64_t 
   const int64_t count = (m + panel_width - 1) / panel_width, stride = Y.outerStride();
   std::fill(panels, panels + count * kc * panel_width, 0.0f);
   for (int64_t q = 0; q < count; ++q) {
-    float* panel = panels + q * kc * panel_width;                        // [kc, 8]
+    float* panel = panels + q * kc * panel_width;  // [kc, 8]
     const int64_t j0 = q * panel_width, width = std::min(panel_width, m - j0);
     for (int64_t j = 0; j < width; ++j) {
-      for (int64_t p = 0; p < kc; ++p) {                                 // Y [m, k] when transposed, else [k, m]
+      for (int64_t p = 0; p < kc; ++p) {  // Y [m, k] when transposed, else [k, m]
         panel[p * panel_width + j] =
             transpose_y ? Y.data()[(j0 + j) * stride + p0 + p] : Y.data()[(p0 + p) * stride + j0 + j];
       }
@@ -133,9 +133,13 @@ void block_product(int64_t rows, int64_t m, int64_t kc, const float* slivers, co
 
 }  // namespace
 
-bool simd128_available() { return true; }
+bool simd128_available() {
+  return true;
+}
 
-std::string simd128_description() { return "WebAssembly simd128 (4 floats a vector, multiply then add)"; }
+std::string simd128_description() {
+  return "WebAssembly simd128 (4 floats a vector, multiply then add)";
+}
 
 void add_simd128_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool transpose_x, ConstStridedMatrixMap Y,
                          bool transpose_y) {
@@ -147,15 +151,15 @@ void add_simd128_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool trans
   thread_local std::vector<float> panel_buffer, sliver_buffer;
   panel_buffer.resize(std::max<size_t>(panel_buffer.size(), panel_count * std::min(k, depth_block) * panel_width));
   sliver_buffer.resize(std::max<size_t>(sliver_buffer.size(), sliver_rows * std::min(k, depth_block)));
-  float* panels = panel_buffer.data();                                  // [panel_count, kc, 8]
-  float* slivers = sliver_buffer.data();                                // [⌈rows / 4⌉, kc, 4]
-  for (int64_t p0 = 0; p0 < k; p0 += depth_block) {                     // 1. depth blocks, in order
+  float* panels = panel_buffer.data();               // [panel_count, kc, 8]
+  float* slivers = sliver_buffer.data();             // [⌈rows / 4⌉, kc, 4]
+  for (int64_t p0 = 0; p0 < k; p0 += depth_block) {  // 1. depth blocks, in order
     const int64_t kc = std::min(depth_block, k - p0);
-    pack_panels(Y, transpose_y, p0, kc, m, panels);                     // 2. op(Y)[p0 : p0 + kc, :] as panels
-    for (int64_t i0 = 0; i0 < n; i0 += row_block) {                     // 3. a block of rows of C
+    pack_panels(Y, transpose_y, p0, kc, m, panels);  // 2. op(Y)[p0 : p0 + kc, :] as panels
+    for (int64_t i0 = 0; i0 < n; i0 += row_block) {  // 3. a block of rows of C
       const int64_t rows = std::min(row_block, n - i0);
-      pack_slivers(X.data() + i0 * x_row + p0 * x_col, x_row, x_col, rows, kc, slivers);   //    op(X)[i0 :, p0 :]
-      block_product(rows, m, kc, slivers, panels, C.data() + i0 * c_stride, c_stride);  // 4. C[i0 :, :] += tiles
+      pack_slivers(X.data() + i0 * x_row + p0 * x_col, x_row, x_col, rows, kc, slivers);  //    op(X)[i0 :, p0 :]
+      block_product(rows, m, kc, slivers, panels, C.data() + i0 * c_stride, c_stride);    // 4. C[i0 :, :] += tiles
     }
   }
 }
@@ -168,7 +172,9 @@ void add_simd128_product(StridedMatrixMap C, ConstStridedMatrixMap X, bool trans
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
-bool simd128_available() { return false; }
+bool simd128_available() {
+  return false;
+}
 
 std::string simd128_description() {
   return "WebAssembly's alone: only the browser build (cmake --preset wasm) has it, for float32";
