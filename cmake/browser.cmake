@@ -31,21 +31,30 @@
 # SIMD: WebAssembly's simd128 (-msimd128). The matrix products run on a kernel written for it,
 # src/tensor/product/simd128_product.cpp (model.gemm: simd128, what auto takes here; its code is under
 # `#if defined(__wasm_simd128__)`, so the native build, whose glob also picks the file up, gets its stand-in): the
-# packed GEMM's plan and bits with 4-float vector tiles, where the packed GEMM's tiles, Eigen packets, are one float
-# here. Elsewhere simd128 is used wherever the compiler vectorises a loop — the chapters' own loops and Eigen's,
-# which compile as plain C++ here. No fused multiply-add: simd128 has none, and relaxed-simd's (-mrelaxed-simd)
-# is emitted by Emscripten 3.1.6's clang 14 with its prototype opcode, which V8 now refuses ("invalid simd opcode"). Eigen's hand-written SSE code cannot come along: Emscripten
-# translates SSE intrinsics into simd128 (-msse2), but Debian's Eigen 3.4.0 also holds x86 inline assembly beside
-# them (minps/maxps in arch/SSE/PacketMath.h for GCC < 6.3, a register-spilling workaround in
-# products/GeneralBlockPanelKernel.h for GCC >= 6, and clang claims to be a GCC 4.2), which no WebAssembly compiler
-# accepts; tried with Emscripten 3.1.6 and -fgnuc-version=6.3, =4.2 and =0.
+# packed GEMM's plan and bits with tiles that fit the browser's registers (1.6 times the packed GEMM's speed here,
+# whose tiles are Eigen's packets, below). Everything else is Eigen's element-wise work and the chapters' own
+# loops. Eigen 3.4 has no WebAssembly packets, but Emscripten translates x86's SSE intrinsics into simd128
+# (-msse4.1: Emscripten's xmmintrin.h … smmintrin.h, one simd128 instruction for nearly every intrinsic Eigen uses),
+# so Eigen's hand-written SSE code runs here with 4-float packets, as on an x86 machine without AVX (vector_unit(),
+# src/tensor/vector_unit.cpp, names it "WebAssembly SIMD (Eigen's SSE code), 4 floats a vector"). Two things had to
+# be arranged for it:
+#   -fgnuc-version=5.30   Debian's Eigen 3.4.0 holds x86 inline assembly, which no WebAssembly compiler accepts, in
+#                         two places chosen by the GCC version the compiler claims: pmin/pmax for GCC older than 6.3
+#                         (arch/SSE/PacketMath.h: 10 × major + minor < 63) and a register-spilling guard for GCC 6
+#                         and newer (products/GeneralBlockPanelKernel.h). clang claims GCC 4.2 and so gets the
+#                         first, 6.3 the second; 5.30 (5 × 10 + 30 = 80, yet major 5) gets neither.
+#   web/compat/mmintrin.h Eigen includes MMX's header, which Emscripten does not have (no 64-bit vectors); Eigen
+#                         uses nothing from it.
+# What it gained, measured in the page: docs/guide/explorer-and-serve.md ("Eigen's SSE code in the page").
+# No fused multiply-add: simd128 has none, and relaxed-simd's (-mrelaxed-simd)
+# is emitted by Emscripten 3.1.6's clang 14 with its prototype opcode, which V8 now refuses ("invalid simd opcode").
 # Exceptions: WebAssembly's own (-fwasm-exceptions): attnlab::Error reaches the page as a message, and calls
 # cost nothing until something throws (Emscripten's older JavaScript exceptions wrap every call that may throw).
 
 set(ATTNLAB_MPI OFF CACHE BOOL "" FORCE)
 set(ATTNLAB_BLAS OFF CACHE BOOL "" FORCE)
 set(ATTNLAB_ARCH generic CACHE STRING "" FORCE)      # no -march: the instruction set is WebAssembly's
-add_compile_options(-msimd128 -fwasm-exceptions)
+add_compile_options(-msimd128 -msse4.1 -fgnuc-version=5.30 -fwasm-exceptions)
 add_link_options(-fwasm-exceptions)
 # What Emscripten 3.1.6's C and C++ libraries lack and the chapters use — std::bit_cast, floating-point to_chars
 # and from_chars, malloc_trim — comes from web/compat/, first on the include path (each header says what it adds).

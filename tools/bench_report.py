@@ -18,7 +18,9 @@ every width (issue #34), at the base model's shapes (src/lab/bench_gemm.h; torch
 The guard: with --reference FILE (docs/results/bench_reference.json), the rows recorded for this CPU and width are
 compared with this run, and the script exits 1, saying so, when a model's step time is worse than its row by more
 than the noise measured (the spread of the rounds' step times, max − min over the median, this run's or the row's,
-whichever is larger). --record writes this run's rows into FILE instead (for this CPU and width).
+whichever is larger). --record writes this run's rows into FILE instead (for this CPU and width). And when another
+width's row for this CPU has a model's step faster than this run's by more than the noise, it says so: that build
+is the one to use on this machine.
 """
 import argparse
 import json
@@ -40,6 +42,27 @@ def step_noise(runs):
     """The spread of the rounds' step times: (max − min) / median (0 for one round)."""
     steps = [r["step_ms"] for r in runs]
     return (max(steps) - min(steps)) / statistics.median(steps) if len(steps) > 1 else 0.0
+
+
+# How a learner builds each width (CMakePresets.json; CMakeLists.txt's ATTNLAB_ARCH).
+BUILD_COMMAND = {"native": "cmake --preset release", "x86-64-v3": "cmake --preset release-v3",
+                 "other": "cmake --preset release -B build/release-{arch} -DATTNLAB_ARCH={arch}"}
+
+
+def faster_build(model, runs, rows, args):
+    """Says so when a build for another width ran this model's step faster on this CPU (its reference row) than this
+    build did now, by more than the noise of both: the learner should use that build here."""
+    if not runs:
+        return
+    now, noise = statistics.median(r["step_ms"] for r in runs), step_noise(runs)
+    for row in rows:
+        if row["cpu"] != args.cpu or row["arch"] == args.arch or row["model"] != model:
+            continue
+        if row["step_ms"] * (1 + max(noise, row["noise"])) < now:
+            print(f"guard: another build is faster here: {model}: the {row['arch']} build's step {row['step_ms']:.1f} ms "
+                  f"(its reference row) against this {args.arch} build's {now:.1f} ms: use that build on this CPU "
+                  f"({BUILD_COMMAND.get(row['arch'], BUILD_COMMAND['other']).format(arch=row['arch'])}; "
+                  f"tools/bench.sh --arch {row['arch']} measures it)")
 
 
 def guard(by, models, args):
@@ -67,6 +90,7 @@ def guard(by, models, args):
     regressions = 0
     for model in models:
         runs = by.get((model, "attnlab"), [])
+        faster_build(model, runs, reference["rows"], args)
         row = next((r for r in reference["rows"] if key(r) == (args.cpu, args.arch, model)), None)
         if not runs or row is None:
             print(f"guard: {model}: no reference row for {args.cpu}, {args.arch} in {args.reference}: not checked")

@@ -4,8 +4,9 @@
 // The page's training worker (src/inspect/pages/live/training.js) trains in slices: it calls attnlab_train() for a
 // few seconds of steps, and again with "resume" — train()'s own --resume, which continues single-threaded exactly
 // as a run never stopped (trainer.h) — until the run is done or the learner pauses. A worker cannot hear the page
-// while WebAssembly runs (one thread, no SharedArrayBuffer in a page opened from disk), so between two slices is
-// where a pause is heard; pausing is simply not starting the next slice.
+// while WebAssembly runs on its thread (the threaded engine's OpenMP team works inside the call too, and a page
+// opened from disk has no SharedArrayBuffer to share a flag through), so between two slices is where a pause is
+// heard; pausing is simply not starting the next slice.
 //   slice:  train() from the latest checkpoint → steps until `slice_seconds` have passed → a step checkpoint
 // Meanwhile the page hears, through Module.onTrainingReport(json):
 //   {"step": s, "loss": l, "learning_rate": r, "seconds": t, "tokens_per_second": n}   every few steps

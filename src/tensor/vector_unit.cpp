@@ -8,7 +8,9 @@ namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 std::string vector_unit() {
-#if defined(EIGEN_VECTORIZE_AVX512)
+#if defined(__wasm_simd128__) && defined(EIGEN_VECTORIZE_SSE2)  // the browser build: SSE translated (browser.cmake)
+  const std::string name = "WebAssembly SIMD (Eigen's SSE code)";
+#elif defined(EIGEN_VECTORIZE_AVX512)
   const std::string name = "AVX-512";
 #elif defined(EIGEN_VECTORIZE_AVX2)
   const std::string name = "AVX2";
@@ -23,7 +25,7 @@ std::string vector_unit() {
 #else
   const std::string name = "none";
 #endif
-  const int lanes = Eigen::internal::packet_traits<real>::size;              // numbers of `real` in one vector
+  const int lanes = Eigen::internal::packet_traits<real>::size;  // numbers of `real` in one vector
   const std::string number = sizeof(real) == 4 ? "float" : "double";
   return name + ", " + std::to_string(lanes) + " " + number + (lanes == 1 ? "" : "s") + " a vector";
 }

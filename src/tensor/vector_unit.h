@@ -15,7 +15,8 @@
 namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
-// "AVX-512", "AVX2", "AVX", "SSE2", "NEON", "WebAssembly SIMD" or "none", then the numbers of `real` a vector
+// "AVX-512", "AVX2", "AVX", "SSE2", "NEON", "WebAssembly SIMD" (the browser build: "WebAssembly SIMD (Eigen's
+// SSE code)", cmake/browser.cmake) or "none", then the numbers of `real` a vector
 // holds: "AVX-512, 16 floats a vector".
 std::string vector_unit();
 

@@ -1,7 +1,8 @@
 // simd128_product.cpp — the packed GEMM with WebAssembly simd128 tiles (simd128_product.h says why it exists).
 //
-// It replaces, in the browser, the chain packed_product.cpp + small_matmul.cpp, whose tiles are Eigen packets —
-// one float each there, as Eigen has no WebAssembly packets. The plan is packed_product.cpp's, step for step:
+// It replaces, in the browser, the chain packed_product.cpp + small_matmul.cpp, whose tiles are Eigen packets (there
+// Eigen's SSE packets, translated into simd128, in tiles sized for a native machine). The plan is
+// packed_product.cpp's, step for step:
 //   1. the depth k in blocks of depth_block = 256:  C += op(X)[:, p0:p0+kc] · op(Y)[p0:p0+kc, :], in order;
 //   2. op(Y)'s block copied into panels of 8 columns (two simd128 vectors), [kc, 8] each, zeros past m;
 //   3. the rows of C row_block = 256 at a time, and their slice of op(X) copied into slivers of 4 rows, [kc, 4]
@@ -19,8 +20,9 @@
 // broadcasts of a step sit at fixed offsets of one pointer. Copying a [256, kc] slice costs a pass over it, which
 // every panel of C's columns then reuses; it made the toy translator's products 15–20 % faster in the page, most
 // of all the weight gradients' op(X) = Xᵀ, which the tiles otherwise read one row of X per step p.
-// What it saves: four multiply-adds per instruction pair instead of one — 5 to 6 times the packed GEMM's speed at
-// the toy translator's shapes (web/simd128_check.cpp times them in the page).
+// What it saves: 1.6 times the packed GEMM's speed at the toy translator's shapes, now that the packed GEMM's tiles
+// are 4-float packets in the browser too (5 to 6 times while they were one float; web/simd128_check.cpp times both
+// in the page).
 //
 // The numbers: each C[i, j] gets, per depth block, one chain c ← c + x·y in p order from 0, added to C once — the
 // packed GEMM's chain. (Copying moves numbers, it changes none; a tile that overhangs C's last rows or columns

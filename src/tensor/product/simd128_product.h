@@ -3,12 +3,15 @@
 //
 //   C [n, m] += op(X) [n, k] · op(Y) [k, m]        op(X) = X, or Xᵀ when transpose_x (likewise Y)
 //
-// Why it exists: the packed GEMM's register tiles are Eigen's packets, and Eigen 3.4.0 has none for WebAssembly
-// (its SSE code cannot come along: cmake/browser.cmake), so in the browser a packet is one float and the tiles
-// are scalar code. simd128_product.cpp is the same plan — the same depth blocks, the same panels, the same order
-// of every sum — with tiles of 4-float simd128 vectors (<wasm_simd128.h>). simd128 has no fused multiply-add,
-// and neither has WebAssembly's scalar code, so each step is a multiply then an add, rounded twice, in both: the
-// two backends give the same bits in the browser (tests/web/simd128_browser_test.py checks it there).
+// Why it exists: the packed GEMM's register tiles are Eigen's packets. In the browser those are Eigen's SSE
+// packets, which Emscripten translates into simd128 (cmake/browser.cmake): 4 floats, but in tiles of 6 rows sized
+// for a native machine's 16 registers, of which V8 keeps one for itself, and reading op(X) in place through its
+// strides. (Before the browser build compiled Eigen's SSE code, a packet there was one float: scalar tiles.)
+// simd128_product.cpp is the same plan — the same depth blocks, the same panels, the same order of every sum — with
+// tiles of 4 rows × two 4-float simd128 vectors (<wasm_simd128.h>) and op(X) copied into slivers: 1.6 times the
+// packed GEMM's speed at the toy translator's shapes in the page (browser.simd128 --time). simd128 has no fused
+// multiply-add, and neither has WebAssembly's scalar code, so each step is a multiply then an add, rounded twice,
+// in both: the two backends give the same bits in the browser (tests/web/simd128_browser_test.py checks it there).
 //
 // Only the browser build has it (compiled for -msimd128, float32): simd128_available() is false elsewhere, and a
 // model that asks for model.gemm: simd128 is refused by resolve_gemm (product.cpp) with simd128_description().
