@@ -19,6 +19,8 @@
 # The guard: docs/results/bench_reference.json holds a row per (CPU, width, model) — the step time and the noise
 # of the run that recorded it (--record writes this run's rows there). When this CPU and width have rows, a step
 # worse than its row by more than the noise measured makes bench.sh print REGRESSION and exit 1.
+# When another width's row for this CPU has a faster step than this run, beyond the noise, the report names that
+# build as the one to use here ("another build is faster here").
 # Every run's JSON line is kept in build/bench/results-ARCH.jsonl.
 #
 # PyTorch is optional: without it (Debian: apt-get install python3-torch libopenblas0-pthread) only attnlab's
@@ -37,7 +39,7 @@ while [ $# -gt 0 ]; do
     --threads) threads=$2; shift 2 ;;
     --decode-sentences) decode=$2; shift 2 ;;
     --configs) configs=$2; shift 2 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench.sh: unknown option '$1' (see tools/bench.sh --help)" >&2; exit 2 ;;
   esac
 done

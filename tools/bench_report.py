@@ -59,8 +59,9 @@ def faster_build(model, runs, rows, args):
         if row["cpu"] != args.cpu or row["arch"] == args.arch or row["model"] != model:
             continue
         if row["step_ms"] * (1 + max(noise, row["noise"])) < now:
-            print(f"guard: another build is faster here: {model}: the {row['arch']} build's step {row['step_ms']:.1f} ms "
-                  f"(its reference row) against this {args.arch} build's {now:.1f} ms: use that build on this CPU "
+            print(f"guard: another build is faster here: {model}: the {row['arch']} build's step "
+                  f"{row['step_ms']:.1f} ms (its reference row) against this {args.arch} build's {now:.1f} ms: "
+                  f"use that build on this CPU "
                   f"({BUILD_COMMAND.get(row['arch'], BUILD_COMMAND['other']).format(arch=row['arch'])}; "
                   f"tools/bench.sh --arch {row['arch']} measures it)")
 
