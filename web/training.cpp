@@ -34,45 +34,52 @@
 #include "util/files.h"
 
 // Hands one report to the page's JavaScript (the worker posts it on to the page).
-EM_JS(void, report_to_page, (const char* json), { if (Module.onTrainingReport) Module.onTrainingReport(UTF8ToString(json)); });
+EM_JS(void, report_to_page, (const char* json), {
+  if (Module.onTrainingReport) Module.onTrainingReport(UTF8ToString(json));
+});
 
 namespace attnlab {
 namespace {
 
-constexpr double seconds_between_step_reports = 0.1;   // about ten points a second on the loss curve
+constexpr double seconds_between_step_reports = 0.1;  // about ten points a second on the loss curve
 
 class PageObserver : public TrainingObserver {
  public:
   PageObserver(std::string run_dir, std::string sentence, double slice_seconds)
       : run_dir_(std::move(run_dir)), sentence_(std::move(sentence)), slice_seconds_(slice_seconds) {}
 
-  bool learned() const { return learned_; }     // every validation sentence right: the run is done
-  bool sliced() const { return sliced_; }       // this slice's time is up (not a stop for good)
+  bool learned() const { return learned_; }  // every validation sentence right: the run is done
+  bool sliced() const { return sliced_; }    // this slice's time is up (not a stop for good)
 
   void on_step(const StepReport& report) override {
     const auto now = std::chrono::steady_clock::now();
-    if (report_count_++ == 0) first_step_ = now;   // the slice's time counts from its first step (not the set-up)
+    if (report_count_++ == 0) first_step_ = now;  // the slice's time counts from its first step (not the set-up)
     const double seconds = std::chrono::duration<double>(now - first_step_).count();
     if (seconds >= slice_seconds_ && !sliced_) {
       sliced_ = true;
-      request_training_stop(SIGINT);          // after this step: train() saves it as a step checkpoint
+      request_training_stop(SIGINT);  // after this step: train() saves it as a step checkpoint
     } else if (report.elapsed_seconds - last_report_ < seconds_between_step_reports &&
                report.step != report.max_steps) {
       return;
     }
     last_report_ = report.elapsed_seconds;
-    send({{"step", report.step}, {"loss", report.loss}, {"learning_rate", report.learning_rate},
-          {"seconds", report.elapsed_seconds}, {"tokens_per_second", report.tokens_per_second}});
+    send({{"step", report.step},
+          {"loss", report.loss},
+          {"learning_rate", report.learning_rate},
+          {"seconds", report.elapsed_seconds},
+          {"tokens_per_second", report.tokens_per_second}});
   }
 
   void on_validation(int64_t step, const ValidationResult& result, bool) override {
-    nlohmann::json message = {{"validation", {{"step", step}, {"loss", result.loss},
-                                              {"exact_match", result.exact_match},
-                                              {"token_accuracy", result.token_accuracy}}}};
+    nlohmann::json message = {{"validation",
+                               {{"step", step},
+                                {"loss", result.loss},
+                                {"exact_match", result.exact_match},
+                                {"token_accuracy", result.token_accuracy}}}};
     try {
-      LoadedRun best = load_run(run_dir_, "best");   // written just before this call, when it is the best
+      LoadedRun best = load_run(run_dir_, "best");  // written just before this call, when it is the best
       message["attention"] = nlohmann::json::parse(attention_json(record_attention(best, sentence_)));
-    } catch (const std::exception& e) {               // the learner's sentence: an empty one, say
+    } catch (const std::exception& e) {  // the learner's sentence: an empty one, say
       message["attention_error"] = e.what();
     }
     send(message);
@@ -95,7 +102,7 @@ class PageObserver : public TrainingObserver {
 // The task's corpus under data/TASK, generated on a worker's first slice (the worker keeps its file system from
 // slice to slice); returns its first validation sentence, the one watched when the learner names none.
 std::string corpus_in_place(const std::string& task) {
-  static std::map<std::string, std::string> first_valid;   // task → its first validation sentence, once written
+  static std::map<std::string, std::string> first_valid;  // task → its first validation sentence, once written
   if (first_valid.count(task) == 0) {
     const Corpus corpus = generate_corpus(task);
     write_corpus(corpus, "data/" + task);
@@ -109,8 +116,9 @@ std::string corpus_in_place(const std::string& task) {
 nlohmann::json slice_answer(const TrainSummary& summary, const PageObserver& observer, const std::string& run_dir) {
   const bool finished = summary.outcome == TrainOutcome::finished || observer.learned();
   const std::string outcome = finished ? "finished" : observer.sliced() ? "slice" : "stopped";
-  return {{"outcome", outcome}, {"step", summary.step}, {"seconds", summary.seconds},
-          {"exact_match", summary.validation.exact_match}, {"losses", summary.losses}, {"run", run_dir}};
+  return {{"outcome", outcome},         {"step", summary.step},
+          {"seconds", summary.seconds}, {"exact_match", summary.validation.exact_match},
+          {"losses", summary.losses},   {"run", run_dir}};
 }
 
 }  // namespace
@@ -131,7 +139,8 @@ const char* attnlab_train(const char* request_text) {
     const std::string run_dir = request.value("run", "/runs/" + task);
     const bool resume = request.value("resume", false);
     const double slice_seconds = request.value("slice_seconds", 1e9);
-    if (!(slice_seconds > 0)) throw Error("\"slice_seconds\" must be more than 0, not " + std::to_string(slice_seconds));
+    if (!(slice_seconds > 0))
+      throw Error("\"slice_seconds\" must be more than 0, not " + std::to_string(slice_seconds));
     const std::string first_valid = corpus_in_place(task);
     const std::string config_path = "configs/" + task + ".yaml";
     if (!resume) {
@@ -142,10 +151,10 @@ const char* attnlab_train(const char* request_text) {
     PageObserver observer(run_dir, sentence.empty() ? first_valid : sentence, slice_seconds);
     // No GEMM peak for the MFU: the page shows none, and measuring it (four 1024³ products) would cost every slice
     // seconds of WebAssembly.
-    const TrainSummary summary = train({resume ? "" : config_path, run_dir,
-                                        request.value("overrides", std::vector<std::string>{}), resume,
-                                        /*measure_peak=*/false},
-                                       observer);
+    const TrainSummary summary =
+        train({resume ? "" : config_path, run_dir, request.value("overrides", std::vector<std::string>{}), resume,
+               /*measure_peak=*/false},
+              observer);
     answer = slice_answer(summary, observer, run_dir).dump();
   } catch (const std::exception& e) {
     answer = nlohmann::json{{"error", e.what()}}.dump();
