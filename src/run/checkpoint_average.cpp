@@ -128,10 +128,6 @@ std::string average_checkpoint_path(const std::string& run_dir) {
   return checkpoints_dir(run_dir) + "/average.safetensors";
 }
 
-bool count_as_one(int64_t older, int64_t newer, int64_t checkpoint_every) {
-  return 2 * (newer - older) < checkpoint_every;             // newer − older < checkpoint_every / 2
-}
-
 std::vector<std::string> last_checkpoints(const std::string& run_dir, int64_t n, int64_t checkpoint_every) {
   const std::vector<std::string> files = step_checkpoints(run_dir);
   if (n < 1 || static_cast<int64_t>(files.size()) < n) {

@@ -16,8 +16,8 @@
 // it takes the newer, the weights the run ended with (the one `latest` and a resumed run use), and reaches one
 // checkpoint further back instead. The regular ones are a whole interval apart, so only a stop checkpoint is
 // ever merged; a stop checkpoint half an interval or more after the last regular one is a stretch of its own.
-// Training keeps such a stop checkpoint beside the regular one instead of deleting the oldest (trainer.cpp), so
-// train.keep_last checkpoints still hold train.keep_last distinct ones.
+// The rule is count_as_one (train/checkpoint.h); the run's checkpoint directory keeps such a pair as one of its
+// train.keep_last, before and after a resume, so the files kept always hold train.keep_last distinct stretches.
 //
 // Only checkpoints of the same model can be averaged: the same parameter names and shapes, and the same model:
 // and tokenizer: sections of the config each file carries (a weight means something only beside the others
@@ -42,14 +42,10 @@ inline namespace ATTNLAB_PRECISION {
 // checkpoint the name "average" stands for (run.h, checkpoint_to_load).
 std::string average_checkpoint_path(const std::string& run_dir);
 
-// Whether checkpoints at steps `older` < `newer` count as one in an average: written less than half a save
-// interval apart, newer − older < checkpoint_every / 2 (the stop checkpoint a few steps after a regular one).
-bool count_as_one(int64_t older, int64_t newer, int64_t checkpoint_every);
-
 // The newest step checkpoints of a run, up to n, oldest first, every two at least half of checkpoint_every apart
-// (count_as_one: of two closer, the newer); fewer than n only when the run keeps no older ones. Throws
-// attnlab::Error naming the run when it has fewer than n step checkpoints (train.keep_last says how many a run
-// keeps).
+// (train/checkpoint.h's count_as_one: of two closer, the newer); fewer than n only when the run keeps no
+// older ones. Throws attnlab::Error naming the run when it has fewer than n step checkpoints (train.keep_last
+// says how many a run keeps).
 std::vector<std::string> last_checkpoints(const std::string& run_dir, int64_t n, int64_t checkpoint_every);
 
 // The n step checkpoints of a run with the lowest validation loss, as metrics.jsonl records it at their steps

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <mutex>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "data/corpus.h"
 #include "decode/greedy.h"
@@ -150,6 +152,10 @@ RunConfig load_run_config(const std::string& run_dir) {
   // (resolve_precision): a run is not slowed many times over without being asked.
   if (config.model.precision == Precision::bfloat16 && !bf16_fast_available()) {
     config.model.precision = Precision::bfloat16_emulated;
+    static std::mutex told_mutex;  // said once per run folder: serve and eval read a run many times
+    static std::set<std::string> told;
+    const std::lock_guard<std::mutex> lock(told_mutex);
+    if (!told.insert(run_dir).second) return config;
     spdlog::warn(
         "{} was trained with model.precision bfloat16, and {}: reading it with bfloat16-emulated "
         "(the same numbers, computed many times slower)",

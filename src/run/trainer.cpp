@@ -320,26 +320,18 @@ void TranslationTraining::validate_and_checkpoint(int64_t /*step: progress_.step
   }
 }
 
-// The stop checkpoint, written where the time or a signal ended the run. Under half an interval after the last
-// regular one, the two count as one in an average (checkpoint_average.h), so it is kept beside that one instead
-// of deleting the oldest: the last train.keep_last still hold keep_last distinct checkpoints to average.
-std::string save_stop_checkpoint(Run& run, const Optimizer& optimizer, const Progress& progress) {
-  const TrainConfig& train = run.config.train;
-  const bool one_with_last = progress.last_saved_step >= 0 &&
-                             count_as_one(progress.last_saved_step, progress.step, train.checkpoint_every);
-  CheckpointDirectory directory(run.checkpoints.directory(), train.keep_last + (one_with_last ? 1 : 0));
-  return directory.save_step(*run.trainee.model, optimizer, checkpoint_state(run.config, run.trainee, progress));
-}
-
-// Whatever ended the loop, the work so far is saved: a step checkpoint unless the last step already has one,
-// and, when the run never validated, one validation and best.safetensors; with train.average_last, the average.
+// Whatever ended the loop, the work so far is saved: a step checkpoint unless the last step already has one (the
+// stop checkpoint: under half an interval after the last regular one, the run's checkpoint directory keeps the two
+// as one stretch, train/checkpoint.h's count_as_one), and, when the run never validated, one validation and
+// best.safetensors; with train.average_last, the average.
 void save_before_leaving(Run& run, Progress& progress, TrainingRecords& records) {
   Trainee& trainee = run.trainee;
   const std::optional<Optimizer> gathered = trainee.ranks.gather_optimizer(trainee.optimizer);   // ZeRO: every rank
   const Optimizer& optimizer = gathered ? *gathered : trainee.optimizer;
   const bool writes = trainee.ranks.is_root();   // rank 0 alone writes (data_parallel.h)
   if (writes && progress.last_saved_step != progress.step) {
-    progress.last_checkpoint = save_stop_checkpoint(run, optimizer, progress);
+    progress.last_checkpoint =
+        run.checkpoints.save_step(*trainee.model, optimizer, checkpoint_state(run.config, trainee, progress));
   }
   if (writes && !run.checkpoints.has_best() && !run.data.valid_batches.empty()) {
     records.summary.validation = measure_validation(run);
@@ -375,7 +367,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   const TrainingData data = load_data(config, request.run_dir, observer);
   Trainee trainee = build_model(config, data.tokenizers, observer);
   const Batcher batcher(data.train_pairs, config.train.batch_tokens, config.train.seed);
-  CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last);
+  CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last,
+                                  config.train.checkpoint_every);
   Progress progress = start_or_resume(root ? request : TrainRequest{}, checkpoints, batcher, trainee, observer);
   if (root) {
     write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));   // the folder is now a run

@@ -1,4 +1,5 @@
-// safetensors.cpp — reading and writing safetensors files (the format is described in safetensors.h).
+// safetensors.cpp — reading safetensors files (the format is described in safetensors.h; writing them is
+// safetensors_write.cpp).
 //
 // Reading is a chain of checks. Each one makes sure of what the next one relies on:
 //   1. the 8-byte header length, and the header it promises, fit inside the file;
@@ -10,9 +11,7 @@
 // Numbers are copied out only after all of this. The only allocations are the file itself, the parsed header
 // and the tensors, and the header has already checked that the tensors fit inside the file. A lying header
 // therefore cannot make the reader allocate a huge amount of memory or read past the end of the bytes.
-//
-// Writing is atomic (util/files.h: a temporary file next to the destination, flushed and renamed over it):
-// someone opening the checkpoint sees either the old file or the complete new one, never half of it.
+
 #include "tensor/safetensors.h"
 
 #include <fcntl.h>
@@ -30,7 +29,6 @@
 #include <type_traits>
 
 #include "util/error.h"
-#include "util/files.h"
 #include "util/json_teardown.h"
 #include "util/quote.h"
 #include "util/utf8.h"
@@ -40,22 +38,15 @@ inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-// nlohmann::ordered_json keeps an object's keys in the order they were written (nlohmann::json sorts them).
-// When writing, that puts the header's entries in the same order as the data.
-// Reading parses into nlohmann::json (members in a std::map) and writing builds nlohmann::ordered_json (members in
-// the order written). Not ordered_json for reading: its members sit in a std::vector, which copies them when it grows
-// and frees the old ones with the library's allocating destructor — under memory pressure that ends in
+// Reading parses into nlohmann::json (members in a std::map; writing builds nlohmann::ordered_json, in
+// safetensors_write.cpp). Not ordered_json for reading: its members sit in a std::vector, which copies them when it
+// grows and frees the old ones with the library's allocating destructor — under memory pressure that ends in
 // std::terminate (util/json_teardown.h). The tensors' order comes from their offsets anyway.
 using Json = nlohmann::json;
-using OrderedJson = nlohmann::ordered_json;
 
 // The Rust reference implementation refuses headers longer than this, and so does attnlab. A real header
 // needs about 100 bytes per tensor, so this allows about a million tensors.
 constexpr uint64_t max_header_bytes = 100'000'000;
-
-// The dtype attnlab writes: the type its `real` is in this build.
-static_assert(std::is_same_v<real, float> || std::is_same_v<real, double>);
-constexpr const char* written_dtype = std::is_same_v<real, float> ? "F32" : "F64";
 
 // Bytes per number for the dtypes attnlab reads, 0 for every other dtype.
 int bytes_per_number(const std::string& dtype) {
@@ -70,18 +61,6 @@ uint64_t read_little_endian(const char* bytes, int count) {
   uint64_t value = 0;
   for (int i = count - 1; i >= 0; --i) value = (value << 8) | static_cast<unsigned char>(bytes[i]);
   return value;
-}
-
-void append_little_endian(std::string& out, uint64_t value, int count) {
-  for (int i = 0; i < count; ++i) out.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
-}
-
-// A number's bytes are its IEEE-754 bit pattern (std::bit_cast), written least significant byte first.
-// Because the bytes are built explicitly, the file comes out the same on a big-endian machine.
-using RealBits = std::conditional_t<std::is_same_v<real, float>, uint32_t, uint64_t>;  // as many bits as `real`
-
-void append_values(std::string& out, const std::vector<real>& values) {
-  for (real value : values) append_little_endian(out, std::bit_cast<RealBits>(value), sizeof(real));
 }
 
 // ---- Error messages ----
@@ -138,7 +117,7 @@ void parse_header(const std::string& header_text, const std::string& file, Json&
     auto input = nlohmann::detail::input_adapter(header_text.begin(), header_text.end());
     nlohmann::detail::parser<Json, decltype(input)>(std::move(input), notice_duplicate_keys).parse(true, header);
   } catch (const Json::exception& e) {
-    refuse(file, "the header is not valid JSON: " + library_reason(e.what()));   // its tag dropped, cut short
+    refuse(file, "the header is not valid JSON: " + library_reason(e.what()));  // its tag dropped, cut short
   }
 
   if (!header.is_object()) {
@@ -423,7 +402,7 @@ SafetensorsContents load_safetensors(const std::string& path) {
   int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw Error(path + ": cannot open the file: " + std::strerror(errno));
   std::string bytes;
-  std::vector<char> chunk(1 << 16);   // 64 KiB at a time (a fresh MiB per load was most of the fuzz target's time)
+  std::vector<char> chunk(1 << 16);  // 64 KiB at a time (a fresh MiB per load was most of the fuzz target's time)
   while (true) {
     ssize_t count = ::read(fd, chunk.data(), chunk.size());
     if (count < 0 && errno == EINTR) continue;
@@ -437,66 +416,6 @@ SafetensorsContents load_safetensors(const std::string& path) {
   }
   ::close(fd);
   return parse_safetensors(bytes, path);
-}
-
-void save_safetensors(const std::string& path, const std::vector<NamedTensor>& tensors,
-                      const std::map<std::string, std::string>& metadata) {
-  // Check everything before touching the disk.
-  std::set<std::string> names;
-  for (const NamedTensor& named : tensors) {
-    const std::string tensor = "tensor " + quote(named.name) + ": ";
-    if (named.name.empty()) refuse(path, "cannot save a tensor with an empty name");
-    if (named.name == "__metadata__") refuse(path, "\"__metadata__\" is reserved and cannot name a tensor");
-    if (first_invalid_utf8(named.name) != std::string::npos) refuse(path, tensor + "the name is not valid UTF-8");
-    if (!names.insert(named.name).second) refuse(path, "two tensors are named " + quote(named.name));
-    if (!named.tensor.defined()) refuse(path, tensor + "the Tensor is empty (default-constructed)");
-    if (named.tensor.rank() == 0) refuse(path, tensor + "the Tensor has no shape");
-  }
-  for (const auto& [key, value] : metadata) {
-    if (first_invalid_utf8(key) != std::string::npos || first_invalid_utf8(value) != std::string::npos) {
-      refuse(path, "metadata " + quote(key) + " is not valid UTF-8");   // found by fuzzing: a long key came back whole
-    }
-  }
-
-  // The header: metadata first (as the reference implementation writes it), then the tensors in order, their
-  // bytes back to back.
-  // Built in place, each object's room reserved first, and freed by FreedWithoutAllocating: out of memory here
-  // ends in std::bad_alloc, never in std::terminate (util/json_teardown.h).
-  OrderedJson header = OrderedJson::object();
-  FreedWithoutAllocating<OrderedJson> freed(header);
-  header.get_ref<OrderedJson::object_t&>().reserve(tensors.size() + 1);
-  if (!metadata.empty()) {
-    OrderedJson& notes = header["__metadata__"] = OrderedJson::object();
-    notes.get_ref<OrderedJson::object_t&>().reserve(metadata.size());
-    for (const auto& [key, value] : metadata) notes[key] = value;
-  }
-  uint64_t offset = 0;
-  for (const NamedTensor& named : tensors) {
-    uint64_t byte_count = static_cast<uint64_t>(named.tensor.numel()) * sizeof(real);
-    OrderedJson& entry = header[named.name] = OrderedJson::object();
-    entry.get_ref<OrderedJson::object_t&>().reserve(3);
-    entry["dtype"] = written_dtype;
-    OrderedJson& shape = entry["shape"] = OrderedJson::array();
-    for (int64_t size : named.tensor.shape().sizes()) shape.push_back(size);
-    OrderedJson& offsets = entry["data_offsets"] = OrderedJson::array();
-    offsets.push_back(offset);
-    offsets.push_back(offset + byte_count);
-    offset += byte_count;
-  }
-  std::string header_text = header.dump();
-  header_text.append((8 - header_text.size() % 8) % 8, ' ');  // pad to a multiple of 8 bytes
-
-  std::string header_length;
-  append_little_endian(header_length, header_text.size(), 8);
-
-  AtomicFile file(path);                // util/files.h: a temporary file, renamed when complete
-  file.write(header_length + header_text);
-  for (const NamedTensor& named : tensors) {
-    std::string bytes;  // one tensor at a time: memory for a copy of the largest tensor, not the whole model
-    append_values(bytes, named.tensor.values());
-    file.write(bytes);
-  }
-  file.commit();
 }
 
 }  // namespace ATTNLAB_PRECISION

@@ -227,8 +227,12 @@ int64_t checkpoint_extra_integer(const std::string& path, const CheckpointState&
 
 // ---- a directory of them ----
 
-CheckpointDirectory::CheckpointDirectory(std::string directory, int64_t keep_last)
-    : directory_(std::move(directory)), keep_last_(keep_last) {
+bool count_as_one(int64_t older, int64_t newer, int64_t checkpoint_every) {
+  return 2 * (newer - older) < checkpoint_every;  // newer − older < checkpoint_every / 2
+}
+
+CheckpointDirectory::CheckpointDirectory(std::string directory, int64_t keep_last, int64_t checkpoint_every)
+    : directory_(std::move(directory)), keep_last_(keep_last), checkpoint_every_(checkpoint_every) {
   if (keep_last_ < 1) {
     throw Error("train.keep_last must be ≥ 1 (the step checkpoints kept besides the best), got " +
                 std::to_string(keep_last_));
@@ -267,20 +271,23 @@ std::string CheckpointDirectory::save_step(const Module& model, const Optimizer&
   const std::string written = step_path(state.step);
   save_checkpoint(written, model, optimizer, state);
 
-  // Keep the newest keep_last step files, counting the one just written, which is never deleted (even if an
-  // earlier run in the same directory left files with higher steps).
-  std::vector<std::string> others;  // every other step file, lowest step first
-  for (auto& [step, path] : list_step_files(directory_)) {
-    if (step != state.step) others.push_back(std::move(path));
-  }
-  const size_t keep_others = static_cast<size_t>(keep_last_ - 1);
-  for (size_t i = 0; i + keep_others < others.size(); ++i) {
+  // Keep the newest keep_last stretches, counting the one just written, which is never deleted (even if an
+  // earlier run in the same directory left files with higher steps). A file that counts as one with the newer
+  // file beside it (the regular checkpoint just before a stop checkpoint) shares that file's stretch: after a
+  // resume the pair still stands for one, and the last keep_last files still hold keep_last to average.
+  const std::vector<std::pair<int64_t, std::string>> files = list_step_files(directory_);   // lowest step first
+  int64_t stretches = 0;
+  for (size_t i = files.size(); i-- > 0;) {                                                   // newest first
+    const auto& [step, path] = files[i];
+    const bool with_newer = i + 1 < files.size() && count_as_one(step, files[i + 1].first, checkpoint_every_);
+    if (!with_newer) ++stretches;
+    if (stretches <= keep_last_ || step == state.step) continue;
     std::error_code error;
-    fs::remove(others[i], error);
+    fs::remove(path, error);
     if (error) {
-      spdlog::warn("checkpoint: could not delete the old checkpoint {}: {}", others[i], error.message());
+      spdlog::warn("checkpoint: could not delete the old checkpoint {}: {}", path, error.message());
     } else {
-      spdlog::debug("checkpoint: deleted {} (keeping the last {})", others[i], keep_last_);
+      spdlog::debug("checkpoint: deleted {} (keeping the last {})", path, keep_last_);
     }
   }
   return written;

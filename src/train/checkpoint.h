@@ -68,13 +68,21 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
 int64_t checkpoint_extra_integer(const std::string& path, const CheckpointState& state, const std::string& key,
                                  int64_t low, int64_t high, const std::string& meaning);
 
+// Whether step checkpoints at steps `older` < `newer` are one stretch of training: written less than half a save
+// interval apart, newer − older < checkpoint_every / 2 — the stop checkpoint a few steps after a regular one, when
+// train.max_minutes or Ctrl-C ended the run (step-5600, then step-5605). An average counts such a pair once
+// (run/checkpoint_average.h), and a checkpoint directory keeps it as one of its keep_last.
+bool count_as_one(int64_t older, int64_t newer, int64_t checkpoint_every);
+
 class CheckpointDirectory {
  public:
-  // Creates `directory` if needed. keep_last ≥ 1: how many step checkpoints to keep besides best.safetensors.
-  CheckpointDirectory(std::string directory, int64_t keep_last);
+  // Creates `directory` if needed. keep_last ≥ 1: how many step checkpoints to keep besides best.safetensors,
+  // counting two that count_as_one (given the run's checkpoint_every; 0: every file counts) as one.
+  CheckpointDirectory(std::string directory, int64_t keep_last, int64_t checkpoint_every = 0);
 
-  // Writes <dir>/step-<state.step, 8 digits>.safetensors, then deletes the oldest step files so that at most
-  // keep_last remain (never the one just written). Returns the path written.
+  // Writes <dir>/step-<state.step, 8 digits>.safetensors, then deletes the oldest step files so that keep_last
+  // stretches remain, newest first (a stop checkpoint and the regular one just before it are one stretch: both
+  // stay), never the one just written. Returns the path written.
   std::string save_step(const Module& model, const Optimizer& optimizer, const CheckpointState& state);
 
   // Writes <dir>/best.safetensors (replacing the previous best). Returns the path written.
@@ -94,6 +102,7 @@ class CheckpointDirectory {
  private:
   std::string directory_;
   int64_t keep_last_;
+  int64_t checkpoint_every_;   // 0: no two files count as one
 };
 
 }  // namespace ATTNLAB_PRECISION

@@ -280,6 +280,7 @@ expect_ok "translate a bfloat16 run without AVX512_BF16" env ATTNLAB_NO_AVX512_B
   --run bf16run < input.txt
 check "it translates as the emulated product does" cmp -s out.txt emulated.txt
 check "it says it reads the run with bfloat16-emulated" grep -q "reading it with bfloat16-emulated" err.txt
+check "and says it once, however often the run is read" test "$(grep -c "reading it with bfloat16-emulated" err.txt)" -eq 1
 expect_error "resume a bfloat16 run without AVX512_BF16" "bfloat16 needs AVX512_BF16" env ATTNLAB_NO_AVX512_BF16=1 \
   "$attnlab" train --resume bf16run --set train.max_steps=6
 

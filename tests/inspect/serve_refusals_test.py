@@ -10,8 +10,9 @@ its whole JSON error checked word for word (issue 47, item 8: the branches tools
     refuses everything;
   * the routes: every known path with a method it does not take (405), an unknown path (404);
   * the head (request_checks.cpp): a Host with no name, no port digits, six digits, a letter in its port; a Host
-    without a port (port 80); Origin twice; an --allow-origin page ("null" and https included) and its request that
-    is not a preflight; Transfer-Encoding with no coding, chunked twice, "chunked,", and a coding on a line of its own;
+    without a port (port 80); Origin twice; an --allow-origin page ("null" and https included, the https one given
+    as HTTPS://Teacher.example: scheme and host are case-insensitive) and its request that is not a preflight;
+    Transfer-Encoding with no coding, chunked twice, "chunked,", and a coding on a line of its own;
     Content-Length three times; a control character in a value (a tab is allowed); a body one byte over the limit
     sent with a Content-Length and chunked, and a Content-Length past what serve drains (413 at once);
   * the price of a request (explorer_api.cpp): under --max-client-work 1, a sentence whose answer is over the 64 MiB
@@ -101,8 +102,9 @@ def refused(port, path, what, fields, status, message, raw=None):
     check(got == status and same, "%s %s: %r %r (expected %d %r)" % (path, what, got, body[:300], status, message))
 
 
-def whole(name, low, high, got, word="a whole number"):
-    return '"%s" must be %s from %d to %d, got %s' % (name, word, low, high, got)
+def whole(name, low, high, got):
+    """Every API reads its number fields with json_fields.h's integer_field: one message."""
+    return '"%s" must be an integer from %d to %d, got %s' % (name, low, high, got)
 
 
 # ---- POST /api/contrast (contrast_api.cpp) ----
@@ -163,12 +165,12 @@ def translate_cases(port):
              ("text of blanks", {"text": " \t\n"}, '"text" is empty: type a sentence', None),
              ("text of 1001 bytes", {"text": "a" * 1001},
               '"text" has 1001 bytes, more than the 1000 this server accepts (--max-text-bytes)', None),
-             ("run 2 of 2", {"text": sentence, "run": 2}, whole("run", 0, 1, "2", "an integer"), None),
-             ("run as a string", {"text": sentence, "run": "1"}, whole("run", 0, 1, '"1"', "an integer"), None),
-             ("beam -1", {"text": sentence, "beam": -1}, whole("beam", 0, 16, "-1", "an integer"), None),
-             ("beam 17", {"text": sentence, "beam": 17}, whole("beam", 0, 16, "17", "an integer"), None),
-             ("ig_steps 65", {"text": sentence, "ig_steps": 65}, whole("ig_steps", 0, 64, "65", "an integer"), None),
-             ("ig_steps 1.5", {"text": sentence, "ig_steps": 1.5}, whole("ig_steps", 0, 64, "1.5", "an integer"), None),
+             ("run 2 of 2", {"text": sentence, "run": 2}, whole("run", 0, 1, "2"), None),
+             ("run as a string", {"text": sentence, "run": "1"}, whole("run", 0, 1, '"1"'), None),
+             ("beam -1", {"text": sentence, "beam": -1}, whole("beam", 0, 16, "-1"), None),
+             ("beam 17", {"text": sentence, "beam": 17}, whole("beam", 0, 16, "17"), None),
+             ("ig_steps 65", {"text": sentence, "ig_steps": 65}, whole("ig_steps", 0, 64, "65"), None),
+             ("ig_steps 1.5", {"text": sentence, "ig_steps": 1.5}, whole("ig_steps", 0, 64, "1.5"), None),
              ("interventions a string", {"text": sentence, "interventions": "ablate:cross:0.1"}, array, None),
              ("65 interventions", {"text": sentence, "interventions": ["ablate:cross:0.1"] * 65}, array, None),
              ("an intervention a number", {"text": sentence, "interventions": [3]},
@@ -385,7 +387,7 @@ def host_cases():
 
 
 started = time.monotonic()
-server, port = start("--allow-origin", TEACHER, "--allow-origin", "null", "--allow-origin", "https://Teacher.example")
+server, port = start("--allow-origin", TEACHER, "--allow-origin", "null", "--allow-origin", "HTTPS://Teacher.example")
 try:
     contrast_cases(port)
     translate_cases(port)

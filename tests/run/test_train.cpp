@@ -1,7 +1,7 @@
 // test_train.cpp — the training loop keeps its promises: a stopped and resumed run gives exactly the losses of
 // one never stopped, Ctrl-C saves before stopping (a stop checkpoint beside a regular one counting once in the
-// average), a NaN loss stops the run, and a damaged or foreign checkpoint is refused with a message that names
-// it; and gradvar measures a gradient's noise right.
+// average and in keep_last, before and after a resume), a NaN loss stops the run, and a damaged or foreign
+// checkpoint is refused with a message that names it; and gradvar measures a gradient's noise right.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -112,6 +112,21 @@ TEST_CASE("a stop checkpoint a few steps after a regular one is kept beside it a
   }
   const SafetensorsContents average = load_safetensors(dir + "/run/checkpoints/average.safetensors");
   CHECK(average.metadata.at("extra.averaged_from") == "step-00000010.safetensors, step-00000022.safetensors");
+}
+
+TEST_CASE("after a resume, a stop checkpoint and the regular one before it still count as one of keep_last") {
+  const std::string dir = fresh_dir("stop-resume-average");
+  StopAt stop(22);                         // regular checkpoints at 10 and 20, the stop one at 22
+  train({write_config(dir, "  average_last: 3\n"), dir + "/run", {"train.keep_last=3"}, false}, stop);
+  Quiet quiet;
+  train({"", dir + "/run", {}, true}, quiet);   // resumed at 22, on to step 30 and its regular checkpoint
+  // 20 and 22 are one stretch, so keep_last 3 still keeps 10 beside them, and the last 3 to average are 10, 22, 30.
+  for (int64_t step : {10, 20, 22, 30}) {
+    CHECK(fs::exists(dir + "/run/checkpoints/step-000000" + std::to_string(step) + ".safetensors"));
+  }
+  const SafetensorsContents average = load_safetensors(dir + "/run/checkpoints/average.safetensors");
+  CHECK(average.metadata.at("extra.averaged_from") ==
+        "step-00000010.safetensors, step-00000022.safetensors, step-00000030.safetensors");
 }
 
 TEST_CASE("a run that never reached valid_every validates once at the end, and metrics.jsonl says so") {

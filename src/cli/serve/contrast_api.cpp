@@ -9,6 +9,7 @@
 #include "inspect/maps/contrast.h"
 #include "inspect/maps/trace.h"
 #include "util/error.h"
+#include "util/json_fields.h"
 
 namespace attnlab {
 
@@ -29,16 +30,6 @@ std::string text_field(const nlohmann::json& body, const char* name, int64_t mos
   return body[name].get<std::string>();
 }
 
-// body[name] as an integer in [low, high], `fallback` when absent; throws attnlab::Error naming the field otherwise.
-int64_t whole_field(const nlohmann::json& body, const char* name, int64_t fallback, int64_t low, int64_t high) {
-  if (!body.contains(name)) return fallback;
-  if (!body[name].is_number_integer() || body[name].get<int64_t>() < low || body[name].get<int64_t>() > high) {
-    throw Error(std::string("\"") + name + "\" must be a whole number from " + std::to_string(low) + " to " +
-                std::to_string(high) + ", got " + body[name].dump());
-  }
-  return body[name].get<int64_t>();
-}
-
 ContrastRequest read_contrast_request(const std::string& request_body, std::vector<std::unique_ptr<ServedRun>>& runs,
                                       const ExplorerApiOptions& options) {
   const nlohmann::json body = nlohmann::json::parse(request_body, nullptr, /*allow_exceptions=*/false);
@@ -47,7 +38,7 @@ ContrastRequest read_contrast_request(const std::string& request_body, std::vect
                 "\"alternative\": \"a token\"}");
   }
   ContrastRequest request;
-  request.served = runs[static_cast<size_t>(whole_field(body, "run", 0, 0, static_cast<int64_t>(runs.size()) - 1))].get();
+  request.served = runs[static_cast<size_t>(integer_field(body, "run", 0, 0, static_cast<int64_t>(runs.size()) - 1))].get();
   if (request.served->cloze) throw Error("a cloze run has no decoding steps to contrast: the contrast is for translation runs");
   if (request.served->language_model) {
     throw Error("a language model's run has no source words to attribute a choice to: the contrast is for translation runs");
@@ -56,8 +47,8 @@ ContrastRequest read_contrast_request(const std::string& request_body, std::vect
   request.target = text_field(body, "target", 4 * options.max_text_bytes, "the translation the page shows");
   request.alternative = text_field(body, "alternative", 200, "the token to contrast with the chosen one");
   if (!body.contains("position")) throw Error("\"position\" (the decoder position, from 0) is missing");
-  request.position = whole_field(body, "position", 0, 0, 4 * options.max_text_bytes);
-  request.ig_steps = whole_field(body, "ig_steps", std::min<int64_t>(16, options.max_ig_steps), 1,
+  request.position = integer_field(body, "position", 0, 0, 4 * options.max_text_bytes);
+  request.ig_steps = integer_field(body, "ig_steps", std::min<int64_t>(16, options.max_ig_steps), 1,
                                  std::max<int64_t>(1, options.max_ig_steps));
   return request;
 }

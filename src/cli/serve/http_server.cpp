@@ -39,6 +39,7 @@
 
 #include "cli/serve/answer_budget.h"
 #include "cli/serve/connection_table.h"
+#include "cli/serve/listening_socket.h"
 #include "cli/serve/request_checks.h"
 #include "cli/serve/request_head.h"
 #include "tensor/storage.h"
@@ -72,36 +73,6 @@ struct RequestState {
   HttpAnswer answer;  // written by the worker before `answered`
 };
 
-// Listens on host:port with `backlog`; the error names what went wrong. SO_REUSEADDR (a restarted server may
-// bind while old connections linger in TIME_WAIT) but not SO_REUSEPORT, which would let a second server share
-// the port and split the requests.
-int listening_socket(const std::string& host, int port, int backlog, bool& ipv6) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  const std::string where = host + ":" + std::to_string(port);
-  const std::string advice =
-      " (is the port in use, or the address not this machine's?): choose another with "
-      "--port or --host";
-  if (const int failed = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); failed != 0) {
-    throw Error("cannot listen on " + where + ": " + gai_strerror(failed) + advice);
-  }
-  std::unique_ptr<addrinfo, void (*)(addrinfo*)> addresses(found, freeaddrinfo);
-  const int fd = ::socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw Error("cannot listen on " + where + ": " + std::strerror(errno) + advice);
-  const int on = 1;
-  ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof on);
-  if (::bind(fd, found->ai_addr, found->ai_addrlen) != 0 || ::listen(fd, backlog) != 0) {
-    const int reason = errno;
-    ::close(fd);
-    throw Error("cannot listen on " + where + ": " + std::strerror(reason) + advice);
-  }
-  ipv6 = found->ai_family == AF_INET6;
-  return fd;
-}
-
 void log_from_library(void*, const char* format, va_list arguments) {
   char line[512];
   std::vsnprintf(line, sizeof line, format, arguments);
@@ -127,12 +98,7 @@ void free_answer(void* held_answer) {
 // The client's address as text ("127.0.0.1", "::1"): whose share a job counts against.
 std::string client_address(MHD_Connection* connection) {
   const MHD_ConnectionInfo* info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
-  char text[INET6_ADDRSTRLEN] = "?";
-  if (info == nullptr || info->client_addr == nullptr) return text;
-  const sockaddr* address = info->client_addr;
-  const socklen_t size = address->sa_family == AF_INET6 ? sizeof(sockaddr_in6) : sizeof(sockaddr_in);
-  if (getnameinfo(address, size, text, sizeof text, nullptr, 0, NI_NUMERICHOST) != 0) return "?";
-  return text;
+  return info == nullptr ? "?" : numeric_address(info->client_addr);
 }
 
 HttpAnswer body_too_large(const HttpLimits& limits) {

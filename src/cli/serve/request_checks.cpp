@@ -126,7 +126,8 @@ bool is_origin(const std::string& origin) {
   if (origin == "null") return true;
   const size_t scheme_end = origin.find("://");
   if (scheme_end == std::string::npos) return false;
-  const std::string scheme = origin.substr(0, scheme_end), authority = origin.substr(scheme_end + 3);
+  // A scheme is case-insensitive (RFC 3986, 3.1): HTTPS://x is the origin https://x.
+  const std::string scheme = lower(origin.substr(0, scheme_end)), authority = origin.substr(scheme_end + 3);
   std::string name;
   int port = 0;
   return (scheme == "http" || scheme == "https") && authority.find_first_of("/?#@ ") == std::string::npos &&

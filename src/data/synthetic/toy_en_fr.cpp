@@ -1,5 +1,6 @@
 // toy_en_fr.cpp — the toy English→French grammar's sentences, built from its rules (one small function per
-// phenomenon, toy_en_fr_rules.cpp) and its words (as tables, toy_en_fr_lexicon.cpp).
+// phenomenon, toy_en_fr_rules.cpp) and its words (as tables, toy_en_fr_lexicon.cpp), phrase by phrase
+// (toy_en_fr_phrase.h: both languages at once, with the gold alignment).
 //
 // A sentence is built once, as a list of choices (subject, verb, negation, object, adjectives, relative clause,
 // prepositional phrase); each choice appends words to the English side and the French side at the same time.
@@ -44,14 +45,12 @@
 // repeats the main verb ("the cows that sing sing").
 #include "data/synthetic/toy_en_fr.h"
 
-#include <map>
-#include <set>
-#include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "data/synthetic/toy_en_fr_lexicon.h"
+#include "data/synthetic/toy_en_fr_phrase.h"
 #include "data/synthetic/toy_en_fr_rules.h"
 
 namespace attnlab {
@@ -60,82 +59,6 @@ namespace toy_en_fr {
 namespace {
 
 // ─────────────────────────────────────────── Building sentences ───────────────────────────────────────────
-
-std::vector<std::string> split_words(const std::string& several_words) {
-  std::istringstream in(several_words);
-  std::vector<std::string> words;
-  for (std::string word; in >> word;) words.push_back(word);
-  return words;
-}
-
-// A link of the gold alignment inside a phrase: English word `english` made French word `french` (both indices
-// within the phrase), surely or possibly (alignment.h).
-struct Link {
-  int32_t english;
-  int32_t french;
-  bool sure;
-};
-constexpr bool sure = true;
-constexpr bool possible = false;
-
-// A phrase, built in both languages at once, with the links between its words and the phenomena it shows (each
-// a name and the French words it concerns). Appending one phrase to another shifts its indices.
-struct Phrase {
-  std::vector<std::string> english;
-  std::vector<std::string> french;
-  std::vector<Link> links;
-  std::map<std::string, std::vector<int32_t>> tags;
-
-  int32_t add_english(const std::string& word) {
-    english.push_back(word);
-    return static_cast<int32_t>(english.size()) - 1;
-  }
-  int32_t add_french(const std::string& word) {
-    french.push_back(word);
-    return static_cast<int32_t>(french.size()) - 1;
-  }
-  void link(int32_t english_word, int32_t french_word, bool is_sure = sure) {
-    links.push_back({english_word, french_word, is_sure});
-  }
-  void tag(const std::string& name, int32_t french_word) { tags[name].push_back(french_word); }
-
-  // A word or a unit of words and its translation: "cat" ↔ "chat", "look for" ↔ "cherche", "you all" ↔ "vous",
-  // "near" ↔ "près de". The first words of the two sides are linked sure; each further word of either side is
-  // linked possible to the other side's first word: it only completes the unit (for, all, de) and has no word
-  // of its own on the other side — Och & Ney's possible links for "idiomatic expressions and function words".
-  // Returns the index of the first French word.
-  int32_t translate(const std::string& english_words, const std::vector<std::string>& french_words) {
-    const auto first_english = static_cast<int32_t>(english.size());
-    const auto first_french = static_cast<int32_t>(french.size());
-    for (const std::string& word : split_words(english_words)) add_english(word);
-    for (const std::string& word : french_words) add_french(word);
-    link(first_english, first_french, sure);
-    for (auto e = first_english + 1; e < static_cast<int32_t>(english.size()); ++e) link(e, first_french, possible);
-    for (auto f = first_french + 1; f < static_cast<int32_t>(french.size()); ++f) link(first_english, f, possible);
-    return first_french;
-  }
-
-  void append(const Phrase& other) {
-    const auto english_shift = static_cast<int32_t>(english.size());
-    const auto french_shift = static_cast<int32_t>(french.size());
-    english.insert(english.end(), other.english.begin(), other.english.end());
-    french.insert(french.end(), other.french.begin(), other.french.end());
-    for (const Link& other_link : other.links) {
-      link(other_link.english + english_shift, other_link.french + french_shift, other_link.sure);
-    }
-    for (const auto& [name, words] : other.tags) {
-      for (int32_t word : words) tag(name, word + french_shift);
-    }
-  }
-};
-
-// A noun phrase, with what the rest of the sentence needs to agree with it.
-struct NounPhrase {
-  Phrase words;
-  Gender gender = masculine;
-  Number number = singular;
-  unsigned kind = 0;
-};
 
 // Where a noun phrase stands decides which determiners it may take (see the top of this file).
 enum Role { plain, subject_role, negated_object, after_near, go_to };
@@ -149,7 +72,7 @@ class Grammar {
     while (true) {
       Phrase words = clause();
       words.translate(".", {"."});
-      std::vector<std::string> english = a_or_an(words.english);   // a → an changes no word's place
+      std::vector<std::string> english = a_or_an(words.english);  // a → an changes no word's place
       FrenchSentence french = elide_and_contract(words.french);
       auto fits = [](size_t length) {
         return static_cast<int64_t>(length) >= toy_en_fr_min_length &&
@@ -161,38 +84,6 @@ class Grammar {
 
  private:
   Generator& generator_;
-
-  static std::string join_words(const std::vector<std::string>& words) {
-    std::string line;
-    for (const std::string& word : words) line += (line.empty() ? "" : " ") + word;
-    return line;
-  }
-
-  // The pair as the corpus holds it, its links and tags moved to where elision and contraction left the French
-  // words: "à le" → "au" moves the links of to and the onto au. A link both sure and possible is sure.
-  static AlignedPair gold_pair(const Phrase& words, const std::vector<std::string>& english,
-                               const FrenchSentence& french) {
-    auto moved = [&french](int32_t word) {
-      return static_cast<int32_t>(french.position[static_cast<size_t>(word)]);
-    };
-    std::map<AlignmentLink, bool> links;   // link → sure
-    for (const Link& link : words.links) links[{link.english, moved(link.french)}] |= link.sure;
-    std::map<std::string, std::set<int32_t>> tags;
-    for (const auto& [name, french_words] : words.tags) {
-      for (int32_t word : french_words) tags[name].insert(moved(word));
-    }
-    for (size_t word : french.elided) tags["elision"].insert(static_cast<int32_t>(word));
-    for (size_t word : french.contracted) tags["contraction"].insert(static_cast<int32_t>(word));
-
-    AlignedPair pair{join_words(english), join_words(french.words), {}, {}};
-    for (const auto& [link, is_sure] : links) {
-      (is_sure ? pair.alignment.sure : pair.alignment.possible).push_back(link);
-    }
-    for (const auto& [name, french_words] : tags) {
-      pair.tags.push_back({name, {french_words.begin(), french_words.end()}});
-    }
-    return pair;
-  }
 
   bool chance(double probability) { return generator_.uniform() < probability; }
 
@@ -254,8 +145,8 @@ class Grammar {
     NounPhrase subject = noun_phrase(any_kind, subject_role, /*with_adjectives=*/false);
     if (chance(0.15)) relative_clause(subject, nullptr);
     words.append(subject.words);
-    words.append(be_adjective(subject.number == singular ? 2 : 5, subject.gender, subject.number, subject.kind,
-                              negated));
+    words.append(
+        be_adjective(subject.number == singular ? 2 : 5, subject.gender, subject.number, subject.kind, negated));
     return words;
   }
 
@@ -266,7 +157,7 @@ class Grammar {
     subject(go.subjects, chance(0.1) ? &go : nullptr, words, verb_form);
     words.append(verb_phrase(go, verb_form, chance(0.25)));
     NounPhrase where = noun_phrase(place, go_to, true);
-    words.translate("to", {"à"});   // to the → à le → au: contraction moves both links onto au
+    words.translate("to", {"à"});  // to the → à le → au: contraction moves both links onto au
     words.append(where.words);
     return words;
   }
@@ -280,7 +171,7 @@ class Grammar {
       std::vector<const Pronoun*> options;
       for (const Pronoun& pronoun : pronouns) options.push_back(&pronoun);
       const Pronoun& pronoun = pick(options);
-      words.translate(pronoun.english, {pronoun.french});   // you all ↔ vous: "all" possible
+      words.translate(pronoun.english, {pronoun.french});  // you all ↔ vous: "all" possible
       verb_form = pronoun.verb_form;
       return;
     }
@@ -329,7 +220,7 @@ class Grammar {
     const Adjective& adjective = pick(options);
     Phrase words;
     const std::string& be = etre[static_cast<size_t>(verb_form)];
-    if (negated) {   // is not ↔ ne est pas: here English has no do, and the verb comes before not
+    if (negated) {  // is not ↔ ne est pas: here English has no do, and the verb comes before not
       const std::vector<std::string> ne_verb_pas = negate(be);
       const int32_t ne = words.add_french(ne_verb_pas[0]);
       words.tag("agreement", words.translate(number == singular ? "is" : "are", {ne_verb_pas[1]}));
@@ -348,7 +239,7 @@ class Grammar {
     for (const Preposition& preposition : prepositions) options.push_back(&preposition);
     const Preposition& preposition = pick(options);
     Phrase words;
-    words.translate(preposition.english, preposition.french);   // near ↔ près (sure), de (possible)
+    words.translate(preposition.english, preposition.french);  // near ↔ près (sure), de (possible)
     bool near = std::string(preposition.english) == "near";
     NounPhrase noun = noun_phrase(preposition.takes, near ? after_near : plain, true);
     words.append(noun.words);
@@ -376,7 +267,7 @@ class Grammar {
       if (verb.objects) words.append(noun_phrase(verb.objects, negated ? negated_object : plain, true).words);
     }
     for (int32_t word = 0; word < static_cast<int32_t>(words.french.size()); ++word) {
-      words.tag("relative_clause", word);   // qui and every word of its clause
+      words.tag("relative_clause", word);  // qui and every word of its clause
     }
     noun.words.append(words);
   }
@@ -386,13 +277,18 @@ class Grammar {
     bool countable = !(noun.kind & uncountable);
     auto allowed = [&](DeterminerKind kind) {
       if (!countable) return kind == definite || kind == demonstrative || kind == possessive;
-      if ((noun.kind & adult) && kind == possessive) return false;   // "her man", "my king": not in this grammar
+      if ((noun.kind & adult) && kind == possessive) return false;  // "her man", "my king": not in this grammar
       switch (role) {
-        case subject_role: return kind != partitive_plural;   // "des chats dorment" is stilted French
-        case negated_object: return kind != indefinite && kind != one && kind != partitive_plural;
-        case after_near: return kind != partitive_plural;
-        case go_to: return kind == definite || kind == demonstrative || kind == possessive;
-        case plain: return true;
+        case subject_role:
+          return kind != partitive_plural;  // "des chats dorment" is stilted French
+        case negated_object:
+          return kind != indefinite && kind != one && kind != partitive_plural;
+        case after_near:
+          return kind != partitive_plural;
+        case go_to:
+          return kind == definite || kind == demonstrative || kind == possessive;
+        case plain:
+          return true;
       }
       return true;
     };
@@ -511,9 +407,15 @@ std::pair<std::string, std::string> draw_toy_en_fr_pair(Generator& generator) {
 }
 
 const std::vector<std::string>& toy_en_fr_phenomena() {
-  static const std::vector<std::string> names = {
-      "adjective_after_noun", "adjective_before_noun", "agreement",   "contraction",     "des_to_de",
-      "do_support",           "elision",               "negation",    "relative_clause"};
+  static const std::vector<std::string> names = {"adjective_after_noun",
+                                                 "adjective_before_noun",
+                                                 "agreement",
+                                                 "contraction",
+                                                 "des_to_de",
+                                                 "do_support",
+                                                 "elision",
+                                                 "negation",
+                                                 "relative_clause"};
   return names;
 }
 
