@@ -25,7 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-bool is_optimizer_state(const std::string& name) { return name.rfind("optimizer.", 0) == 0; }
+bool is_optimizer_state(const std::string& name) {
+  return name.rfind("optimizer.", 0) == 0;
+}
 
 // The step checkpoints of a run, oldest first; the run folder's own config says nothing about them, so any
 // keep_last ≥ 1 lists them all.
@@ -39,7 +41,7 @@ std::vector<std::string> step_checkpoints(const std::string& run_dir) {
 // The step of a step checkpoint's path, RUN/checkpoints/step-00001234.safetensors (step_checkpoints lists only these).
 int64_t step_of(const std::string& path) {
   const std::string name = fs::path(path).filename().string();
-  return std::stoll(name.substr(5, name.size() - 5 - 12));   // between "step-" and ".safetensors"
+  return std::stoll(name.substr(5, name.size() - 5 - 12));  // between "step-" and ".safetensors"
 }
 
 // The part of a checkpoint's config that gives its weights their meaning: the model: and tokenizer: sections.
@@ -80,11 +82,11 @@ SafetensorsContents open_checkpoint(const std::string& path) {
 
 // The sums Σ θ_i of every parameter, in double, and what the first file fixes: names, shapes, config.
 struct RunningSum {
-  std::vector<NamedTensor> first;              // the first file's parameters: names, shapes, order
-  std::vector<std::vector<double>> sums;       // [parameter][number]
-  std::string config;                          // the first file's model: and tokenizer: sections
+  std::vector<NamedTensor> first;         // the first file's parameters: names, shapes, order
+  std::vector<std::vector<double>> sums;  // [parameter][number]
+  std::string config;                     // the first file's model: and tokenizer: sections
   std::string first_path;
-  std::map<std::string, std::string> last_metadata;   // the newest file's (the last added)
+  std::map<std::string, std::string> last_metadata;  // the newest file's (the last added)
 };
 
 void add_checkpoint(RunningSum& sum, const std::string& path) {
@@ -134,24 +136,25 @@ std::vector<std::string> last_checkpoints(const std::string& run_dir, int64_t n,
     throw Error("cannot average the last " + std::to_string(n) + " checkpoints of '" + run_dir + "': it has " +
                 std::to_string(files.size()) + " step checkpoints (train.keep_last sets how many a run keeps)");
   }
-  std::vector<std::string> chosen;                           // newest first, until n
+  std::vector<std::string> chosen;  // newest first, until n
   for (auto file = files.rbegin(); file != files.rend() && static_cast<int64_t>(chosen.size()) < n; ++file) {
     if (!chosen.empty() && count_as_one(step_of(*file), step_of(chosen.back()), checkpoint_every)) {
-      spdlog::info("average: {} is {} steps before {}, under half of train.checkpoint_every = {}: the two count "
-                   "as one, the newer", fs::path(*file).filename().string(),
-                   step_of(chosen.back()) - step_of(*file), fs::path(chosen.back()).filename().string(),
-                   checkpoint_every);
+      spdlog::info(
+          "average: {} is {} steps before {}, under half of train.checkpoint_every = {}: the two count "
+          "as one, the newer",
+          fs::path(*file).filename().string(), step_of(chosen.back()) - step_of(*file),
+          fs::path(chosen.back()).filename().string(), checkpoint_every);
       continue;
     }
     chosen.push_back(*file);
   }
-  std::reverse(chosen.begin(), chosen.end());                // oldest first
+  std::reverse(chosen.begin(), chosen.end());  // oldest first
   return chosen;
 }
 
 std::vector<std::string> best_checkpoints(const std::string& run_dir, int64_t n) {
   const std::string metrics_path = run_dir + "/metrics.jsonl";
-  std::map<int64_t, double> valid_loss;                      // step → loss (a resumed run's later line wins)
+  std::map<int64_t, double> valid_loss;  // step → loss (a resumed run's later line wins)
   std::istringstream metrics(read_text_file(metrics_path));
   std::string line;
   for (int64_t number = 1; std::getline(metrics, line); ++number) {
@@ -164,20 +167,20 @@ std::vector<std::string> best_checkpoints(const std::string& run_dir, int64_t n)
     }
     valid_loss[record["step"].get<int64_t>()] = record["loss"].get<double>();
   }
-  std::vector<std::pair<double, std::string>> ranked;        // (validation loss, file)
+  std::vector<std::pair<double, std::string>> ranked;  // (validation loss, file)
   for (const std::string& file : step_checkpoints(run_dir)) {
     if (auto at = valid_loss.find(step_of(file)); at != valid_loss.end()) ranked.emplace_back(at->second, file);
   }
   if (n < 1 || static_cast<int64_t>(ranked.size()) < n) {
-    throw Error("cannot average the best " + std::to_string(n) + " checkpoints of '" + run_dir + "': " +
-                std::to_string(ranked.size()) + " of its step checkpoints were validated (metrics.jsonl); make "
+    throw Error("cannot average the best " + std::to_string(n) + " checkpoints of '" + run_dir +
+                "': " + std::to_string(ranked.size()) +
+                " of its step checkpoints were validated (metrics.jsonl); make "
                 "train.checkpoint_every a multiple of train.valid_every, or use --last");
   }
-  std::stable_sort(ranked.begin(), ranked.end(),
-                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
   std::vector<std::string> best;
   for (int64_t i = 0; i < n; ++i) best.push_back(ranked[static_cast<size_t>(i)].second);
-  std::sort(best.begin(), best.end());                       // oldest first: the names sort by step
+  std::sort(best.begin(), best.end());  // oldest first: the names sort by step
   return best;
 }
 
@@ -188,7 +191,7 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
 
   // θ̄ = Σ θ_i / N, rounded once to this build's precision.
   const double N = static_cast<double>(paths.size());
-  std::vector<NamedTensor>& mean = sum.first;   // the first file's tensors, read for this alone: overwritten
+  std::vector<NamedTensor>& mean = sum.first;  // the first file's tensors, read for this alone: overwritten
   for (size_t p = 0; p < mean.size(); ++p) {
     std::vector<real>& values = mean[p].tensor.values();
     for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<real>(sum.sums[p][i] / N);
@@ -203,7 +206,7 @@ void average_checkpoints(const std::vector<std::string>& paths, const std::strin
   std::string sources;
   for (const std::string& path : paths) sources += (sources.empty() ? "" : ", ") + fs::path(path).filename().string();
   metadata["extra.averaged_from"] = sources;
-  save_safetensors(out, mean, metadata);                     // atomic: a temporary file renamed into place
+  save_safetensors(out, mean, metadata);  // atomic: a temporary file renamed into place
   spdlog::info("average: wrote {}, the mean of {} checkpoints ({})", out, paths.size(), sources);
 }
 

@@ -47,8 +47,10 @@ RunConfig config_for(const TrainRequest& request) {
   const std::string saved = request.run_dir + "/config.yaml";
   if (request.resume) {
     if (!path_exists(saved)) {
-      throw Error("'" + request.run_dir + "' is not a run folder (it has no config.yaml); start a run with "
-                  "attnlab train --config FILE --run " + request.run_dir);
+      throw Error("'" + request.run_dir +
+                  "' is not a run folder (it has no config.yaml); start a run with "
+                  "attnlab train --config FILE --run " +
+                  request.run_dir);
     }
     return load_config(saved, request.overrides);
   }
@@ -63,23 +65,25 @@ RunConfig config_for(const TrainRequest& request) {
 // The config, the run folder (created if missing; config.yaml comes only once the run has started), the threads.
 RunConfig set_up_run(const TrainRequest& request) {
   RunConfig config = config_for(request);
-  if (config.model.task == Task::cloze) {              // a reader, not a translation model: another loop trains it
-    throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) + "' is a cloze "
+  if (config.model.task == Task::cloze) {  // a reader, not a translation model: another loop trains it
+    throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) +
+                "' is a cloze "
                 "reader's config (model.task: cloze): train_cloze (cloze/cloze_training.h) trains it, as `attnlab "
                 "train` does");
   }
-  if (config.model.task == Task::language_model) {     // a decoder-only model: gpt/language_model.h trains it
-    throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) + "' is a language "
+  if (config.model.task == Task::language_model) {  // a decoder-only model: gpt/language_model.h trains it
+    throw Error("'" + (request.resume ? request.run_dir + "/config.yaml" : request.config_path) +
+                "' is a language "
                 "model's config (model.task: language_model): train_language_model (gpt/language_model.h) trains "
                 "it, as `attnlab train` does");
   }
   std::error_code error;
   std::filesystem::create_directories(request.run_dir, error);
   if (error || !std::filesystem::is_directory(request.run_dir)) {
-    throw Error("cannot make the run folder '" + request.run_dir + "': " +
-                (error ? error.message() : std::string("a file of that name is in the way")));
+    throw Error("cannot make the run folder '" + request.run_dir +
+                "': " + (error ? error.message() : std::string("a file of that name is in the way")));
   }
-  use_threads(threads_per_rank(config.train.threads));   // train.threads (shared among ranks: data_parallel.h)
+  use_threads(threads_per_rank(config.train.threads));  // train.threads (shared among ranks: data_parallel.h)
   return config;
 }
 
@@ -88,19 +92,18 @@ RunConfig set_up_run(const TrainRequest& request) {
 struct TrainingData {
   RunTokenizers tokenizers;
   std::vector<EncodedPair> train_pairs;
-  ParallelText valid_text;              // its target side: BLEU's references
+  ParallelText valid_text;  // its target side: BLEU's references
   std::vector<EncodedPair> valid_pairs;
-  std::vector<Batch> valid_batches;     // the same batches at every validation
+  std::vector<Batch> valid_batches;  // the same batches at every validation
 };
 
 std::vector<EncodedPair> encode_split(const RunConfig& config, const std::string& split, const ParallelText& text,
                                       const RunTokenizers& tok, TrainingObserver& observer) {
   int64_t too_long = 0;
   std::vector<EncodedPair> pairs = encode_pairs(text, *tok.src, *tok.tgt, config.data.max_len, &too_long);
-  observer.on_message(split + ": " + std::to_string(pairs.size()) + " pairs (" +
-                      std::to_string(text.empty_skipped) + " with an empty side skipped, " +
-                      std::to_string(too_long) + " longer than data.max_len = " +
-                      std::to_string(config.data.max_len) + " tokens skipped)");
+  observer.on_message(split + ": " + std::to_string(pairs.size()) + " pairs (" + std::to_string(text.empty_skipped) +
+                      " with an empty side skipped, " + std::to_string(too_long) +
+                      " longer than data.max_len = " + std::to_string(config.data.max_len) + " tokens skipped)");
   return pairs;
 }
 
@@ -125,10 +128,10 @@ TrainingData load_data(const RunConfig& config, const std::string& run_dir, Trai
 // the view of it that the training step (train/step.h) takes.
 struct Trainee {
   std::unique_ptr<Seq2Seq> model;
-  std::vector<NamedParameter> parameters;   // handles to every weight, named as in a PyTorch state dict
-  Optimizer optimizer;                      // Adam(W), with its moments (with ZeRO, this rank's shard of them)
-  Generator dropout_generator;              // draws every dropout mask
-  DataParallelTraining ranks;               // this rank's place in the job: its shard of a batch, the sums
+  std::vector<NamedParameter> parameters;  // handles to every weight, named as in a PyTorch state dict
+  Optimizer optimizer;                     // Adam(W), with its moments (with ZeRO, this rank's shard of them)
+  Generator dropout_generator;             // draws every dropout mask
+  DataParallelTraining ranks;              // this rank's place in the job: its shard of a batch, the sums
   const TrainConfig* train_config = nullptr;
 
   Learner learner() {
@@ -139,13 +142,13 @@ struct Trainee {
 Trainee build_model(const RunConfig& config, const RunTokenizers& tokenizers, TrainingObserver& observer) {
   const ModelConfig model_config = model_config_for(config, tokenizers);
   check_model_fits_memory(model_config, 4, "training's weights, gradients and Adam's two moments");
-  Generator init(config.train.seed);                                   // draws the initial weights
+  Generator init(config.train.seed);  // draws the initial weights
   auto model = std::make_unique<Seq2Seq>(model_config, init);
   std::vector<NamedParameter> parameters = model->named_parameters();
   Optimizer optimizer(parameters, config.train);
   observer.on_message("model: " + std::to_string(model->parameter_count()) + " parameters; vocabulary " +
                       std::to_string(model_config.src_vocab) + " → " + std::to_string(model_config.tgt_vocab));
-  return {std::move(model), std::move(parameters), std::move(optimizer), Generator(config.train.seed + 1),
+  return {std::move(model),       std::move(parameters), std::move(optimizer), Generator(config.train.seed + 1),
           DataParallelTraining(), &config.train};
 }
 
@@ -153,13 +156,13 @@ Trainee build_model(const RunConfig& config, const RunTokenizers& tokenizers, Tr
 
 // How far the run has come. With the Trainee, this is what a checkpoint holds.
 struct Progress {
-  int64_t step;                        // optimizer steps taken
-  BatchStream<Batch> batches;          // the training batches: Batcher::epoch(e) for e = 0, 1, … (batch_stream.h)
-  double best_valid_loss;              // the lowest so far (infinity before the first validation)
-  std::string last_checkpoint;         // the last step checkpoint written, or resumed from ("" for none)
-  int64_t last_saved_step;             // the step it holds (-1 for none)
-  double seconds_before = 0;           // training seconds of the run's earlier starts (extra.train_milliseconds)
-  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();   // this (re)start
+  int64_t step;                 // optimizer steps taken
+  BatchStream<Batch> batches;   // the training batches: Batcher::epoch(e) for e = 0, 1, … (batch_stream.h)
+  double best_valid_loss;       // the lowest so far (infinity before the first validation)
+  std::string last_checkpoint;  // the last step checkpoint written, or resumed from ("" for none)
+  int64_t last_saved_step;      // the step it holds (-1 for none)
+  double seconds_before = 0;    // training seconds of the run's earlier starts (extra.train_milliseconds)
+  std::chrono::steady_clock::time_point started = std::chrono::steady_clock::now();  // this (re)start
 
   // The run's training seconds so far, over all its starts: what train.schedule_by: time follows.
   double train_seconds() const { return seconds_before + seconds_since(started); }
@@ -170,8 +173,8 @@ struct Progress {
 Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory& checkpoints, const Batcher& batcher,
                          Trainee& trainee, TrainingObserver& observer) {
   if (!request.resume) {
-    return {0, stream_of(batcher, 0, 0), std::numeric_limits<double>::infinity(), "", -1, 0.0,
-            std::chrono::steady_clock::now()};
+    return {0,   stream_of(batcher, 0, 0),        std::numeric_limits<double>::infinity(), "", -1,
+            0.0, std::chrono::steady_clock::now()};
   }
   std::optional<std::string> latest = checkpoints.latest();
   if (!latest) throw Error("'" + request.run_dir + "' has no checkpoint to resume from");
@@ -183,13 +186,20 @@ Progress start_or_resume(const TrainRequest& request, const CheckpointDirectory&
   const int64_t batch_in_epoch = checkpoint_extra_integer(
       *latest, state, "batch_in_epoch", 0, batches,
       ", the batches in one epoch of this run's training data (" + std::to_string(batches) + ")");
-  trainee.dropout_generator.set_state(state.generator_state);   // load_checkpoint has checked it parses
+  trainee.dropout_generator.set_state(state.generator_state);  // load_checkpoint has checked it parses
   observer.on_message("resuming from " + *latest + " at step " + std::to_string(state.step));
   // Checkpoints written before train_milliseconds was kept have none: their time counts as 0.
-  const int64_t milliseconds = state.extra.count("train_milliseconds") == 0 ? 0 :
-      checkpoint_extra_integer(*latest, state, "train_milliseconds", 0, INT64_MAX / 2, ", training time in ms");
-  return {state.step, stream_of(batcher, epoch, batch_in_epoch), state.best_metric, *latest, state.step,
-          1e-3 * static_cast<double>(milliseconds), std::chrono::steady_clock::now()};
+  const int64_t milliseconds =
+      state.extra.count("train_milliseconds") == 0
+          ? 0
+          : checkpoint_extra_integer(*latest, state, "train_milliseconds", 0, INT64_MAX / 2, ", training time in ms");
+  return {state.step,
+          stream_of(batcher, epoch, batch_in_epoch),
+          state.best_metric,
+          *latest,
+          state.step,
+          1e-3 * static_cast<double>(milliseconds),
+          std::chrono::steady_clock::now()};
 }
 
 // What a checkpoint holds besides the weights and the optimizer's moments (checkpoint.h).
@@ -210,8 +220,8 @@ CheckpointState checkpoint_state(const RunConfig& config, const Trainee& trainee
 void start_together(Trainee& trainee, Progress& progress, TrainingObserver& observer) {
   const RunPlace here{progress.step, progress.batches.epoch(), progress.batches.batch_in_epoch(),
                       progress.best_valid_loss};
-  const std::optional<RunPlace> root = trainee.ranks.start_together(trainee.parameters, trainee.optimizer,
-                                                                     trainee.dropout_generator, here, observer);
+  const std::optional<RunPlace> root =
+      trainee.ranks.start_together(trainee.parameters, trainee.optimizer, trainee.dropout_generator, here, observer);
   if (!root) return;
   progress.step = root->step;
   progress.batches.move_to(root->epoch, root->batch_in_epoch);
@@ -230,12 +240,11 @@ double agreed_train_seconds(const Progress& progress) {
 StepResult train_step(Trainee& trainee, Progress& progress, const TrainConfig& tc) {
   BatchStream<Batch>& batches = progress.batches;
   Learner learner = trainee.learner();
-  if (tc.schedule_by == ScheduleClock::time) {                  // the schedule follows the time too (schedule.h)
+  if (tc.schedule_by == ScheduleClock::time) {  // the schedule follows the time too (schedule.h)
     learner.train_seconds = [&progress] { return agreed_train_seconds(progress); };
   }
-  const auto next_batch = [&](ForwardContext& ctx) {          // forward and loss of the next batch (step.h)
-    return translation_part(*trainee.model, batches.next(), trainee.ranks,
-                            static_cast<real>(tc.label_smoothing), ctx);
+  const auto next_batch = [&](ForwardContext& ctx) {  // forward and loss of the next batch (step.h)
+    return translation_part(*trainee.model, batches.next(), trainee.ranks, static_cast<real>(tc.label_smoothing), ctx);
   };
   return training_step(learner, next_batch, progress.step, progress.last_checkpoint);
 }
@@ -262,10 +271,13 @@ ValidationResult measure_validation(Run& run) {
 
 // One validation as a line of metrics.jsonl.
 void write_validation_line(TrainingRecords& records, int64_t step, const ValidationResult& validation) {
-  records.write_line(nlohmann::json{{"type", "valid"}, {"step", step}, {"loss", validation.loss},
+  records.write_line(nlohmann::json{{"type", "valid"},
+                                    {"step", step},
+                                    {"loss", validation.loss},
                                     {"perplexity", validation.perplexity},
                                     {"token_accuracy", validation.token_accuracy},
-                                    {"exact_match", validation.exact_match}, {"bleu", validation.bleu},
+                                    {"exact_match", validation.exact_match},
+                                    {"bleu", validation.bleu},
                                     {"elapsed_s", records.seconds()}}
                          .dump());
 }
@@ -299,9 +311,9 @@ void TranslationTraining::validate_and_checkpoint(int64_t /*step: progress_.step
   Trainee& trainee = run_.trainee;
   const bool validate_now = due.validate && !run_.data.valid_batches.empty();
   if (!validate_now && !due.checkpoint) return;
-  const std::optional<Optimizer> gathered = trainee.ranks.gather_optimizer(trainee.optimizer);   // ZeRO (best too)
+  const std::optional<Optimizer> gathered = trainee.ranks.gather_optimizer(trainee.optimizer);  // ZeRO (best too)
   const Optimizer& optimizer = gathered ? *gathered : trainee.optimizer;
-  if (!trainee.ranks.is_root()) return;   // rank 0 alone validates and writes (data_parallel.h)
+  if (!trainee.ranks.is_root()) return;  // rank 0 alone validates and writes (data_parallel.h)
   if (validate_now) {
     ValidationResult& validation = records_.summary.validation;
     validation = measure_validation(run_);
@@ -326,9 +338,9 @@ void TranslationTraining::validate_and_checkpoint(int64_t /*step: progress_.step
 // best.safetensors; with train.average_last, the average.
 void save_before_leaving(Run& run, Progress& progress, TrainingRecords& records) {
   Trainee& trainee = run.trainee;
-  const std::optional<Optimizer> gathered = trainee.ranks.gather_optimizer(trainee.optimizer);   // ZeRO: every rank
+  const std::optional<Optimizer> gathered = trainee.ranks.gather_optimizer(trainee.optimizer);  // ZeRO: every rank
   const Optimizer& optimizer = gathered ? *gathered : trainee.optimizer;
-  const bool writes = trainee.ranks.is_root();   // rank 0 alone writes (data_parallel.h)
+  const bool writes = trainee.ranks.is_root();  // rank 0 alone writes (data_parallel.h)
   if (writes && progress.last_saved_step != progress.step) {
     progress.last_checkpoint =
         run.checkpoints.save_step(*trainee.model, optimizer, checkpoint_state(run.config, trainee, progress));
@@ -338,12 +350,12 @@ void save_before_leaving(Run& run, Progress& progress, TrainingRecords& records)
     progress.best_valid_loss = records.summary.validation.loss;
     run.checkpoints.save_best(*trainee.model, optimizer, checkpoint_state(run.config, trainee, progress));
     run.observer.on_validation(progress.step, records.summary.validation, true);
-    write_validation_line(records, progress.step, records.summary.validation);   // in metrics.jsonl too
+    write_validation_line(records, progress.step, records.summary.validation);  // in metrics.jsonl too
   }
   const int64_t kept = static_cast<int64_t>(run.checkpoints.step_files().size());
-  if (writes && run.config.train.average_last > 0 && kept > 0) {   // train.average_last (checkpoint_average.h)
-    const std::vector<std::string> last = last_checkpoints(run.run_dir, std::min(run.config.train.average_last, kept),
-                                                          run.config.train.checkpoint_every);
+  if (writes && run.config.train.average_last > 0 && kept > 0) {  // train.average_last (checkpoint_average.h)
+    const std::vector<std::string> last =
+        last_checkpoints(run.run_dir, std::min(run.config.train.average_last, kept), run.config.train.checkpoint_every);
     average_checkpoints(last, average_checkpoint_path(run.run_dir));
     run.observer.on_message("averaged the last " + std::to_string(last.size()) + " checkpoints into " +
                             average_checkpoint_path(run.run_dir));
@@ -362,7 +374,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   const bool root = collective::rank() == 0;
   if (!root) collective::barrier();
   std::optional<StartAttempt> attempt;
-  if (root) attempt.emplace(request.run_dir);    // until keep(), a failure removes what this start created
+  if (root) attempt.emplace(request.run_dir);  // until keep(), a failure removes what this start created
   const RunConfig config = set_up_run(root ? request : TrainRequest{"", request.run_dir, {}, /*resume=*/true});
   const TrainingData data = load_data(config, request.run_dir, observer);
   Trainee trainee = build_model(config, data.tokenizers, observer);
@@ -371,15 +383,15 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
                                   config.train.checkpoint_every);
   Progress progress = start_or_resume(root ? request : TrainRequest{}, checkpoints, batcher, trainee, observer);
   if (root) {
-    write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));   // the folder is now a run
+    write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));  // the folder is now a run
     attempt->keep();
-    collective::barrier();                       // the other ranks may read it now
+    collective::barrier();  // the other ranks may read it now
   }
   start_together(trainee, progress, observer);
   trainee.ranks.choose_summing(config.train, trainee.parameters, trainee.optimizer, observer);
 
   Run run{config, data, trainee, checkpoints, observer, request.run_dir};
-  TrainingRecords records(request.run_dir, root);   // rank 0 alone writes metrics.jsonl
+  TrainingRecords records(request.run_dir, root);  // rank 0 alone writes metrics.jsonl
   TranslationTraining translation(run, progress, records);
   if (request.measure_peak) {
     measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)),

@@ -54,8 +54,9 @@ int64_t parse_integer(const std::string& text, const std::string& key, const std
                 damaged);
   }
   if (value < low || value > high) {
-    const std::string range = high == std::numeric_limits<int64_t>::max() ? "≥ " + std::to_string(low)
-                              : "in " + std::to_string(low) + " … " + std::to_string(high);
+    const std::string range = high == std::numeric_limits<int64_t>::max()
+                                  ? "≥ " + std::to_string(low)
+                                  : "in " + std::to_string(low) + " … " + std::to_string(high);
     throw Error(path + ": the checkpoint's metadata \"" + key + "\" is " + text + ", but it must be " + range +
                 meaning + damaged);
   }
@@ -111,8 +112,9 @@ std::vector<std::pair<int64_t, std::string>> list_step_files(const std::string& 
 
 void save_checkpoint(const std::string& path, const Module& model, const Optimizer& optimizer,
                      const CheckpointState& state) {
-  if (!optimizer.owns_all()) {   // a shard's moments would make a file no run could resume from
-    throw Error("cannot write " + path + " from one rank's shard of the optimizer; gather the shards first "
+  if (!optimizer.owns_all()) {  // a shard's moments would make a file no run could resume from
+    throw Error("cannot write " + path +
+                " from one rank's shard of the optimizer; gather the shards first "
                 "(sharded_optimizer.h)");
   }
   std::vector<NamedTensor> tensors;
@@ -134,6 +136,40 @@ void save_checkpoint(const std::string& path, const Module& model, const Optimiz
   save_safetensors(path, tensors, metadata);  // atomic: temporary file, fsync, rename
   spdlog::debug("checkpoint: wrote {} (step {}, {} tensors)", path, state.step, tensors.size());
 }
+
+namespace {
+
+// Step 4 of load_checkpoint: every parameter of the model has a tensor of its shape in the file, and the file has
+// no tensor beyond them and the optimizer's. Throws attnlab::Error listing up to five differences.
+void check_same_model(const std::vector<NamedParameter>& parameters,
+                      const std::map<std::string, const Tensor*>& in_file, const std::vector<NamedTensor>& tensors,
+                      const std::string& path) {
+  std::vector<std::string> differences;
+  std::map<std::string, bool> is_parameter;
+  for (const NamedParameter& parameter : parameters) {
+    is_parameter[parameter.name] = true;
+    auto at = in_file.find(parameter.name);
+    if (at == in_file.end()) {
+      differences.push_back("missing: " + parameter.name + " " + parameter.tensor.shape().str());
+    } else if (at->second->shape() != parameter.tensor.shape()) {
+      differences.push_back(parameter.name + " is " + parameter.tensor.shape().str() + " here but " +
+                            at->second->shape().str() + " in the checkpoint");
+    }
+  }
+  for (const NamedTensor& named : tensors) {
+    if (starts_with(named.name, "optimizer.") || is_parameter.count(named.name)) continue;
+    differences.push_back("unexpected: " + shorten(named.name) + " " + named.tensor.shape().str());  // a file's name
+  }
+  if (differences.empty()) return;
+  std::string listed;
+  for (size_t i = 0; i < differences.size() && i < 5; ++i) listed += (i ? "; " : "") + differences[i];
+  if (differences.size() > 5) listed += "; and " + std::to_string(differences.size() - 5) + " more";
+  throw Error(path + ": the checkpoint is for a differently shaped model (" + std::to_string(differences.size()) +
+              " difference" + (differences.size() == 1 ? "" : "s") + "): " + listed +
+              ". Build the model from the checkpoint's own config (its \"config\" metadata)");
+}
+
+}  // namespace
 
 CheckpointState load_checkpoint(const std::string& path, Module& model, Optimizer* optimizer) {
   // 1. The file itself: load_safetensors refuses a missing, truncated or corrupt file, naming it.
@@ -160,7 +196,7 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
   state.config_yaml = required(metadata, "config", path);
   state.generator_state = required(metadata, "generator", path);
   try {
-    Generator().set_state(state.generator_state);   // a trial run: the dropout generator is set only on resume
+    Generator().set_state(state.generator_state);  // a trial run: the dropout generator is set only on resume
   } catch (const Error& error) {
     throw Error(path + ": the checkpoint's metadata \"generator\": " + error.what() + damaged);
   }
@@ -174,30 +210,7 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
   std::map<std::string, const Tensor*> in_file;
   for (const NamedTensor& named : contents.tensors) in_file[named.name] = &named.tensor;
   const std::vector<NamedParameter> parameters = model.named_parameters();
-  std::vector<std::string> differences;
-  std::map<std::string, bool> is_parameter;
-  for (const NamedParameter& parameter : parameters) {
-    is_parameter[parameter.name] = true;
-    auto at = in_file.find(parameter.name);
-    if (at == in_file.end()) {
-      differences.push_back("missing: " + parameter.name + " " + parameter.tensor.shape().str());
-    } else if (at->second->shape() != parameter.tensor.shape()) {
-      differences.push_back(parameter.name + " is " + parameter.tensor.shape().str() + " here but " +
-                            at->second->shape().str() + " in the checkpoint");
-    }
-  }
-  for (const NamedTensor& named : contents.tensors) {
-    if (starts_with(named.name, "optimizer.") || is_parameter.count(named.name)) continue;
-    differences.push_back("unexpected: " + shorten(named.name) + " " + named.tensor.shape().str());   // a file's name
-  }
-  if (!differences.empty()) {
-    std::string listed;
-    for (size_t i = 0; i < differences.size() && i < 5; ++i) listed += (i ? "; " : "") + differences[i];
-    if (differences.size() > 5) listed += "; and " + std::to_string(differences.size() - 5) + " more";
-    throw Error(path + ": the checkpoint is for a differently shaped model (" + std::to_string(differences.size()) +
-                " difference" + (differences.size() == 1 ? "" : "s") + "): " + listed +
-                ". Build the model from the checkpoint's own config (its \"config\" metadata)");
-  }
+  check_same_model(parameters, in_file, contents.tensors, path);
 
   // 5. The optimizer checks its own state, and copies it only if all of it fits.
   if (optimizer != nullptr) {
@@ -220,7 +233,7 @@ CheckpointState load_checkpoint(const std::string& path, Module& model, Optimize
 
 int64_t checkpoint_extra_integer(const std::string& path, const CheckpointState& state, const std::string& key,
                                  int64_t low, int64_t high, const std::string& meaning) {
-  std::map<std::string, std::string> metadata;            // the extras under the names they have in the file
+  std::map<std::string, std::string> metadata;  // the extras under the names they have in the file
   for (const auto& [name, value] : state.extra) metadata[extra_prefix + name] = value;
   return parse_integer(required(metadata, extra_prefix + key, path), extra_prefix + key, path, low, high, meaning);
 }
@@ -248,7 +261,9 @@ std::string CheckpointDirectory::step_path(int64_t step) const {
   return (fs::path(directory_) / (step_file_prefix + digits + step_file_suffix)).string();
 }
 
-bool CheckpointDirectory::has_best() const { return path_exists(best_path()); }
+bool CheckpointDirectory::has_best() const {
+  return path_exists(best_path());
+}
 
 std::string CheckpointDirectory::best_path() const {
   return (fs::path(directory_) / "best.safetensors").string();
@@ -275,9 +290,9 @@ std::string CheckpointDirectory::save_step(const Module& model, const Optimizer&
   // earlier run in the same directory left files with higher steps). A file that counts as one with the newer
   // file beside it (the regular checkpoint just before a stop checkpoint) shares that file's stretch: after a
   // resume the pair still stands for one, and the last keep_last files still hold keep_last to average.
-  const std::vector<std::pair<int64_t, std::string>> files = list_step_files(directory_);   // lowest step first
+  const std::vector<std::pair<int64_t, std::string>> files = list_step_files(directory_);  // lowest step first
   int64_t stretches = 0;
-  for (size_t i = files.size(); i-- > 0;) {                                                   // newest first
+  for (size_t i = files.size(); i-- > 0;) {  // newest first
     const auto& [step, path] = files[i];
     const bool with_newer = i + 1 < files.size() && count_as_one(step, files[i + 1].first, checkpoint_every_);
     if (!with_newer) ++stretches;

@@ -39,12 +39,12 @@ namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 struct CheckpointState {
-  int64_t step = 0;                          // training steps completed
-  std::string config_yaml;                   // the run's config, as YAML text
-  std::string generator_state = Generator().state();   // Generator::state(); by default a fresh generator's,
-                                                        // so that a default CheckpointState saves a loadable file
-  double best_metric = 0;                    // best validation score so far (the trainer decides its meaning)
-  std::map<std::string, std::string> extra;  // stored as metadata "extra.<key>"
+  int64_t step = 0;                                   // training steps completed
+  std::string config_yaml;                            // the run's config, as YAML text
+  std::string generator_state = Generator().state();  // Generator::state(); by default a fresh generator's,
+                                                      // so that a default CheckpointState saves a loadable file
+  double best_metric = 0;                             // best validation score so far (the trainer decides its meaning)
+  std::map<std::string, std::string> extra;           // stored as metadata "extra.<key>"
 };
 
 constexpr const char* checkpoint_format = "attnlab-checkpoint";
@@ -102,7 +102,7 @@ class CheckpointDirectory {
  private:
   std::string directory_;
   int64_t keep_last_;
-  int64_t checkpoint_every_;   // 0: no two files count as one
+  int64_t checkpoint_every_;  // 0: no two files count as one
 };
 
 }  // namespace ATTNLAB_PRECISION

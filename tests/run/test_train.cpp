@@ -28,7 +28,9 @@ namespace fs = std::filesystem;
 namespace {
 
 // A fresh folder under the build directory for one test.
-std::string fresh_dir(const std::string& name) { return testing::fresh_directory("test-train", name).string(); }
+std::string fresh_dir(const std::string& name) {
+  return testing::fresh_directory("test-train", name).string();
+}
 
 // A copy task small enough to train in well under a second: sequences of 2–6 symbols.
 void write_copy_corpus(const std::string& dir) {
@@ -105,7 +107,7 @@ TEST_CASE("Ctrl-C finishes the step, saves a checkpoint, and the run resumes fro
 
 TEST_CASE("a stop checkpoint a few steps after a regular one is kept beside it and counts once in the average") {
   const std::string dir = fresh_dir("stop-average");
-  StopAt stop(22);                         // regular checkpoints at 10 and 20 (keep_last 2), the stop one at 22
+  StopAt stop(22);  // regular checkpoints at 10 and 20 (keep_last 2), the stop one at 22
   train({write_config(dir, "  average_last: 2\n"), dir + "/run", {}, false}, stop);
   for (int64_t step : {10, 20, 22}) {
     CHECK(fs::exists(dir + "/run/checkpoints/step-000000" + std::to_string(step) + ".safetensors"));
@@ -116,10 +118,10 @@ TEST_CASE("a stop checkpoint a few steps after a regular one is kept beside it a
 
 TEST_CASE("after a resume, a stop checkpoint and the regular one before it still count as one of keep_last") {
   const std::string dir = fresh_dir("stop-resume-average");
-  StopAt stop(22);                         // regular checkpoints at 10 and 20, the stop one at 22
+  StopAt stop(22);  // regular checkpoints at 10 and 20, the stop one at 22
   train({write_config(dir, "  average_last: 3\n"), dir + "/run", {"train.keep_last=3"}, false}, stop);
   Quiet quiet;
-  train({"", dir + "/run", {}, true}, quiet);   // resumed at 22, on to step 30 and its regular checkpoint
+  train({"", dir + "/run", {}, true}, quiet);  // resumed at 22, on to step 30 and its regular checkpoint
   // 20 and 22 are one stretch, so keep_last 3 still keeps 10 beside them, and the last 3 to average are 10, 22, 30.
   for (int64_t step : {10, 20, 22, 30}) {
     CHECK(fs::exists(dir + "/run/checkpoints/step-000000" + std::to_string(step) + ".safetensors"));
@@ -132,12 +134,13 @@ TEST_CASE("after a resume, a stop checkpoint and the regular one before it still
 TEST_CASE("a run that never reached valid_every validates once at the end, and metrics.jsonl says so") {
   const std::string dir = fresh_dir("validate-at-end");
   Quiet quiet;
-  const TrainSummary summary = train({write_config(dir), dir + "/run", {"train.max_steps=5", "train.valid_every=100"},
-                                      false}, quiet);
+  const TrainSummary summary =
+      train({write_config(dir), dir + "/run", {"train.max_steps=5", "train.valid_every=100"}, false}, quiet);
   CHECK(summary.validation.loss > 0);
   std::ifstream metrics(dir + "/run/metrics.jsonl");
   int valid_lines = 0;
-  for (std::string line; std::getline(metrics, line);) valid_lines += line.find("\"type\":\"valid\"") != std::string::npos;
+  for (std::string line; std::getline(metrics, line);)
+    valid_lines += line.find("\"type\":\"valid\"") != std::string::npos;
   CHECK(valid_lines == 1);
 }
 
@@ -166,7 +169,7 @@ TEST_CASE("a NaN or infinite loss stops the run with a message naming the step, 
     const std::string message = e.what();
     CHECK(message.find("at step") != std::string::npos);
     CHECK((message.find("NaN") != std::string::npos || message.find("infinite") != std::string::npos));
-    CHECK(message.find("step-") != std::string::npos);   // names the last good checkpoint file
+    CHECK(message.find("step-") != std::string::npos);  // names the last good checkpoint file
   }
   CHECK_FALSE(fs::is_empty(dir + "/run/checkpoints"));
 }
@@ -205,7 +208,8 @@ TEST_CASE("a new run refuses a folder that already holds one, and --resume refus
   const std::string config = write_config(dir);
   Quiet quiet;
   train({config, dir + "/run", {"train.max_steps=2"}, false}, quiet);
-  CHECK_THROWS_WITH_AS(train({config, dir + "/run", {}, false}, quiet), doctest::Contains("already holds a run"), Error);
+  CHECK_THROWS_WITH_AS(train({config, dir + "/run", {}, false}, quiet), doctest::Contains("already holds a run"),
+                       Error);
   CHECK_THROWS_WITH_AS(train({"", dir + "/empty", {}, true}, quiet), doctest::Contains("not a run folder"), Error);
 }
 
@@ -227,14 +231,16 @@ TEST_CASE("a trained model translates many sentences in length-sorted batches ex
   const std::string dir = fresh_dir("batched");
   const std::string config = write_config(dir);
   Quiet quiet;
-  train({config, dir + "/run", {"train.max_steps=600", "train.valid_every=1000", "train.checkpoint_every=1000"}, false}, quiet);
+  train({config, dir + "/run", {"train.max_steps=600", "train.valid_every=1000", "train.checkpoint_every=1000"}, false},
+        quiet);
   LoadedRun run = load_run(dir + "/run");
   Generator gen(5);
-  std::vector<std::string> lines;                             // 40 sentences of 1–8 symbols, some the model saw
+  std::vector<std::string> lines;  // 40 sentences of 1–8 symbols, some the model saw
   std::vector<std::vector<int32_t>> sources;
   for (int i = 0; i < 40; ++i) {
     std::string line;
-    for (int64_t k = 0, n = gen.integer(1, 9); k < n; ++k) line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
+    for (int64_t k = 0, n = gen.integer(1, 9); k < n; ++k)
+      line += (k ? " " : "") + std::string(1, char('a' + gen.integer(0, 8)));
     lines.push_back(line);
     sources.push_back(run.tokenizers.src->encode(line));
   }
@@ -251,7 +257,7 @@ TEST_CASE("a trained model translates many sentences in length-sorted batches ex
       CHECK(batched[i] == alone);
       copied += run.tokenizers.tgt->decode(alone) == lines[i];
     }
-    CHECK(copied >= 10);   // the model has learned something: the comparison is of real translations
+    CHECK(copied >= 10);  // the model has learned something: the comparison is of real translations
   }
 }
 
@@ -273,8 +279,9 @@ std::string resume_error(const std::string& run_dir) {
 
 }  // namespace
 
-TEST_CASE("a checkpoint whose metadata lacks a field, holds text for a number or an impossible position is refused, "
-          "naming the file and the field") {
+TEST_CASE(
+    "a checkpoint whose metadata lacks a field, holds text for a number or an impossible position is refused, "
+    "naming the file and the field") {
   const std::string dir = fresh_dir("metadata");
   const std::string config = write_config(dir);
   Quiet quiet;
@@ -285,36 +292,38 @@ TEST_CASE("a checkpoint whose metadata lacks a field, holds text for a number or
     std::string field, value;  // value "" erases the field
     std::string expected;
   };
-  for (const Case& c : {Case{"format", "pytorch", "not an attnlab checkpoint (its metadata has \"format\": \"pytorch\""},
-                        Case{"version", "", "no \"version\""},
-                        Case{"version", "99", "checkpoint format version \"99\", but this attnlab reads version"},
-                        Case{"step", "", "no \"step\""}, Case{"step", "12x", "\"step\" is \"12x\", not a whole number"},
-                        Case{"step", "-4", "\"step\" is -4, but it must be ≥ 0"},
-                        Case{"optimizer_steps", "", "no \"optimizer_steps\""},
-                        Case{"best_metric", "low", "\"best_metric\" is \"low\", not a number"},
-                        Case{"best_metric", "nan", "\"best_metric\" is \"nan\", not a number"},
-                        Case{"generator", "", "no \"generator\""},
-                        Case{"generator", "not a state", "\"generator\": not a random-generator state"},
-                        Case{"generator", good.metadata.at("generator") + " 7", "\"generator\": not a random"},
-                        Case{"extra.epoch", "", "no \"extra.epoch\""},
-                        Case{"extra.epoch", "one", "\"extra.epoch\" is \"one\", not a whole number"},
-                        Case{"extra.epoch", "-1", "\"extra.epoch\" is -1, but it must be in 0 … 10"},
-                        Case{"extra.batch_in_epoch", "", "no \"extra.batch_in_epoch\""},
-                        Case{"extra.batch_in_epoch", "-3", "\"extra.batch_in_epoch\" is -3, but it must be in 0 …"},
-                        Case{"extra.batch_in_epoch", "100000", "\"extra.batch_in_epoch\" is 100000, but it must be"},
-                        Case{"extra.batch_in_epoch", std::string(100000, '7'), "(100000 bytes)"}}) {
+  for (const Case& c :
+       {Case{"format", "pytorch", "not an attnlab checkpoint (its metadata has \"format\": \"pytorch\""},
+        Case{"version", "", "no \"version\""},
+        Case{"version", "99", "checkpoint format version \"99\", but this attnlab reads version"},
+        Case{"step", "", "no \"step\""}, Case{"step", "12x", "\"step\" is \"12x\", not a whole number"},
+        Case{"step", "-4", "\"step\" is -4, but it must be ≥ 0"}, Case{"optimizer_steps", "", "no \"optimizer_steps\""},
+        Case{"best_metric", "low", "\"best_metric\" is \"low\", not a number"},
+        Case{"best_metric", "nan", "\"best_metric\" is \"nan\", not a number"},
+        Case{"generator", "", "no \"generator\""},
+        Case{"generator", "not a state", "\"generator\": not a random-generator state"},
+        Case{"generator", good.metadata.at("generator") + " 7", "\"generator\": not a random"},
+        Case{"extra.epoch", "", "no \"extra.epoch\""},
+        Case{"extra.epoch", "one", "\"extra.epoch\" is \"one\", not a whole number"},
+        Case{"extra.epoch", "-1", "\"extra.epoch\" is -1, but it must be in 0 … 10"},
+        Case{"extra.batch_in_epoch", "", "no \"extra.batch_in_epoch\""},
+        Case{"extra.batch_in_epoch", "-3", "\"extra.batch_in_epoch\" is -3, but it must be in 0 …"},
+        Case{"extra.batch_in_epoch", "100000", "\"extra.batch_in_epoch\" is 100000, but it must be"},
+        Case{"extra.batch_in_epoch", std::string(100000, '7'), "(100000 bytes)"}}) {
     CAPTURE(c.field);
     CAPTURE(c.value);
     std::map<std::string, std::string> metadata = good.metadata;
-    if (c.value.empty()) metadata.erase(c.field);
-    else metadata[c.field] = c.value;
+    if (c.value.empty())
+      metadata.erase(c.field);
+    else
+      metadata[c.field] = c.value;
     save_safetensors(done.checkpoint, good.tensors, metadata);
     const std::string message = resume_error(dir + "/run");
     CHECK_MESSAGE(message.find(file) != std::string::npos, message);
     CHECK_MESSAGE(message.find(c.expected) != std::string::npos, message);
-    CHECK_MESSAGE(message.size() < 400, message);   // a long value is quoted by a short prefix
+    CHECK_MESSAGE(message.size() < 400, message);  // a long value is quoted by a short prefix
   }
-  save_safetensors(done.checkpoint, good.tensors, good.metadata);   // and the untouched file still resumes
+  save_safetensors(done.checkpoint, good.tensors, good.metadata);  // and the untouched file still resumes
   CHECK(resume_error(dir + "/run").empty());
 }
 
@@ -324,8 +333,8 @@ TEST_CASE("a tokenizers.json of the wrong shape is refused naming the file, not 
   Quiet quiet;
   train({config, dir + "/run", {"train.max_steps=2"}, false}, quiet);
   const RunConfig run_config = load_config(dir + "/run/config.yaml");
-  for (const std::string text : {R"({"src": 5, "tgt": "tokenizer"})", R"(["tokenizer"])", R"({"src": "../../x"})",
-                                 R"({"src": ""})", "7"}) {
+  for (const std::string text :
+       {R"({"src": 5, "tgt": "tokenizer"})", R"(["tokenizer"])", R"({"src": "../../x"})", R"({"src": ""})", "7"}) {
     CAPTURE(text);
     write_file_atomically(dir + "/run/tokenizers.json", text);
     CHECK_THROWS_WITH_AS(load_run_tokenizers(run_config, dir + "/run"), doctest::Contains("tokenizers.json"), Error);
@@ -394,12 +403,14 @@ TEST_CASE("soft attention's gradient on one batch has no variance; hard attentio
   request.steps = {0, 10};
   const std::string W_Q = "decoder.layers.0.encoder_attn.q_proj.weight";
   const std::vector<GradientVarianceRow> soft = measure_gradient_variance(request);
-  REQUIRE(soft.size() == 2 * 2 * 2);   // steps × sources × (W_Q, W_K)
+  REQUIRE(soft.size() == 2 * 2 * 2);  // steps × sources × (W_Q, W_K)
   for (const GradientVarianceRow& row : soft) {
     INFO(row.parameter, " at step ", row.step, " over ", row.source);
     CHECK(row.statistics.mean_norm2 > 0);
-    if (row.source == "batch") CHECK(row.statistics.variance_trace == 0);   // the same gradient K times, exactly
-    else CHECK(row.statistics.variance_trace > 0);                           // other batches, other gradients
+    if (row.source == "batch")
+      CHECK(row.statistics.variance_trace == 0);  // the same gradient K times, exactly
+    else
+      CHECK(row.statistics.variance_trace > 0);  // other batches, other gradients
   }
   request.run_dir = dir + "/hard";
   request.sources = {"batch"};
@@ -408,7 +419,7 @@ TEST_CASE("soft attention's gradient on one batch has no variance; hard attentio
     INFO("step ", row.step);
     CHECK(row.parameter == W_Q);
     CHECK(row.statistics.mean_norm2 > 0);
-    CHECK(row.statistics.variance_trace > 0);                                // fresh keys on every pass
+    CHECK(row.statistics.variance_trace > 0);  // fresh keys on every pass
   }
 
   // Bad requests name what is wrong.

@@ -25,7 +25,8 @@ struct ContrastRequest {
 std::string text_field(const nlohmann::json& body, const char* name, int64_t most, const char* what) {
   if (!body.contains(name) || !body[name].is_string() || body[name].get<std::string>().empty() ||
       static_cast<int64_t>(body[name].get<std::string>().size()) > most) {
-    throw Error(std::string("\"") + name + "\" must be " + what + ": a string of 1 to " + std::to_string(most) + " bytes");
+    throw Error(std::string("\"") + name + "\" must be " + what + ": a string of 1 to " + std::to_string(most) +
+                " bytes");
   }
   return body[name].get<std::string>();
 }
@@ -34,14 +35,18 @@ ContrastRequest read_contrast_request(const std::string& request_body, std::vect
                                       const ExplorerApiOptions& options) {
   const nlohmann::json body = nlohmann::json::parse(request_body, nullptr, /*allow_exceptions=*/false);
   if (body.is_discarded() || !body.is_object()) {
-    throw Error("the request body is not a JSON object: send {\"text\": \"…\", \"target\": \"…\", \"position\": 2, "
-                "\"alternative\": \"a token\"}");
+    throw Error(
+        "the request body is not a JSON object: send {\"text\": \"…\", \"target\": \"…\", \"position\": 2, "
+        "\"alternative\": \"a token\"}");
   }
   ContrastRequest request;
-  request.served = runs[static_cast<size_t>(integer_field(body, "run", 0, 0, static_cast<int64_t>(runs.size()) - 1))].get();
-  if (request.served->cloze) throw Error("a cloze run has no decoding steps to contrast: the contrast is for translation runs");
+  request.served =
+      runs[static_cast<size_t>(integer_field(body, "run", 0, 0, static_cast<int64_t>(runs.size()) - 1))].get();
+  if (request.served->cloze)
+    throw Error("a cloze run has no decoding steps to contrast: the contrast is for translation runs");
   if (request.served->language_model) {
-    throw Error("a language model's run has no source words to attribute a choice to: the contrast is for translation runs");
+    throw Error(
+        "a language model's run has no source words to attribute a choice to: the contrast is for translation runs");
   }
   request.text = text_field(body, "text", options.max_text_bytes, "the source sentence");
   request.target = text_field(body, "target", 4 * options.max_text_bytes, "the translation the page shows");
@@ -49,19 +54,19 @@ ContrastRequest read_contrast_request(const std::string& request_body, std::vect
   if (!body.contains("position")) throw Error("\"position\" (the decoder position, from 0) is missing");
   request.position = integer_field(body, "position", 0, 0, 4 * options.max_text_bytes);
   request.ig_steps = integer_field(body, "ig_steps", std::min<int64_t>(16, options.max_ig_steps), 1,
-                                 std::max<int64_t>(1, options.max_ig_steps));
+                                   std::max<int64_t>(1, options.max_ig_steps));
   return request;
 }
 
 // The job: the pair recorded (forced on "target"), the question read against its translation, the contrast.
 HttpAnswer answer_contrast(const ContrastRequest& request) {
-  ModelLease lease(*request.served);   // a copy of the model for this request alone (model_copies.h)
+  ModelLease lease(*request.served);  // a copy of the model for this request alone (model_copies.h)
   LoadedRun& run = lease.run().run;
   try {
     SentenceTrace trace;
     const AttentionPicture picture = record_attention(run, request.text, request.target, 1, 0, &trace);
-    const ContrastQuestion question = contrast_question(std::to_string(request.position) + ":" + request.alternative,
-                                                       *run.tokenizers.tgt, picture);
+    const ContrastQuestion question =
+        contrast_question(std::to_string(request.position) + ":" + request.alternative, *run.tokenizers.tgt, picture);
     const std::vector<Contrast> contrasts = contrasts_of(run, picture, trace, {question}, request.ig_steps);
     return {200, "application/json", contrast_json(contrasts.at(0)).dump() + "\n", {}};
   } catch (const Error& e) {
@@ -81,7 +86,7 @@ Routed contrast_route(const std::string& request_body, std::vector<std::unique_p
   }
   // The answer: a few numbers per source token. The work: the recorded pass, then one forward and backward pass of
   // ig_steps + 2 copies of the pair (counted as serve's work_estimate() counts token passes).
-  const auto tokens = static_cast<int64_t>(request.text.size() + request.target.size());   // more than either's tokens
+  const auto tokens = static_cast<int64_t>(request.text.size() + request.target.size());  // more than either's tokens
   const int64_t answer_bytes = 40 * static_cast<int64_t>(request.text.size()) + 8192;
   const int64_t cost = tokens + 3 * (request.ig_steps + 2) * tokens;
   return {{}, [request] { return answer_contrast(request); }, answer_bytes, cost};
