@@ -25,7 +25,7 @@ packages=(
   gdb                                       # the debugger walkthrough; tests/tools/gdb_test.sh checks tools/gdb/
   universal-ctags                           # tests/build/namespace_test.sh: ctags lists every function of src/
   clang-format                              # tests/build/include_sorting_test.sh: includes in clang-format's order
-  clang libclang-rt-14-dev libomp-14-dev    # the fuzz preset: clang, its libFuzzer and OpenMP (tests/fuzz)
+  clang libclang-rt-14-dev libomp-14-dev    # the fuzz and sanitize presets: clang, libFuzzer, OpenMP
   openmpi-bin libopenmpi-dev                # data parallelism: mpirun -np N attnlab train (optional at build time)
   emscripten                                # the browser build (cmake --preset wasm; cmake/browser.cmake, tools/web.sh)
 )

@@ -2,8 +2,10 @@
 # test.sh — install what is missing, build what the tests need, and run every test through ctest.
 #
 #   tools/test.sh              release build (build/release)
-#   tools/test.sh --sanitize   the same suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize)
-#   tools/test.sh --arch x86-64-v3   the same suite built for AVX2 + FMA (build/release-v3, the release-v3 preset)
+#   tools/test.sh --sanitize   the suite under AddressSanitizer + UndefinedBehaviorSanitizer (build/sanitize, clang),
+#                              but for the exercises and the tests labelled source, browser, fuzz and training
+#   tools/test.sh --arch x86-64-v3   the library's unit suites built for AVX2 + FMA (build/release-v3): what the
+#                              instruction set changes (labels: tests/CMakeLists.txt, at its end)
 #   tools/test.sh --fuzz       first build the fuzz targets (build/fuzz, clang + libFuzzer): ctest then runs each
 #                              for a few thousand executions (.ci/run does; without it those tests skip, saying so)
 #   tools/test.sh --wasm       first build the browser build (build/wasm, Emscripten) and its threaded engine
@@ -28,7 +30,7 @@ while [ $# -gt 0 ]; do
       preset=release-v3; shift ;;
     --fuzz) fuzz=1 ;;
     --wasm) wasm=1 ;;
-    -h|--help) sed -n '2,14p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "test.sh: unknown option '$1' (use --sanitize, --arch x86-64-v3, --fuzz, --wasm or nothing)" >&2; exit 2 ;;
   esac
   shift

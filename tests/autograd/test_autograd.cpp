@@ -46,7 +46,8 @@ TEST_CASE("inside a NoGradGuard nothing is recorded, and the mode is restored af
         {add(w, w), "add"},         {scale(w, 2), "scale"},     {relu(w), "relu"},
         {matmul(m, m), "matmul"},   {softmax(m), "softmax"},    {layer_norm(m, ones, zeros), "layer_norm"}};
     for (const auto& [t, op] : made) {
-      INFO(op);
+      const std::string& op_name = op;
+      INFO(op_name);
       CHECK_FALSE(t.requires_grad());
       CHECK(t.node().inputs.empty());
       CHECK_FALSE(static_cast<bool>(t.node().backward));

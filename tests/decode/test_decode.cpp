@@ -241,7 +241,8 @@ TEST_CASE("no decoder outputs pad or bos, even from a model that ranks them firs
   auto model = model_with_logits(decode_cases().front().config, {{pad_id, 10}, {bos_id, 9}, {eos_id, 8}});
   const TokenIds src = pad_batch(random_sentences(4, 17));
   for (const auto& [way, outputs] : decode_every_way(*model, src, DecodeConfig{})) {
-    CAPTURE(way);
+    const std::string& way_name = way;
+    CAPTURE(way_name);
     REQUIRE(outputs.size() == 4);
     for (const auto& out : outputs) CHECK(out.empty());
   }
@@ -253,7 +254,8 @@ TEST_CASE("unk is an output like any other: a model that ranks it first after pa
   const std::vector<std::vector<int32_t>> sentences{{4, 5}, {6, 7, 8, 9}};
   DecodeConfig config;                                       // limits 1.5 · 2 + 10 = 13 and 1.5 · 4 + 10 = 16
   for (const auto& [way, outputs] : decode_every_way(*model, pad_batch(sentences), config)) {
-    CAPTURE(way);
+    const std::string& way_name = way;
+    CAPTURE(way_name);
     CHECK(outputs[0] == std::vector<int32_t>(13, unk_id));   // eos never wins: cut at the length limit
     CHECK(outputs[1] == std::vector<int32_t>(16, unk_id));
   }
@@ -269,7 +271,8 @@ TEST_CASE("with learned positions no output is longer than model.max_len, the en
   // Limits 1.5 · 1 + 10 = 11 and 1.5 · 4 + 10 = 16 tokens, both past the 6 positions bos … y_5 can use.
   const std::vector<std::vector<int32_t>> sentences{{4}, {6, 7, 8, 9}};
   for (const auto& [way, outputs] : decode_every_way(*model, pad_batch(sentences), DecodeConfig{})) {
-    CAPTURE(way);
+    const std::string& way_name = way;
+    CAPTURE(way_name);
     CHECK(outputs == std::vector<std::vector<int32_t>>(2, std::vector<int32_t>(6, unk_id)));
   }
   // Limits below the table are kept: 0.5 · 4 + 1 = 3 tokens.

@@ -88,8 +88,10 @@ TEST_CASE("for every attention kind, every method is a [target words × source w
       {AttentionKind::local_m, AttentionKind::local_p},       {AttentionKind::hard, AttentionKind::hard}};
   for (NormPlacement norm : {NormPlacement::post, NormPlacement::pre}) {
     for (const auto& [self_kind, cross_kind] : kinds) {
-      CAPTURE(name_of(self_kind));
-      CAPTURE(name_of(cross_kind));
+      const std::string self_name = name_of(self_kind);
+      CAPTURE(self_name);
+      const std::string cross_name = name_of(cross_kind);
+      CAPTURE(cross_name);
       CAPTURE(norm == NormPlacement::pre);
       LoadedRun run = align_run(self_kind, cross_kind, norm);
       SentenceAlignment pair = align_sentence(run, english, french, "the test pair");

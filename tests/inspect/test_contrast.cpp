@@ -46,7 +46,8 @@ TEST_CASE("the contrast's integrated gradients are complete: Σ_s a_s = Δ(e) �
   // noise) and larger at m = 2 on some position. Two kinds: the gradient flows through different attention.
   for (const auto& [self_kind, cross_kind] : {std::pair{AttentionKind::scaled_dot, AttentionKind::scaled_dot},
                                               std::pair{AttentionKind::additive, AttentionKind::linear}}) {
-    CAPTURE(name_of(self_kind));
+    const std::string self_name = name_of(self_kind);
+    CAPTURE(self_name);
     Recorded r = recorded(self_kind, cross_kind);
     const int32_t alternative = id_of(r.run, "fille");
     double worst_fine = 0, worst_coarse = 0;

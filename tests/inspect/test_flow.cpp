@@ -74,7 +74,8 @@ TEST_CASE("for every attention kind, the recorded sentence's rollout rows sum to
       {AttentionKind::linear, AttentionKind::linear},         {AttentionKind::external, AttentionKind::scaled_dot},
       {AttentionKind::local_m, AttentionKind::local_p},       {AttentionKind::hard, AttentionKind::hard}};
   for (const auto& [self_kind, cross_kind] : kinds) {
-    CAPTURE(name_of(self_kind));
+    const std::string self_name = name_of(self_kind);
+    CAPTURE(self_name);
     LoadedRun run = small_run(self_kind, cross_kind);
     const AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     const int64_t S = 7, T = 8;
@@ -145,7 +146,8 @@ TEST_CASE("integrated gradients are complete: Σ_s IG = log p(e) − log p(0) wi
   // (Not sagan as cross-attention here: its gate γ starts at 0, so an untrained decoder does not read the source
   // at all and every attribution is exactly 0 — true, but it would prove nothing about completeness.)
   for (const auto& [self_kind, cross_kind] : kinds) {
-    CAPTURE(name_of(self_kind));
+    const std::string self_name = name_of(self_kind);
+    CAPTURE(self_name);
     LoadedRun run = small_run(self_kind, cross_kind);
     const std::vector<int32_t> source = {4, 5, 6, 7, 8}, decoder_input = {bos_id, 9, 10, 11}, output = {9, 10, 11, eos_id};
     const Attribution fine = attribute_to_source(*run.model, source, decoder_input, output, 64);

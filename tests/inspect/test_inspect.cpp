@@ -160,7 +160,8 @@ TEST_CASE("line charts are well-formed, draw one line per series, and say so whe
 
 TEST_CASE("every recorded map of every attention kind has one row per query that sums to 1") {
   for (const auto& [self_kind, cross_kind] : all_kinds) {
-    CAPTURE(name_of(self_kind));
+    const std::string self_name = name_of(self_kind);
+    CAPTURE(self_name);
     LoadedRun run = tiny_run(self_kind, cross_kind);
     AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     CHECK(picture.source_tokens.size() == 7);
@@ -198,7 +199,8 @@ TEST_CASE("attention.json holds the tokens and every head's weights, whose rows 
       {"sagan", "softmax over keys"},      {"linear", "phi(q).phi(k) divided by its sum over keys"},
       {"external", "L1 over memory slots, after a softmax over tokens"}};
   for (const auto& [self_kind, cross_kind] : all_kinds) {
-    CAPTURE(name_of(self_kind));
+    const std::string self_name = name_of(self_kind);
+    CAPTURE(self_name);
     LoadedRun run = tiny_run(self_kind, cross_kind);
     AttentionPicture picture = record_attention(run, "the old offices & <tags>");   // greedy translation
     const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
@@ -426,7 +428,8 @@ double dot(const std::vector<double>& a, const std::vector<double>& b) {
 
 TEST_CASE("every kind's recorded stages make its recorded weights again, by the kind's own equation") {
   for (const auto& [self_kind, cross_kind] : all_kinds) {
-    CAPTURE(name_of(self_kind));
+    const std::string self_name = name_of(self_kind);
+    CAPTURE(self_name);
     const bool window = self_kind == AttentionKind::scaled_dot || self_kind == AttentionKind::additive;
     LoadedRun run = tiny_run(self_kind, cross_kind, TokenizerKind::word, window);
     AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
@@ -482,7 +485,8 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
            {AttentionKind::local_p, AttentionKind::hard},
            {AttentionKind::hard, AttentionKind::local_m},
            {AttentionKind::local_m, AttentionKind::local_p}}) {
-    CAPTURE(name_of(self_kind));
+    const std::string self_name = name_of(self_kind);
+    CAPTURE(self_name);
     LoadedRun run = tiny_run(self_kind, cross_kind);
     AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     const nlohmann::json json = nlohmann::json::parse(attention_json(picture));

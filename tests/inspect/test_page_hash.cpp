@@ -55,7 +55,12 @@ TEST_CASE("the explorer's one inline script is explorer_script(), so its hash na
 }
 
 TEST_CASE("a served page carries the server's limits for its form; a page without them checks nothing") {
-  AskLimits limits{300, 16, 64, 8, {{5, 4, 3}, {-1, -1, -1}}};
+  AskLimits limits;
+  limits.max_text_bytes = 300;
+  limits.max_beam = 16;
+  limits.max_ig_steps = 64;
+  limits.max_answer_mb = 8;
+  limits.max_tokens = {{5, 4, 3}, {-1, -1, -1}};
   const std::string page = explorer_page_html("t", "", {"runs/a", "runs/b"}, "", {}, limits);
   const size_t start = page.find("id=\"explorer-config\">") + std::string("id=\"explorer-config\">").size();
   const nlohmann::json config = nlohmann::json::parse(page.substr(start, page.find("</script>", start) - start));

@@ -523,7 +523,9 @@ TEST_CASE("configs/README.md documents every key with the code's default and cei
     }
   }
   for (const auto& [key, value] : documented) {
-    CHECK_MESSAGE(known.count(key) == 1, "configs/README.md documents '", key, "', which is not a config key");
+    const std::string& documented_key = key;
+    CHECK_MESSAGE(known.count(documented_key) == 1, "configs/README.md documents '", documented_key,
+                  "', which is not a config key");
   }
 }
 

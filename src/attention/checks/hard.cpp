@@ -23,7 +23,7 @@ GradcheckCase gumbel_case(std::string what, double temperature, const std::vecto
   Tensor noise = Tensor::zeros({B, 2, Tq, Tk});                             // g = −log(−log u), fixed
   for (int64_t n = 0; n < noise.numel(); ++n) noise.data()[n] = static_cast<real>(-std::log(-std::log(noise_gen.uniform(1e-6, 1))));
   return {"attention.gumbel_softmax", std::move(what),
-          [B, Tq, Tk](Generator& gen) { return std::vector<Tensor>{Tensor::randn({B, 2, Tq, Tk}, gen)}; },   // z
+          [B](Generator& gen) { return std::vector<Tensor>{Tensor::randn({B, 2, Tq, Tk}, gen)}; },   // z
           [additive_mask, noise, temperature](const std::vector<Tensor>& in) {
             return gumbel_softmax(in[0], additive_mask, noise, temperature); // [B, h, Tq, Tk]
           }};
