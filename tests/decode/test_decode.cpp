@@ -49,7 +49,7 @@ class TableScorer : public NextTokenScorer {
       if (last_tokens[r] != bos_id) prefixes_[r].push_back(last_tokens[r]);
       auto found = table_.find(prefixes_[r]);
       std::vector<double> p = found != table_.end() ? found->second : std::vector<double>{0, 0, 1, 0, 0};
-      for (double q : p) log_p.push_back(std::log(q));   // log 0 = −∞: impossible
+      for (double q : p) log_p.push_back(std::log(q));  // log 0 = −∞: impossible
     }
     ++calls;
     return log_p_;
@@ -64,7 +64,7 @@ class TableScorer : public NextTokenScorer {
  private:
   Table table_;
   std::vector<std::vector<int32_t>> prefixes_;  // [rows]
-  std::vector<double> log_p_;                    // the last call's [rows, V]
+  std::vector<double> log_p_;                   // the last call's [rows, V]
 };
 
 constexpr int32_t a = 3, b = 4;
@@ -82,7 +82,8 @@ std::unique_ptr<Seq2Seq> model_with_logits(const ModelConfig& c, const std::map<
       for (real& v : p.tensor.values()) v = 0;
       found_norm = true;
     }
-    if (p.name == last_norm + "bias") for (real& v : p.tensor.values()) v = 1;
+    if (p.name == last_norm + "bias")
+      for (real& v : p.tensor.values()) v = 1;
     if (p.name == "output_projection.weight") {
       std::fill(p.tensor.values().begin(), p.tensor.values().end(), real(0));
       for (auto [token, logit] : logits)
@@ -112,7 +113,7 @@ TEST_CASE("cached greedy decoding equals recomputing the prefix, token for token
   for (const DecodeCase& c : decode_cases()) {
     SUBCASE(c.name.c_str()) {
       auto model = random_model(c.config);
-      DecodeConfig config;                     // limits of 1.5 · source length + 10 tokens
+      DecodeConfig config;  // limits of 1.5 · source length + 10 tokens
       TokenIds src = pad_batch(random_sentences(8, c.config.src_vocab));
       const auto reference = greedy_decode(*model, src, config);
       const auto cached = greedy_decode_cached(*model, src, config);
@@ -133,7 +134,7 @@ TEST_CASE("beam search with a beam of 1 is greedy decoding") {
       auto model = random_model(c.config);
       DecodeConfig config;
       config.beam = 1;
-      config.length_penalty = 1.0;             // irrelevant with one hypothesis of each length
+      config.length_penalty = 1.0;  // irrelevant with one hypothesis of each length
       TokenIds src = pad_batch(random_sentences(6, c.config.src_vocab));
       std::vector<std::vector<int32_t>> beam_outputs;
       for (Hypothesis& h : beam_search_decode(*model, src, config)) beam_outputs.push_back(h.tokens);
@@ -147,9 +148,7 @@ TEST_CASE("beam search finds a more probable sentence than greedy when greedy's 
   // "a" is the likelier first token (0.6), but after it nothing is likely; "b" (0.4) is followed by eos (0.9).
   //   greedy:  a (0.6), then eos (0.4):          P(a)   = 0.24
   //   beam 2:  also keeps b, then eos (0.9):     P(b)   = 0.36
-  TableScorer::Table table{{{}, {0, 0, 0, 0.6, 0.4}},
-                           {{a}, {0, 0, 0.4, 0.3, 0.3}},
-                           {{b}, {0, 0, 0.9, 0.05, 0.05}}};
+  TableScorer::Table table{{{}, {0, 0, 0, 0.6, 0.4}}, {{a}, {0, 0, 0.4, 0.3, 0.3}}, {{b}, {0, 0, 0.9, 0.05, 0.05}}};
   TableScorer greedy(table, 1);
   std::vector<Hypothesis> one = beam_search(greedy, {10}, 1, 0.0);
   CHECK(one[0].tokens == std::vector<int32_t>{a});
@@ -159,12 +158,12 @@ TEST_CASE("beam search finds a more probable sentence than greedy when greedy's 
   CHECK(two[0].tokens == std::vector<int32_t>{b});
   CHECK(two[0].log_prob == doctest::Approx(std::log(0.36)));
   CHECK(two[0].length == 2);
-  CHECK(two[0].score == doctest::Approx(std::log(0.36)));   // α = 0: lp = 1
+  CHECK(two[0].score == doctest::Approx(std::log(0.36)));  // α = 0: lp = 1
 }
 
 TEST_CASE("the GNMT length penalty lets a longer sentence win once alpha is large enough") {
   CHECK(gnmt_length_penalty(1, 0.0) == 1.0);
-  CHECK(gnmt_length_penalty(1, 1.0) == doctest::Approx(1.0));        // (5 + 1) / 6
+  CHECK(gnmt_length_penalty(1, 1.0) == doctest::Approx(1.0));                 // (5 + 1) / 6
   CHECK(gnmt_length_penalty(7, 0.6) == doctest::Approx(std::pow(2.0, 0.6)));  // (5 + 7) / 6 = 2
   // "" (eos at once): P = 0.5, |Y| = 1.   "a" then eos: P = 0.45 · 0.9 = 0.405, |Y| = 2.
   //   α = 0:  log 0.5 = −0.693  >  log 0.405 = −0.904                         → ""
@@ -188,7 +187,7 @@ TEST_CASE("the length limit ends hypotheses that never produce eos, and counts e
     Hypothesis best = beam_search(scorer, {4}, beam, 0.6)[0];
     CHECK(best.tokens == std::vector<int32_t>{a, a, a, a});
     CHECK(best.length == 4);
-    CHECK(scorer.calls == 4);                                       // one scorer call per generated token
+    CHECK(scorer.calls == 4);  // one scorer call per generated token
   }
   // With eos likely at the last step, eos is the 4th token: 3 tokens of output.
   table[{a, a, a}] = {0, 0, 0.95, 0.05, 0};
@@ -201,9 +200,7 @@ TEST_CASE("the length limit ends hypotheses that never produce eos, and counts e
 TEST_CASE("beam search follows each hypothesis through reordering, and searches batched sentences independently") {
   // Sentence 0 has limit 10, sentence 1 limit 1 (it ends at once, cut after its first token). The table is the
   // one of the greedy-versus-beam case, so sentence 0's answer is b: found only by following row b's history.
-  TableScorer::Table table{{{}, {0, 0, 0, 0.6, 0.4}},
-                           {{a}, {0, 0, 0.4, 0.3, 0.3}},
-                           {{b}, {0, 0, 0.9, 0.05, 0.05}}};
+  TableScorer::Table table{{{}, {0, 0, 0, 0.6, 0.4}}, {{a}, {0, 0, 0.4, 0.3, 0.3}}, {{b}, {0, 0, 0.9, 0.05, 0.05}}};
   TableScorer scorer(table, 3);
   std::vector<Hypothesis> best = beam_search(scorer, {10, 1, 10}, 2, 0.0);
   CHECK(best[0].tokens == std::vector<int32_t>{b});
@@ -249,14 +246,14 @@ TEST_CASE("no decoder outputs pad or bos, even from a model that ranks them firs
 }
 
 TEST_CASE("unk is an output like any other: a model that ranks it first after pad and bos says unk") {
-  auto model = model_with_logits(decode_cases().front().config,
-                                 {{pad_id, 10}, {bos_id, 9}, {unk_id, 8}, {eos_id, -20}});
+  auto model =
+      model_with_logits(decode_cases().front().config, {{pad_id, 10}, {bos_id, 9}, {unk_id, 8}, {eos_id, -20}});
   const std::vector<std::vector<int32_t>> sentences{{4, 5}, {6, 7, 8, 9}};
-  DecodeConfig config;                                       // limits 1.5 · 2 + 10 = 13 and 1.5 · 4 + 10 = 16
+  DecodeConfig config;  // limits 1.5 · 2 + 10 = 13 and 1.5 · 4 + 10 = 16
   for (const auto& [way, outputs] : decode_every_way(*model, pad_batch(sentences), config)) {
     const std::string& way_name = way;
     CAPTURE(way_name);
-    CHECK(outputs[0] == std::vector<int32_t>(13, unk_id));   // eos never wins: cut at the length limit
+    CHECK(outputs[0] == std::vector<int32_t>(13, unk_id));  // eos never wins: cut at the length limit
     CHECK(outputs[1] == std::vector<int32_t>(16, unk_id));
   }
 }
@@ -287,14 +284,14 @@ TEST_CASE("a source longer than the learned positional table is an error naming 
   c.positional = PositionalKind::learned;
   c.max_len = 6;
   auto model = random_model(c);
-  const std::vector<std::vector<int32_t>> sentences{{4, 5}, {4, 5, 6, 7, 8, 9, 10}};   // 7 tokens > 6
+  const std::vector<std::vector<int32_t>> sentences{{4, 5}, {4, 5, 6, 7, 8, 9, 10}};  // 7 tokens > 6
   for (int64_t beam : {1, 3}) {
     DecodeConfig config;
     config.beam = beam;
     CHECK_THROWS_WITH_AS(translate_ids(*model, pad_batch(sentences), config),
                          doctest::Contains("7 tokens, more than model.max_len = 6"), Error);
   }
-  CHECK(translate_ids(*model, pad_batch({{4, 5, 6, 7, 8, 9}}), DecodeConfig{}).size() == 1);   // 6 fit
+  CHECK(translate_ids(*model, pad_batch({{4, 5, 6, 7, 8, 9}}), DecodeConfig{}).size() == 1);  // 6 fit
 }
 
 TEST_CASE("a windowed decoder's self-attention cache holds only the window's keys, however long the output") {
@@ -321,18 +318,18 @@ TEST_CASE("a windowed decoder's self-attention cache holds only the window's key
       Generator tokens(5);
       double worst = 0;
       for (int64_t t = 0; t < steps; ++t) {
-        const Tensor step_logits = model->decode_step(TokenIds{{2, 1}, {prefixes[0].back(), prefixes[1].back()}},
-                                                      state, ctx);                         // [2, V]
+        const Tensor step_logits =
+            model->decode_step(TokenIds{{2, 1}, {prefixes[0].back(), prefixes[1].back()}}, state, ctx);  // [2, V]
         for (const AttentionCache& cache : state.self) {
-          CHECK(cache.K.size(2) <= 3);                                                     // [B, h, ≤ 3, d_k]
+          CHECK(cache.K.size(2) <= 3);  // [B, h, ≤ 3, d_k]
           CHECK(cache.V.size(2) <= 3);
         }
-        const TokenIds prefix = pad_batch(prefixes);                                        // [2, t + 1]
-        const Tensor full = model->decoder_logits(prefix, memory, src, ctx);                        // [2, t + 1, V]
+        const TokenIds prefix = pad_batch(prefixes);                          // [2, t + 1]
+        const Tensor full = model->decoder_logits(prefix, memory, src, ctx);  // [2, t + 1, V]
         const int64_t V = full.size(2);
         for (int64_t b = 0; b < 2; ++b)
           for (int64_t v = 0; v < V; ++v) {
-            const real at_t = full.data()[(b * (t + 1) + t) * V + v];                    // position t of the prefix
+            const real at_t = full.data()[(b * (t + 1) + t) * V + v];  // position t of the prefix
             worst = std::max(worst, double(std::abs(step_logits.data()[b * V + v] - at_t)));
           }
         for (auto& p : prefixes) p.push_back(static_cast<int32_t>(tokens.integer(4, c.tgt_vocab)));
@@ -353,7 +350,7 @@ TEST_CASE("length_batches sorts by length, keeps every batch within batch_tokens
     REQUIRE(!batch.empty());
     int64_t longest = 0;
     for (size_t i : batch) {
-      CHECK(lengths[i] >= previous);                   // shortest first, across and within batches
+      CHECK(lengths[i] >= previous);  // shortest first, across and within batches
       previous = lengths[i];
       longest = std::max(longest, lengths[i]);
       seen.push_back(i);
@@ -362,9 +359,9 @@ TEST_CASE("length_batches sorts by length, keeps every batch within batch_tokens
     CHECK((static_cast<int64_t>(batch.size()) * longest <= 10 || batch.size() == 1));
   }
   std::sort(seen.begin(), seen.end());
-  CHECK(seen == std::vector<size_t>{0, 2, 3, 4, 5, 6, 7});   // every source once, but the empty one
+  CHECK(seen == std::vector<size_t>{0, 2, 3, 4, 5, 6, 7});  // every source once, but the empty one
   // Equal lengths keep input order: 2 (index 2) before 2 (index 4).
-  CHECK(batches.front() == std::vector<size_t>{7, 2, 4});    // 1 + 2 + 2: 3 sentences × 2 tokens ≤ 10
+  CHECK(batches.front() == std::vector<size_t>{7, 2, 4});  // 1 + 2 + 2: 3 sentences × 2 tokens ≤ 10
   CHECK_THROWS_AS(length_batches(lengths, 0), Error);
 }
 
@@ -373,11 +370,11 @@ TEST_CASE("translating sentences in length-sorted batches gives each the output 
     SUBCASE(c.name.c_str()) {
       auto model = random_model(c.config);
       std::vector<std::vector<int32_t>> sources = random_sentences(12, c.config.src_vocab, 11);
-      sources.insert(sources.begin() + 5, std::vector<int32_t>{});       // an empty line in the middle
+      sources.insert(sources.begin() + 5, std::vector<int32_t>{});  // an empty line in the middle
       for (int64_t beam : {1, 3}) {
         DecodeConfig config;
         config.beam = beam;
-        config.batch_tokens = 24;                                        // several batches, each padded
+        config.batch_tokens = 24;  // several batches, each padded
         const std::vector<std::vector<int32_t>> batched = translate_batched(*model, sources, config);
         REQUIRE(batched.size() == sources.size());
         CHECK(batched[5].empty());

@@ -31,7 +31,9 @@ Recorded recorded(AttentionKind self_kind, AttentionKind cross_kind) {
   return r;
 }
 
-int32_t id_of(const LoadedRun& run, const std::string& token) { return run.tokenizers.tgt->encode(token).at(0); }
+int32_t id_of(const LoadedRun& run, const std::string& token) {
+  return run.tokenizers.tgt->encode(token).at(0);
+}
 
 double sum_of(const std::vector<double>& values) {
   double total = 0;
@@ -52,13 +54,13 @@ TEST_CASE("the contrast's integrated gradients are complete: Σ_s a_s = Δ(e) �
     const int32_t alternative = id_of(r.run, "fille");
     double worst_fine = 0, worst_coarse = 0;
     for (int64_t t = 0; t < static_cast<int64_t>(r.picture.target_output_tokens.size()); ++t) {
-      if (r.picture.target_output_tokens[t] == "fille") continue;   // the chosen token there: no contrast
+      if (r.picture.target_output_tokens[t] == "fille") continue;  // the chosen token there: no contrast
       const Contrast fine = contrast_at(*r.run.model, r.trace, {t, alternative, -1}, 64);
       const Contrast coarse = contrast_at(*r.run.model, r.trace, {t, alternative, -1}, 2);
       const double explained = fine.gap - fine.baseline_gap;
       CHECK(fine.completeness_error == doctest::Approx(sum_of(fine.integrated) - explained).epsilon(1e-9));
       CHECK(std::abs(fine.completeness_error) <= 2e-3 + 1e-2 * std::abs(explained));
-      CHECK(fine.gap == doctest::Approx(coarse.gap).epsilon(1e-5));   // the same Δ at e, whatever m
+      CHECK(fine.gap == doctest::Approx(coarse.gap).epsilon(1e-5));  // the same Δ at e, whatever m
       worst_fine = std::max(worst_fine, std::abs(fine.completeness_error));
       worst_coarse = std::max(worst_coarse, std::abs(coarse.completeness_error));
     }
@@ -94,7 +96,7 @@ TEST_CASE("Σ gradient × input and Σ one-step integrated gradients are the gap
   const double h = 1e-2;
   const double slope_at_one = (gap_at(1 + h) - gap_at(1 - h)) / (2 * h);
   const double slope_at_half = (gap_at(0.5 + h) - gap_at(0.5 - h)) / (2 * h);
-  REQUIRE(std::abs(slope_at_one) > 1e-3);   // the untrained model reads its source enough to test
+  REQUIRE(std::abs(slope_at_one) > 1e-3);  // the untrained model reads its source enough to test
   CHECK(sum_of(c.gradient_x_input) == doctest::Approx(slope_at_one).epsilon(2e-2));
   CHECK(sum_of(c.integrated) == doctest::Approx(slope_at_half).epsilon(2e-2));
 }
@@ -124,7 +126,7 @@ TEST_CASE("swapping the two tokens flips every sign, and the contrasts c–a and
   CHECK(ca.gap + ab.gap == doctest::Approx(cb.gap).epsilon(1e-4));
   double largest = 0;
   for (size_t s = 0; s < ca.integrated.size(); ++s) largest = std::max(largest, std::abs(ca.integrated[s]));
-  REQUIRE(largest > 1e-4);   // an untrained model that does not read its source would prove nothing
+  REQUIRE(largest > 1e-4);  // an untrained model that does not read its source would prove nothing
   for (size_t s = 0; s < ca.integrated.size(); ++s) {
     CAPTURE(s);
     CHECK(ca.integrated[s] == doctest::Approx(-ac.integrated[s]).epsilon(1e-4).scale(largest));
@@ -135,9 +137,8 @@ TEST_CASE("swapping the two tokens flips every sign, and the contrasts c–a and
 
 TEST_CASE("ALTI+'s split of the position between the source and the target prefix sums to 1") {
   Recorded r = recorded(AttentionKind::scaled_dot, AttentionKind::scaled_dot);
-  const std::vector<Contrast> contrasts =
-      contrasts_of(r.run, r.picture, r.trace, likeliest_alternatives(r.trace), 2);
-  size_t asked = 0;   // the five likeliest tokens of each position, but the chosen one where it is among them
+  const std::vector<Contrast> contrasts = contrasts_of(r.run, r.picture, r.trace, likeliest_alternatives(r.trace), 2);
+  size_t asked = 0;  // the five likeliest tokens of each position, but the chosen one where it is among them
   for (const DecodingStep& step : r.picture.decoding) {
     asked += 5;
     for (const auto& [token, p] : step.likeliest) asked -= token == step.chosen ? 1 : 0;

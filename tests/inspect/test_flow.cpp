@@ -38,7 +38,7 @@ TEST_CASE("rollout on a hand-made pair: rows sum to 1 and match the products wor
   const std::vector<AttentionMapRecord> maps = {
       hand_map("encoder_self", 0, 2, 2, 2, {0.3, 0.5, 0.2, 0.2, /* head 1 */ 0.3, 0.5, 0.2, 0.2}),
       hand_map("decoder_self", 0, 1, 2, 2, {1, 0, 0.5, 0.5}),
-      hand_map("cross", 0, 1, 2, 2, {0.1, 0.3, 0, 0})};   // position 1 sees no source token
+      hand_map("cross", 0, 1, 2, 2, {0.1, 0.3, 0, 0})};  // position 1 sees no source token
   const Rollout r = attention_rollout(maps, 2, 2);
   // Ā_enc = [[3/8, 5/8], [1/2, 1/2]]; Ã = 0.5 Ā + 0.5 I = [[11/16, 5/16], [1/4, 3/4]].
   CHECK(r.encoder[0] == doctest::Approx(11.0 / 16));
@@ -57,7 +57,8 @@ TEST_CASE("rollout on a hand-made pair: rows sum to 1 and match the products wor
   CHECK(r.decoder_source[3] == 0);
   for (int64_t i = 0; i < 2; ++i) {
     CHECK(r.encoder[i * 2] + r.encoder[i * 2 + 1] == doctest::Approx(1));
-    CHECK(r.decoder_target[i * 2] + r.decoder_target[i * 2 + 1] + r.decoder_source[i * 2] + r.decoder_source[i * 2 + 1] ==
+    CHECK(r.decoder_target[i * 2] + r.decoder_target[i * 2 + 1] + r.decoder_source[i * 2] +
+              r.decoder_source[i * 2 + 1] ==
           doctest::Approx(1));
   }
 }
@@ -77,7 +78,8 @@ TEST_CASE("for every attention kind, the recorded sentence's rollout rows sum to
     const std::string self_name = name_of(self_kind);
     CAPTURE(self_name);
     LoadedRun run = small_run(self_kind, cross_kind);
-    const AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+    const AttentionPicture picture =
+        record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     const int64_t S = 7, T = 8;
     for (int64_t i = 0; i < S; ++i) {
       double row = 0;
@@ -89,7 +91,7 @@ TEST_CASE("for every attention kind, the recorded sentence's rollout rows sum to
       for (int64_t j = 0; j < S; ++j) row += picture.rollout.decoder_source[t * S + j];
       for (int64_t u = 0; u < T; ++u) row += picture.rollout.decoder_target[t * T + u];
       CHECK(row == doctest::Approx(1).epsilon(1e-9));
-      for (int64_t u = t + 1; u < T; ++u) CHECK(picture.rollout.decoder_target[t * T + u] == 0);   // causal
+      for (int64_t u = t + 1; u < T; ++u) CHECK(picture.rollout.decoder_target[t * T + u] == 0);  // causal
     }
     for (const AttentionMapRecord& map : picture.maps) {
       CAPTURE(map.name);
@@ -104,13 +106,14 @@ TEST_CASE("for every attention kind, the recorded sentence's rollout rows sum to
 
 TEST_CASE("value norms are the weight times the length of W_O's slice times v, checked by hand for one entry") {
   LoadedRun run = small_run(AttentionKind::scaled_dot, AttentionKind::scaled_dot);
-  const AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
-  const AttentionMapRecord& map = picture.maps.front();   // encoder.layers.0.self_attn
+  const AttentionPicture picture =
+      record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
+  const AttentionMapRecord& map = picture.maps.front();  // encoder.layers.0.self_attn
   // Recompute v = x W_Vᵀ + b for key 3 from the traced layer input and the parameters, then ‖W_O[:, head 1] v_1‖.
   const SentenceTrace trace = trace_sentence(*run.model, run.tokenizers.src->encode("a happy girl does not go ."), {9});
   Tensor input, w_v, b_v, w_o;
   for (const TracedTensor& stage : trace.encoder) {
-    if (stage.name == "encoder.embed_positions") input = stage.value;   // [1, S, d]: layer 0's input (post-LN)
+    if (stage.name == "encoder.embed_positions") input = stage.value;  // [1, S, d]: layer 0's input (post-LN)
   }
   for (const NamedParameter& p : run.model->named_parameters()) {
     if (p.name == "encoder.layers.0.self_attn.v_proj.weight") w_v = p.tensor;
@@ -141,15 +144,18 @@ TEST_CASE("integrated gradients are complete: Σ_s IG = log p(e) − log p(0) wi
   // Midpoint rule: the error falls like 1/m²; float32 gradients add about 1e-5 per number. The tolerance is
   // |error| ≤ 2e-3 + 1e-2 · |log p(e) − log p(0)| at m = 64, and 2 steps must do visibly worse on some token.
   const std::vector<std::pair<AttentionKind, AttentionKind>> kinds = {
-      {AttentionKind::scaled_dot, AttentionKind::scaled_dot}, {AttentionKind::additive, AttentionKind::linear},
-      {AttentionKind::local_m, AttentionKind::local_p}, {AttentionKind::external, AttentionKind::scaled_dot}};
+      {AttentionKind::scaled_dot, AttentionKind::scaled_dot},
+      {AttentionKind::additive, AttentionKind::linear},
+      {AttentionKind::local_m, AttentionKind::local_p},
+      {AttentionKind::external, AttentionKind::scaled_dot}};
   // (Not sagan as cross-attention here: its gate γ starts at 0, so an untrained decoder does not read the source
   // at all and every attribution is exactly 0 — true, but it would prove nothing about completeness.)
   for (const auto& [self_kind, cross_kind] : kinds) {
     const std::string self_name = name_of(self_kind);
     CAPTURE(self_name);
     LoadedRun run = small_run(self_kind, cross_kind);
-    const std::vector<int32_t> source = {4, 5, 6, 7, 8}, decoder_input = {bos_id, 9, 10, 11}, output = {9, 10, 11, eos_id};
+    const std::vector<int32_t> source = {4, 5, 6, 7, 8}, decoder_input = {bos_id, 9, 10, 11},
+                               output = {9, 10, 11, eos_id};
     const Attribution fine = attribute_to_source(*run.model, source, decoder_input, output, 64);
     const Attribution coarse = attribute_to_source(*run.model, source, decoder_input, output, 2);
     double worst_fine = 0, worst_coarse = 0;
@@ -158,7 +164,7 @@ TEST_CASE("integrated gradients are complete: Σ_s IG = log p(e) − log p(0) wi
       CHECK(std::abs(fine.completeness_error[t]) <= 2e-3 + 1e-2 * std::abs(gap));
       worst_fine = std::max(worst_fine, std::abs(fine.completeness_error[t]));
       worst_coarse = std::max(worst_coarse, std::abs(coarse.completeness_error[t]));
-      CHECK(fine.log_prob[t] == doctest::Approx(coarse.log_prob[t]).epsilon(1e-5));   // the same F at e
+      CHECK(fine.log_prob[t] == doctest::Approx(coarse.log_prob[t]).epsilon(1e-5));  // the same F at e
       CHECK(fine.log_prob[t] <= 0);
     }
     CHECK(worst_coarse > worst_fine);

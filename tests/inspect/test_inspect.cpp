@@ -46,7 +46,10 @@ std::string xml_problem(const std::string& text) {
       at = end + 1;
       continue;
     }
-    if (c != '<') { ++at; continue; }
+    if (c != '<') {
+      ++at;
+      continue;
+    }
     const size_t end = text.find('>', at);
     if (end == std::string::npos) return "unclosed tag at byte " + std::to_string(at);
     std::string tag = text.substr(at + 1, end - at - 1);
@@ -56,7 +59,8 @@ std::string xml_problem(const std::string& text) {
     if (tag.empty() || tag[0] == ' ') return "a '<' that starts no tag at byte " + std::to_string(at);
     if (tag[0] == '/') {
       const std::string name = tag.substr(1);
-      if (open.empty() || open.back() != name) return "</" + name + "> closes " + (open.empty() ? "nothing" : "<" + open.back() + ">");
+      if (open.empty() || open.back() != name)
+        return "</" + name + "> closes " + (open.empty() ? "nothing" : "<" + open.back() + ">");
       open.pop_back();
     } else if (tag.back() != '/') {
       open.push_back(tag.substr(0, tag.find_first_of(" \n")));
@@ -75,8 +79,8 @@ size_t count(const std::string& text, const std::string& piece) {
 
 // A run held in memory: word tokenizer over a few sentences, an untrained small model of the given kinds.
 // `window`: the encoder's self-attention sees only keys i − 1 … i + 1.
-LoadedRun tiny_run(AttentionKind self_kind, AttentionKind cross_kind, TokenizerKind tokenizer_kind = TokenizerKind::word,
-                   bool window = false) {
+LoadedRun tiny_run(AttentionKind self_kind, AttentionKind cross_kind,
+                   TokenizerKind tokenizer_kind = TokenizerKind::word, bool window = false) {
   LoadedRun run;
   run.config.tokenizer.kind = tokenizer_kind;
   std::vector<std::string> text = {"a happy girl does not go .", "une fille heureuse ne va pas .",
@@ -112,22 +116,23 @@ TEST_CASE("the heat colour runs from white at 0 to dark blue at 1, darker with e
     return std::stoi(hex.substr(1, 2), nullptr, 16) + std::stoi(hex.substr(3, 2), nullptr, 16) +
            std::stoi(hex.substr(5, 2), nullptr, 16);
   };
-  for (int step = 1; step <= 20; ++step) CHECK(brightness(heat_colour(step / 20.0)) < brightness(heat_colour((step - 1) / 20.0)));
+  for (int step = 1; step <= 20; ++step)
+    CHECK(brightness(heat_colour(step / 20.0)) < brightness(heat_colour((step - 1) / 20.0)));
 }
 
 TEST_CASE("a heatmap SVG is well-formed XML with one cell per weight, escaped labels and a legend") {
-  Heatmap map{"cross · layer 0 · head 1", {"<s>", "très"}, {"a", "&", "b"}, "queries", "keys",
-              {0.1, 0.2, 0.7, 1, 0, 0}, {}};
+  Heatmap map{
+      "cross · layer 0 · head 1", {"<s>", "très"}, {"a", "&", "b"}, "queries", "keys", {0.1, 0.2, 0.7, 1, 0, 0}, {}};
   const std::string svg = heatmap_svg(map, HeatmapStyle{});
   CHECK(xml_problem(svg) == "");
   CHECK(svg.rfind("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", 0) == 0);
   CHECK(svg.find("xmlns=\"http://www.w3.org/2000/svg\"") != std::string::npos);
-  CHECK(count(svg, "<title>") == 6);                         // a hover title per cell
+  CHECK(count(svg, "<title>") == 6);  // a hover title per cell
   CHECK(svg.find("&lt;s&gt;") != std::string::npos);
   CHECK(svg.find("très") != std::string::npos);
   CHECK(svg.find(">&amp;</text>") != std::string::npos);
   CHECK(count(svg, "fill=\"" + heat_colour(1) + "\"") >= 1);  // the weight-1 cell
-  CHECK(svg.find(">0.5</text>") != std::string::npos);       // the legend's middle tick
+  CHECK(svg.find(">0.5</text>") != std::string::npos);        // the legend's middle tick
 
   HeatmapStyle inline_style;
   inline_style.standalone = false, inline_style.cell_titles = false, inline_style.data_map = "3/1";
@@ -140,16 +145,20 @@ TEST_CASE("a heatmap SVG is well-formed XML with one cell per weight, escaped la
 }
 
 TEST_CASE("line charts are well-formed, draw one line per series, and say so when there is nothing to draw") {
-  LineChart chart{"loss", "step", "loss", {{"train", "#1f77b4", {{50, 5.7}, {100, 4.8}, {150, 0.05}}},
-                                           {"valid", "#d62728", {{100, 3.0}}}}, true};
+  LineChart chart{"loss",
+                  "step",
+                  "loss",
+                  {{"train", "#1f77b4", {{50, 5.7}, {100, 4.8}, {150, 0.05}}}, {"valid", "#d62728", {{100, 3.0}}}},
+                  true};
   const std::string svg = line_chart_svg(chart);
   CHECK(xml_problem(svg) == "");
   CHECK(count(svg, "<polyline") == 1);
-  CHECK(count(svg, "<circle") == 1);        // a one-point series is a dot
+  CHECK(count(svg, "<circle") == 1);  // a one-point series is a dot
   CHECK(svg.find("(log scale)") != std::string::npos);
-  CHECK(svg.find(">0.1</text>") != std::string::npos);   // a decade tick between 0.05 and 5.7
+  CHECK(svg.find(">0.1</text>") != std::string::npos);  // a decade tick between 0.05 and 5.7
   // A log axis over less than a factor of 2 still gets labelled ticks.
-  const std::string narrow = line_chart_svg(LineChart{"loss", "step", "loss", {{"train", "#000", {{1, 5.8}, {2, 6.0}}}}, true});
+  const std::string narrow =
+      line_chart_svg(LineChart{"loss", "step", "loss", {{"train", "#000", {{1, 5.8}, {2, 6.0}}}}, true});
   CHECK(narrow.find(">5.9</text>") != std::string::npos);
   CHECK(line_chart_svg(LineChart{"empty", "x", "y", {}}).find("no data") != std::string::npos);
   const std::vector<double> ticks = nice_ticks(0, 1, 5);
@@ -167,8 +176,9 @@ TEST_CASE("every recorded map of every attention kind has one row per query that
     CHECK(picture.source_tokens.size() == 7);
     CHECK(picture.target_input_tokens.front() == "<s>");
     CHECK(picture.target_output_tokens.back() == "</s>");
-    REQUIRE(picture.maps.size() == 6);   // 2 encoder self, 2 decoder self, 2 cross, in that order
-    const std::vector<std::string> types = {"encoder_self", "encoder_self", "decoder_self", "decoder_self", "cross", "cross"};
+    REQUIRE(picture.maps.size() == 6);  // 2 encoder self, 2 decoder self, 2 cross, in that order
+    const std::vector<std::string> types = {"encoder_self", "encoder_self", "decoder_self",
+                                            "decoder_self", "cross",        "cross"};
     for (size_t m = 0; m < picture.maps.size(); ++m) {
       const AttentionMapRecord& map = picture.maps[m];
       CAPTURE(map.name);
@@ -194,15 +204,19 @@ TEST_CASE("every recorded map of every attention kind has one row per query that
 }
 
 TEST_CASE("attention.json holds the tokens and every head's weights, whose rows sum to 1, for every kind") {
-  const std::map<std::string, std::string> normalisation = {           // by the "kind" the JSON names
-      {"scaled_dot", "softmax over keys"}, {"additive", "softmax over keys"}, {"simplified", "softmax over keys"},
-      {"sagan", "softmax over keys"},      {"linear", "phi(q).phi(k) divided by its sum over keys"},
+  const std::map<std::string, std::string> normalisation = {
+      // by the "kind" the JSON names
+      {"scaled_dot", "softmax over keys"},
+      {"additive", "softmax over keys"},
+      {"simplified", "softmax over keys"},
+      {"sagan", "softmax over keys"},
+      {"linear", "phi(q).phi(k) divided by its sum over keys"},
       {"external", "L1 over memory slots, after a softmax over tokens"}};
   for (const auto& [self_kind, cross_kind] : all_kinds) {
     const std::string self_name = name_of(self_kind);
     CAPTURE(self_name);
     LoadedRun run = tiny_run(self_kind, cross_kind);
-    AttentionPicture picture = record_attention(run, "the old offices & <tags>");   // greedy translation
+    AttentionPicture picture = record_attention(run, "the old offices & <tags>");  // greedy translation
     const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
     CHECK(json["schema"] == "attnlab-attention/2");
     CHECK(json["target_forced"] == false);
@@ -217,7 +231,8 @@ TEST_CASE("attention.json holds the tokens and every head's weights, whose rows 
       REQUIRE(map["weights"].size() == map["heads"].get<size_t>());
       for (const auto& head : map["weights"]) {
         REQUIRE(head.size() == queries);
-        const auto& positions = map["type"] == "encoder_self" ? json["tokens"]["source"] : json["tokens"]["target_input"];
+        const auto& positions =
+            map["type"] == "encoder_self" ? json["tokens"]["source"] : json["tokens"]["target_input"];
         for (size_t i = 0; i < queries; ++i) {
           const auto& row = head[i];
           REQUIRE(row.size() == keys);
@@ -226,11 +241,11 @@ TEST_CASE("attention.json holds the tokens and every head's weights, whose rows 
           // An untrained model's greedy translation can hold <pad>; the decoder then treats that position as
           // padding, and the kinds that blank padded queries (external) give it a row of zeros.
           if (positions[i] == "<pad>" && sum == 0) continue;
-          CHECK(sum == doctest::Approx(1).epsilon(1e-5));   // 6 decimals each
+          CHECK(sum == doctest::Approx(1).epsilon(1e-5));  // 6 decimals each
         }
       }
     }
-    CHECK(json["maps"][4]["queries"] == "target_output");   // cross-attention rows: the predicted tokens
+    CHECK(json["maps"][4]["queries"] == "target_output");  // cross-attention rows: the predicted tokens
     CHECK(json["maps"][4]["keys"] == "source");
   }
 }
@@ -252,7 +267,7 @@ TEST_CASE("an unknown source word is read as <unk> but carried as typed, and lab
   CHECK(picture.source_typed == std::vector<std::string>{"a", "zorblax", "girl"});
   CHECK(picture.source_unknown == std::vector<bool>{false, true, false});
   CHECK(source_labels(picture) == std::vector<std::string>{"a", "zorblax?", "girl"});
-  CHECK(key_labels(picture, picture.maps.back())[1] == "zorblax?");   // cross-attention's keys
+  CHECK(key_labels(picture, picture.maps.back())[1] == "zorblax?");  // cross-attention's keys
   const nlohmann::json json = nlohmann::json::parse(attention_json(picture));
   CHECK(json["tokens"]["source"][1] == "<unk>");
   CHECK(json["tokens"]["source_typed"][1] == "zorblax");
@@ -266,7 +281,7 @@ TEST_CASE("cloze.json holds α, β, β̄ and s as computed, and the cloze folder
   picture.document = {"mary", "sees", "bob"}, picture.query = {"@placeholder", "sees"};
   picture.document_unknown = {false, false, true}, picture.query_unknown = {false, false};
   picture.has_aoa = true;
-  picture.alpha = {0.5, 0.2, 0.3, 0.3, 0.2, 0.5};   // [3, 2]: each column sums to 1
+  picture.alpha = {0.5, 0.2, 0.3, 0.3, 0.2, 0.5};  // [3, 2]: each column sums to 1
   picture.beta = {0.9, 0.1, 0.4, 0.6, 0.123456789, 0.876543211};
   picture.beta_mean = {0.474485596, 0.525514404};
   picture.s = {0.342, 0.300, 0.358};
@@ -274,7 +289,7 @@ TEST_CASE("cloze.json holds α, β, β̄ and s as computed, and the cloze folder
   const nlohmann::json json = nlohmann::json::parse(cloze_json(picture));
   CHECK(json["task"] == "cloze");
   CHECK(json["alpha"] == nlohmann::json::parse("[[0.5, 0.2], [0.3, 0.3], [0.2, 0.5]]"));
-  CHECK(json["beta"][2][0].get<double>() == 0.123456789);   // not rounded
+  CHECK(json["beta"][2][0].get<double>() == 0.123456789);  // not rounded
   CHECK(json["document_unknown"] == nlohmann::json::array({false, false, true}));
   CHECK(json["answers"][0]["word"] == "bob");
   const auto directory = testing::fresh_directory("inspect", "cloze");
@@ -313,7 +328,7 @@ TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and he
   CHECK(page.find("\"schema\": \"attnlab-attention/2\"") != std::string::npos);
   CHECK(page.find("function renderNeuron") != std::string::npos);
   CHECK(page.find("#tabs button") != std::string::npos);
-  CHECK(count(page, "http://") ==   // nothing fetched: only namespaces (SVG's, and XHTML's for a saved picture)
+  CHECK(count(page, "http://") ==  // nothing fetched: only namespaces (SVG's, and XHTML's for a saved picture)
         count(page, "http://www.w3.org/2000/svg") + count(page, "http://www.w3.org/1999/xhtml"));
   CHECK(page.find("https://") == std::string::npos);
   CHECK(page.find(" src=") == std::string::npos);
@@ -325,13 +340,19 @@ TEST_CASE("the attention folder has the JSON, one well-formed SVG per map and he
   const std::string embedded = json_for_script(hostile);
   for (const char* banned : {"<", ">", "&", "\u2028", "\u2029"}) CHECK(embedded.find(banned) == std::string::npos);
   CHECK(nlohmann::json::parse(embedded) == nlohmann::json::parse(hostile));
-  CHECK(embedded.find("\u00e9") != std::string::npos);   // other characters stay as they are
+  CHECK(embedded.find("\u00e9") != std::string::npos);  // other characters stay as they are
 }
 
 TEST_CASE("the terminal heatmap shades each weight band and labels rows and columns") {
   AttentionPicture picture;
   picture.source_tokens = {"a", "très", "b"};
-  AttentionMapRecord map{"encoder.layers.0.self_attn", "encoder_self", 0, AttentionKind::scaled_dot, 1, 3, 3,
+  AttentionMapRecord map{"encoder.layers.0.self_attn",
+                         "encoder_self",
+                         0,
+                         AttentionKind::scaled_dot,
+                         1,
+                         3,
+                         3,
                          {1, 0, 0, 0.2, 0.4, 0.4, 0.05, 0.6, 0.35}};
   picture.maps = {map};
   const std::string text = terminal_heatmap(picture, map, 0);
@@ -339,16 +360,21 @@ TEST_CASE("the terminal heatmap shades each weight band and labels rows and colu
   CHECK(text.find("   a │██    │") != std::string::npos);
   CHECK(text.find("très │░░▒▒▒▒│") != std::string::npos);
   CHECK(text.find("   b │  ▓▓▒▒│") != std::string::npos);
-  CHECK(text.find("      a t b") != std::string::npos);   // column labels written downwards: a, t(rès), b
+  CHECK(text.find("      a t b") != std::string::npos);  // column labels written downwards: a, t(rès), b
 }
 
 TEST_CASE("metrics.jsonl is read back; BLEU is optional; a bad line is named by file and line") {
   const auto directory = testing::fresh_directory("inspect", "metrics");
   const auto path = (directory / "metrics.jsonl").string();
-  std::ofstream(path) << R"({"type":"train","step":50,"loss":5.5,"lr":0.001,"tokens_per_s":900,"elapsed_s":3,"epoch":0})" "\n"
-                      << R"({"type":"valid","step":50,"loss":4.0,"perplexity":54.6,"token_accuracy":0.2,"exact_match":0})" "\n"
-                      << R"({"type":"note","text":"ignored"})" "\n\n"
-                      << R"({"type":"valid","step":100,"loss":3.0,"perplexity":20.1,"token_accuracy":0.4,"exact_match":0.1,"bleu":12.5})" "\n";
+  std::ofstream(path)
+      << R"({"type":"train","step":50,"loss":5.5,"lr":0.001,"tokens_per_s":900,"elapsed_s":3,"epoch":0})"
+         "\n"
+      << R"({"type":"valid","step":50,"loss":4.0,"perplexity":54.6,"token_accuracy":0.2,"exact_match":0})"
+         "\n"
+      << R"({"type":"note","text":"ignored"})"
+         "\n\n"
+      << R"({"type":"valid","step":100,"loss":3.0,"perplexity":20.1,"token_accuracy":0.4,"exact_match":0.1,"bleu":12.5})"
+         "\n";
   TrainingHistory history = read_metrics(path);
   REQUIRE(history.train.size() == 1);
   REQUIRE(history.valid.size() == 2);
@@ -361,7 +387,7 @@ TEST_CASE("metrics.jsonl is read back; BLEU is optional; a bad line is named by 
   inputs.history = history;
   inputs.samples = {{"a <b>", "une <b>", "une <b>"}, {"c", "d", "e"}};
   const std::string page = report_html(inputs);
-  CHECK(count(page, "class=\"chart\"") == 4);   // loss, learning rate, accuracy, BLEU
+  CHECK(count(page, "class=\"chart\"") == 4);  // loss, learning rate, accuracy, BLEU
   CHECK(page.find("validation BLEU") != std::string::npos);
   CHECK(page.find("a &lt;b&gt;") != std::string::npos);
   CHECK(page.find("class=\"wrong\">e") != std::string::npos);
@@ -369,7 +395,8 @@ TEST_CASE("metrics.jsonl is read back; BLEU is optional; a bad line is named by 
   inputs.history.valid[1].bleu.reset();
   CHECK(report_html(inputs).find("No BLEU in this run") != std::string::npos);
 
-  std::ofstream(path, std::ios::app) << R"({"type":"train","step":150,"loss":"high"})" "\n";
+  std::ofstream(path, std::ios::app) << R"({"type":"train","step":150,"loss":"high"})"
+                                        "\n";
   std::string message;
   try {
     read_metrics(path);
@@ -380,11 +407,13 @@ TEST_CASE("metrics.jsonl is read back; BLEU is optional; a bad line is named by 
   CHECK(message.find("\"loss\"") != std::string::npos);
 }
 
-TEST_CASE("a metrics.jsonl line with a \"type\" that is not a string, or a step that is no step, is named, not a "
-          "JSON library exception") {
+TEST_CASE(
+    "a metrics.jsonl line with a \"type\" that is not a string, or a step that is no step, is named, not a "
+    "JSON library exception") {
   const auto directory = testing::fresh_directory("inspect", "metrics-types");
   const auto path = (directory / "metrics.jsonl").string();
-  std::ofstream(path) << R"({"type":7,"step":1})" "\n";          // not a line read (no string "type")
+  std::ofstream(path) << R"({"type":7,"step":1})"
+                         "\n";  // not a line read (no string "type")
   CHECK(read_metrics(path).train.empty());
   for (const std::string step : {"1e300", "-5", "2.5"}) {
     std::ofstream(path) << R"({"type":"train","step":)" << step << R"(,"loss":1,"lr":1,"tokens_per_s":1,"elapsed_s":1})"
@@ -416,7 +445,9 @@ const NeuronStage& stage(const AttentionMapRecord& map, const std::string& name)
 }
 
 // The `d` numbers of stage `s` that start at flat index `at`.
-std::vector<double> slice(const NeuronStage& s, size_t at, size_t d) { return {s.values.begin() + at, s.values.begin() + at + d}; }
+std::vector<double> slice(const NeuronStage& s, size_t at, size_t d) {
+  return {s.values.begin() + at, s.values.begin() + at + d};
+}
 
 double dot(const std::vector<double>& a, const std::vector<double>& b) {
   double total = 0;
@@ -435,13 +466,13 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
     AttentionPicture picture = record_attention(run, "a happy girl does not go .", "une fille heureuse ne va pas .");
     for (const AttentionMapRecord& map : picture.maps) {
       CAPTURE(map.name);
-      const NeuronStage& q = stage(map, "q");                               // [h, Tq, d]
+      const NeuronStage& q = stage(map, "q");  // [h, Tq, d]
       const size_t d = static_cast<size_t>(q.shape.back()), Tq = map.queries, Tk = map.keys;
       for (int64_t h = 0; h < map.heads; ++h) {
         for (size_t i = 0; i < Tq; ++i) {
           const std::vector<double> q_i = slice(q, (h * Tq + i) * d, d);
           std::vector<double> remade(Tk);
-          if (map.kind == AttentionKind::external) {                                     // a = ã / Σ_s ã, z = q · M_k[s]
+          if (map.kind == AttentionKind::external) {  // a = ã / Σ_s ã, z = q · M_k[s]
             const NeuronStage& tilde = stage(map, "token_softmax");
             double total = 0;
             for (size_t s = 0; s < Tk; ++s) total += tilde.values[(h * Tq + i) * Tk + s];
@@ -450,21 +481,24 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
               CHECK(dot(q_i, slice(stage(map, "memory_k"), s * d, d)) ==
                     doctest::Approx(stage(map, "scores").values[(h * Tq + i) * Tk + s]).epsilon(1e-4));
             }
-          } else if (map.kind == AttentionKind::linear) {                                // φ(q)·φ(k) / Σ over keys seen
+          } else if (map.kind == AttentionKind::linear) {  // φ(q)·φ(k) / Σ over keys seen
             double total = 0;
             for (size_t j = 0; j < Tk; ++j) {
               const bool seen = !(map.type == "decoder_self" && j > i);
-              remade[j] = seen ? dot(slice(stage(map, "phi_q"), (h * Tq + i) * d, d), slice(stage(map, "phi_k"), (h * Tk + j) * d, d)) : 0;
+              remade[j] = seen ? dot(slice(stage(map, "phi_q"), (h * Tq + i) * d, d),
+                                     slice(stage(map, "phi_k"), (h * Tk + j) * d, d))
+                               : 0;
               total += remade[j];
             }
             for (double& w : remade) w /= total;
-          } else {                                                          // softmax of the score made here
+          } else {  // softmax of the score made here
             std::vector<double> scores(Tk);
             const NeuronStage& masked = stage(map, "scores");
             for (size_t j = 0; j < Tk; ++j) {
-              const double made = map.kind == AttentionKind::additive
-                                      ? dot(slice(stage(map, "w"), h * d, d), slice(stage(map, "tanh"), ((h * Tq + i) * Tk + j) * d, d))
-                                      : dot(q_i, slice(stage(map, "k"), (h * Tk + j) * d, d)) * map.score_scale;
+              const double made =
+                  map.kind == AttentionKind::additive
+                      ? dot(slice(stage(map, "w"), h * d, d), slice(stage(map, "tanh"), ((h * Tq + i) * Tk + j) * d, d))
+                      : dot(q_i, slice(stage(map, "k"), (h * Tk + j) * d, d)) * map.score_scale;
               const double recorded = masked.values[(h * Tq + i) * Tk + j];
               if (std::isfinite(recorded)) CHECK(made == doctest::Approx(recorded).epsilon(1e-4));
               scores[j] = std::isfinite(recorded) ? made : -INFINITY;
@@ -478,13 +512,14 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
   }
 }
 
-TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaussian and chosen key, which make "
-          "their weights again") {
+TEST_CASE(
+    "local_m, local_p and hard attention record their centre, window, Gaussian and chosen key, which make "
+    "their weights again") {
   // Every use of each kind: (self-attention kind, cross-attention kind).
-  for (const auto& [self_kind, cross_kind] : std::vector<std::pair<AttentionKind, AttentionKind>>{
-           {AttentionKind::local_p, AttentionKind::hard},
-           {AttentionKind::hard, AttentionKind::local_m},
-           {AttentionKind::local_m, AttentionKind::local_p}}) {
+  for (const auto& [self_kind, cross_kind] :
+       std::vector<std::pair<AttentionKind, AttentionKind>>{{AttentionKind::local_p, AttentionKind::hard},
+                                                            {AttentionKind::hard, AttentionKind::local_m},
+                                                            {AttentionKind::local_m, AttentionKind::local_p}}) {
     const std::string self_name = name_of(self_kind);
     CAPTURE(self_name);
     LoadedRun run = tiny_run(self_kind, cross_kind);
@@ -496,28 +531,28 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
       CAPTURE(map.name);
       const size_t Tq = map.queries, Tk = map.keys, d = static_cast<size_t>(stage(map, "q").shape.back());
       CHECK(map.score_scale == doctest::Approx(1 / std::sqrt(double(d))));
-      const NeuronStage& scores = stage(map, "scores");                   // [h, Tq, Tk], −∞ where hidden
+      const NeuronStage& scores = stage(map, "scores");  // [h, Tq, Tk], −∞ where hidden
       for (int64_t h = 0; h < map.heads; ++h) {
         for (size_t i = 0; i < Tq; ++i) {
           const size_t row = h * Tq + i;
           const std::vector<double> s(scores.values.begin() + row * Tk, scores.values.begin() + (row + 1) * Tk);
-          for (size_t j = 0; j < Tk; ++j) {                                 // the score is q·k / √d_k where seen
+          for (size_t j = 0; j < Tk; ++j) {  // the score is q·k / √d_k where seen
             const double made = dot(slice(stage(map, "q"), row * d, d), slice(stage(map, "k"), (h * Tk + j) * d, d));
             if (std::isfinite(s[j])) CHECK(made * map.score_scale == doctest::Approx(s[j]).epsilon(1e-4));
           }
           const std::vector<double> soft = softmax_row(s);
-          if (map.kind == AttentionKind::hard) {       // the map is a = softmax itself; the argmax is only marked
+          if (map.kind == AttentionKind::hard) {  // the map is a = softmax itself; the argmax is only marked
             const NeuronStage& a = stage(map, "distribution");
             const double chosen = stage(map, "chosen_key").values[row];
             size_t best = 0;
-            double entropy = 0;                                                          // of the recorded row
+            double entropy = 0;  // of the recorded row
             for (size_t j = 0; j < Tk; ++j) {
               CHECK(a.values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
-              CHECK(map.at(h, i, j) == doctest::Approx(soft[j]).epsilon(1e-4));           // not a one-hot row
+              CHECK(map.at(h, i, j) == doctest::Approx(soft[j]).epsilon(1e-4));  // not a one-hot row
               if (a.values[row * Tk + j] > a.values[row * Tk + best]) best = j;
               if (map.at(h, i, j) > 0) entropy -= map.at(h, i, j) * std::log(map.at(h, i, j));
             }
-            if (map.type != "decoder_self" || i > 0) CHECK(entropy > 0.01);             // untrained: far from one key
+            if (map.type != "decoder_self" || i > 0) CHECK(entropy > 0.01);  // untrained: far from one key
             REQUIRE(std::isfinite(chosen));
             CHECK(chosen == double(best));
             CHECK(entry["neuron"]["chosen_key"][h][i] == best);
@@ -544,7 +579,7 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
           CHECK(entry["neuron"]["window"][h][i] == nlohmann::json{first, final});
           for (size_t j = 0; j < Tk; ++j) {
             double weight = soft[j];
-            if (map.kind == AttentionKind::local_p) {                                    // softmax × e^(−(j − p)² / 2σ²), σ = D/2
+            if (map.kind == AttentionKind::local_p) {  // softmax × e^(−(j − p)² / 2σ²), σ = D/2
               const double gauss = std::exp(-(double(j) - p) * (double(j) - p) / (2 * (D / 2) * (D / 2)));
               CHECK(stage(map, "gaussian").values[row * Tk + j] == doctest::Approx(gauss).epsilon(1e-4));
               CHECK(stage(map, "softmax").values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
@@ -556,7 +591,8 @@ TEST_CASE("local_m, local_p and hard attention record their centre, window, Gaus
       }
       if (map.kind != AttentionKind::hard) {
         CHECK(entry["local"]["width"] == 2);
-        CHECK(entry["local"]["sigma"] == (map.kind == AttentionKind::local_p ? nlohmann::json(1.0) : nlohmann::json(nullptr)));
+        CHECK(entry["local"]["sigma"] ==
+              (map.kind == AttentionKind::local_p ? nlohmann::json(1.0) : nlohmann::json(nullptr)));
         CHECK(entry["hard_eval"].is_null());
       } else {
         CHECK(entry["local"].is_null());
@@ -617,7 +653,7 @@ TEST_CASE("with beam search every step keeps at most k hypotheses and the transl
   double best = -INFINITY;
   bool found = false;
   for (const auto& step : picture.beam_steps) {
-    CHECK(step.size() <= 6);                                       // the best 2k candidates
+    CHECK(step.size() <= 6);  // the best 2k candidates
     int64_t kept = 0;
     for (const BeamCandidate& c : step) {
       kept += c.fate == "kept";
@@ -636,16 +672,16 @@ TEST_CASE("with beam search every step keeps at most k hypotheses and the transl
 TEST_CASE("the explorer page holds its script, its styles and the data, and no sentence can break out of it") {
   const std::string data = "{\"source\": \"</script><script>alert(1)</script> /*{{script}}*/ {{data}}\"}";
   const std::string page = explorer_page_html("a <title> & more", data, {});
-  CHECK(count(page, "</script>") == 5);   // config, data, compared data, film, script: nothing more closes
+  CHECK(count(page, "</script>") == 5);  // config, data, compared data, film, script: nothing more closes
   CHECK(page.find("<title>a &lt;title&gt; &amp; more</title>") != std::string::npos);
   CHECK(page.find("\"mode\":\"file\"") != std::string::npos);
-  for (const char* script : {"X.clear = function", "X.heatmapSvg = function", "X.views.head =", "X.views.neuron =",
-                             "X.views.decoding =", "X.views.flow =", "X.views.cloze =", "X.startServe = function",
-                             "X.savePicture = function"}) {
-    CHECK_MESSAGE(page.find(script) != std::string::npos, script);   // every script, inline
+  for (const char* script :
+       {"X.clear = function", "X.heatmapSvg = function", "X.views.head =", "X.views.neuron =", "X.views.decoding =",
+        "X.views.flow =", "X.views.cloze =", "X.startServe = function", "X.savePicture = function"}) {
+    CHECK_MESSAGE(page.find(script) != std::string::npos, script);  // every script, inline
   }
-  CHECK(page.find("--accent") != std::string::npos);              // explorer.css, inline
-  CHECK(page.find("{{") == page.find("{{script}}"));              // every marker filled; the one left is the data's
+  CHECK(page.find("--accent") != std::string::npos);  // explorer.css, inline
+  CHECK(page.find("{{") == page.find("{{script}}"));  // every marker filled; the one left is the data's
   const std::string served = explorer_page_html("t", "", {"runs/a", "runs/b"});
   CHECK(served.find("id=\"explorer-data\">null</script>") != std::string::npos);
   CHECK(served.find("\"runs\":[\"runs/a\",\"runs/b\"]") != std::string::npos);
@@ -670,14 +706,17 @@ TEST_CASE("a hard map's heatmap draws the distribution a and outlines the chosen
       const Heatmap heatmap = heatmap_of(picture, map, head);
       REQUIRE(static_cast<int64_t>(heatmap.marked.size()) == map.queries);
       for (int64_t i = 0; i < map.queries; ++i) {
-        CHECK(double(heatmap.marked[static_cast<size_t>(i)]) == chosen.values[static_cast<size_t>(head * map.queries + i)]);
-        CHECK(heatmap.weights[static_cast<size_t>(i * map.keys + heatmap.marked[static_cast<size_t>(i)])] < 1);   // a, not a 1
+        CHECK(double(heatmap.marked[static_cast<size_t>(i)]) ==
+              chosen.values[static_cast<size_t>(head * map.queries + i)]);
+        CHECK(heatmap.weights[static_cast<size_t>(i * map.keys + heatmap.marked[static_cast<size_t>(i)])] <
+              1);  // a, not a 1
       }
       const std::string svg = heatmap_svg(heatmap, HeatmapStyle{});
       size_t outlines = 0;
-      for (size_t at = svg.find("class=\"marked\""); at != std::string::npos; at = svg.find("class=\"marked\"", at + 1)) ++outlines;
+      for (size_t at = svg.find("class=\"marked\""); at != std::string::npos; at = svg.find("class=\"marked\"", at + 1))
+        ++outlines;
       CHECK(static_cast<int64_t>(outlines) == map.queries);
     }
   }
-  CHECK(hard_maps == 2);                                                     // both decoder layers' cross-attention
+  CHECK(hard_maps == 2);  // both decoder layers' cross-attention
 }

@@ -227,7 +227,8 @@ TEST_CASE("overrides set nested keys after the file, their value read as YAML") 
   CHECK(c.tokenizer.kind == TokenizerKind::character);
   CHECK_FALSE(c.tokenizer.shared);
   CHECK(c.model.encoder_attention.kind == AttentionKind::linear);
-  CHECK(c.model.decoder_attention.kind == AttentionKind::sagan);  // from the file's shorthand; only the window was overridden
+  CHECK(c.model.decoder_attention.kind ==
+        AttentionKind::sagan);  // from the file's shorthand; only the window was overridden
   CHECK(c.model.decoder_attention.has_window);
   CHECK(c.model.decoder_attention.window_left == 2);
   CHECK(c.model.cross_attention.kind == AttentionKind::sagan);
@@ -387,8 +388,9 @@ TEST_CASE("out-of-range values are refused with the range, and sizes above their
                 "model.attention.decoder.window: expected none or [left, right] with two whole numbers ≥ 0"},
            Case{"model:\n  attention:\n    decoder: {window: [-1, 0]}\n", "got '[-1, 0]'"},
            // Sizes that would reach an allocation or an overflow have ceilings, and the message gives them.
-           Case{"model:\n  d_model: 1000000000\n", "model.d_model: expected a whole number > 0 and at most 65536, "
-                                                  "got '1000000000' (line 5)"},
+           Case{"model:\n  d_model: 1000000000\n",
+                "model.d_model: expected a whole number > 0 and at most 65536, "
+                "got '1000000000' (line 5)"},
            Case{"model:\n  d_ff: 2000000\n", "model.d_ff: expected a whole number > 0 and at most 1048576"},
            Case{"model:\n  encoder_layers: 100000\n",
                 "model.encoder_layers: expected a whole number > 0 and at most 1000"},
@@ -492,8 +494,9 @@ TEST_CASE("overrides get the same checks as the file, and name the --set they ca
 
 // ---- The documentation ----------------------------------------------------------------------------------------
 
-TEST_CASE("configs/README.md documents every key with the code's default and ceiling, and no key the code does not "
-          "know") {
+TEST_CASE(
+    "configs/README.md documents every key with the code's default and ceiling, and no key the code does not "
+    "know") {
   const std::string readme = read_text(fs::path(ATTNLAB_SOURCE_DIR) / "configs" / "README.md");
   REQUIRE_FALSE(readme.empty());
   // Table rows look like: | `train.max_steps` | `10000` | optimizer steps |
@@ -518,8 +521,10 @@ TEST_CASE("configs/README.md documents every key with the code's default and cei
     CHECK_MESSAGE(documented[key.path] == key.default_value, key.path, ": README says ", documented[key.path],
                   ", the code ", key.default_value);
     if (!key.most.empty()) {
-      CHECK_MESSAGE(contains(rows[key.path], "at most " + key.most), key.path, ": README does not give its ceiling, "
-                    "at most ", key.most);
+      CHECK_MESSAGE(contains(rows[key.path], "at most " + key.most), key.path,
+                    ": README does not give its ceiling, "
+                    "at most ",
+                    key.most);
     }
   }
   for (const auto& [key, value] : documented) {
@@ -529,8 +534,9 @@ TEST_CASE("configs/README.md documents every key with the code's default and cei
   }
 }
 
-TEST_CASE("model.path takes paper or fused and names the key when it is neither; the old model.kernels still "
-          "loads, as model.path") {
+TEST_CASE(
+    "model.path takes paper or fused and names the key when it is neither; the old model.kernels still "
+    "loads, as model.path") {
   const std::string data = "data: {train_src: a.src, train_tgt: a.tgt}\n";
   const std::string yaml = data + "model:\n  path: fast\n";
   CHECK_THROWS_WITH_AS(parse_config(yaml, "a.yaml"), doctest::Contains("model.path: expected one of paper, fused"),
@@ -541,5 +547,6 @@ TEST_CASE("model.path takes paper or fused and names the key when it is neither;
   CHECK(parse_config(data, "a.yaml", {"model.kernels=reference"}).model.path == ComputePath::paper);
   CHECK_THROWS_WITH_AS(parse_config(data + "model:\n  kernels: fast\n", "a.yaml"),
                        doctest::Contains("model.kernels (now model.path): expected one of fused, reference"), Error);
-  CHECK(to_yaml(parse_config(data + "model:\n  kernels: reference\n", "a.yaml")).find("path: paper") != std::string::npos);
+  CHECK(to_yaml(parse_config(data + "model:\n  kernels: reference\n", "a.yaml")).find("path: paper") !=
+        std::string::npos);
 }

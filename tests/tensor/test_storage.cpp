@@ -10,22 +10,22 @@
 using namespace attnlab;
 
 TEST_CASE("a reused buffer is filled like a fresh one") {
-  trim_storage();   // an empty pool, whatever the tests before this one (in the same process) left in it
-  { Tensor first = Tensor::full({3000}, 7); }                          // dies: its buffer goes to the pool
+  trim_storage();  // an empty pool, whatever the tests before this one (in the same process) left in it
+  { Tensor first = Tensor::full({3000}, 7); }  // dies: its buffer goes to the pool
   const StorageCounts before = storage_counts();
-  Tensor second = Tensor::zeros({2900});                                // same size class (2816 … 3072)
+  Tensor second = Tensor::zeros({2900});  // same size class (2816 … 3072)
   CHECK(storage_counts().reused == before.reused + 1);
   for (real v : second.values()) REQUIRE(v == 0);
   CHECK(second.numel() == 2900);
 }
 
 TEST_CASE("trim_storage gives every pooled buffer back, and the next buffer is fresh") {
-  { Tensor first = Tensor::full({5000}, 1); }                          // dies: its buffer goes to the pool
+  { Tensor first = Tensor::full({5000}, 1); }  // dies: its buffer goes to the pool
   CHECK(storage_counts().pooled_bytes > 0);
   trim_storage();
   CHECK(storage_counts().pooled_bytes == 0);
   const StorageCounts before = storage_counts();
-  Tensor second = Tensor::full({5000}, 2);                              // the pool is empty: a fresh buffer
+  Tensor second = Tensor::full({5000}, 2);  // the pool is empty: a fresh buffer
   CHECK(storage_counts().fresh == before.fresh + 1);
   CHECK(storage_counts().reused == before.reused);
   for (real v : second.values()) REQUIRE(v == 2);
@@ -53,21 +53,22 @@ static long minor_faults() {
 }
 
 TEST_CASE("after recycle_storage a buffer of another size reuses the process's memory; after trim_storage it faults") {
-  const int64_t big = 2 << 20, other = 3 << 19;                         // 8 MiB, then 6 MiB of floats
-  { Tensor first = Tensor::full({big}, 1); }                            // touched, then pooled
+  const int64_t big = 2 << 20, other = 3 << 19;  // 8 MiB, then 6 MiB of floats
+  { Tensor first = Tensor::full({big}, 1); }     // touched, then pooled
   recycle_storage();
   long before = minor_faults();
-  { Tensor second = Tensor::full({other}, 2); }                         // another size class: from the heap
+  { Tensor second = Tensor::full({other}, 2); }  // another size class: from the heap
   const long after_recycle = minor_faults() - before;
   trim_storage();
   before = minor_faults();
-  { Tensor third = Tensor::full({other}, 3); }                          // the heap was given back: fresh pages
+  { Tensor third = Tensor::full({other}, 3); }  // the heap was given back: fresh pages
   const long after_trim = minor_faults() - before;
   const long pages = other * static_cast<long>(sizeof(real)) / 4096;
-  INFO("minor faults: ", after_recycle, " after recycle_storage, ", after_trim, " after trim_storage, of ", pages, " pages");
+  INFO("minor faults: ", after_recycle, " after recycle_storage, ", after_trim, " after trim_storage, of ", pages,
+       " pages");
   CHECK(after_recycle < pages / 10);
   CHECK(after_trim > pages / 2);
-  trim_storage();   // leave no 6 MiB buffer in the pool: it would take the budget of the tests after this one
+  trim_storage();  // leave no 6 MiB buffer in the pool: it would take the budget of the tests after this one
 }
 #endif
 
@@ -95,7 +96,7 @@ static void check_warm_steps_allocate_nothing(bool fused_loss) {
   auto step = [&] {
     model.zero_grad();
     ForwardContext ctx{/*training=*/true, &dropout_generator, /*recorder=*/nullptr};
-    Tensor loss = fused_loss ? model.loss(src, tgt_in, targets, real(0.1), ctx)             // [1]
+    Tensor loss = fused_loss ? model.loss(src, tgt_in, targets, real(0.1), ctx)  // [1]
                              : cross_entropy(model.forward(src, tgt_in, ctx), targets, real(0.1), pad_id);
     loss.backward();
     optimizer.step(1e-3);
@@ -105,11 +106,15 @@ static void check_warm_steps_allocate_nothing(bool fused_loss) {
   const StorageCounts warm = storage_counts();
   for (int i = 0; i < 3; ++i) step();
   const StorageCounts after = storage_counts();
-  CHECK(after.fresh == warm.fresh);                                     // nothing new from the system
-  CHECK(after.reused > warm.reused);                                    // and the pool was really used
+  CHECK(after.fresh == warm.fresh);   // nothing new from the system
+  CHECK(after.reused > warm.reused);  // and the pool was really used
 }
 
 TEST_CASE("training steps 3 to 5 of a Transformer take every pooled-size tensor buffer from the pool, none fresh") {
-  SUBCASE("the trainer's Seq2Seq::loss: output layer and loss fused") { check_warm_steps_allocate_nothing(true); }
-  SUBCASE("forward to [B, T, V] logits, then cross_entropy") { check_warm_steps_allocate_nothing(false); }
+  SUBCASE("the trainer's Seq2Seq::loss: output layer and loss fused") {
+    check_warm_steps_allocate_nothing(true);
+  }
+  SUBCASE("forward to [B, T, V] logits, then cross_entropy") {
+    check_warm_steps_allocate_nothing(false);
+  }
 }

@@ -18,14 +18,18 @@ namespace {
 
 GradcheckCase gumbel_case(std::string what, double temperature, const std::vector<int64_t>& key_lengths) {
   const int64_t B = static_cast<int64_t>(key_lengths.size()), Tq = 3, Tk = 4;
-  const Tensor additive_mask = make_length_mask(key_lengths, Tq, Tk, false).additive(AttentionConfig{});   // [B, 1, Tq, Tk]
+  const Tensor additive_mask =
+      make_length_mask(key_lengths, Tq, Tk, false).additive(AttentionConfig{});  // [B, 1, Tq, Tk]
   Generator noise_gen(13);
-  Tensor noise = Tensor::zeros({B, 2, Tq, Tk});                             // g = −log(−log u), fixed
-  for (int64_t n = 0; n < noise.numel(); ++n) noise.data()[n] = static_cast<real>(-std::log(-std::log(noise_gen.uniform(1e-6, 1))));
+  Tensor noise = Tensor::zeros({B, 2, Tq, Tk});  // g = −log(−log u), fixed
+  for (int64_t n = 0; n < noise.numel(); ++n)
+    noise.data()[n] = static_cast<real>(-std::log(-std::log(noise_gen.uniform(1e-6, 1))));
   return {"attention.gumbel_softmax", std::move(what),
-          [B](Generator& gen) { return std::vector<Tensor>{Tensor::randn({B, 2, Tq, Tk}, gen)}; },   // z
+          [B](Generator& gen) {
+            return std::vector<Tensor>{Tensor::randn({B, 2, Tq, Tk}, gen)};
+          },  // z
           [additive_mask, noise, temperature](const std::vector<Tensor>& in) {
-            return gumbel_softmax(in[0], additive_mask, noise, temperature); // [B, h, Tq, Tk]
+            return gumbel_softmax(in[0], additive_mask, noise, temperature);  // [B, h, Tq, Tk]
           }};
 }
 
