@@ -45,14 +45,20 @@ struct BenchCommandOptions {
 
 namespace {
 
+// The number format the model's products ran in: model.precision's name in the float32 build ("float32",
+// "bfloat16", "bfloat16-emulated"); "float64" in the float64 build, which computes everything in it.
+std::string products_precision(const BenchResult& r) {
+  return sizeof(real) == 4 ? name_of(r.model_precision) : "float64";
+}
+
 nlohmann::json as_json(const std::string& config_path, const BenchOptions& options, const BenchResult& r,
                        const Bf16Speed& bf16) {
   nlohmann::json backend_speeds = nlohmann::json::object();  // {"eigen": GFLOP/s, "packed": …, "blas": …}
   for (const GemmSpeed& speed : r.gemm_backends) backend_speeds[name_of(speed.gemm)] = speed.gflops_per_second;
   return nlohmann::json{
       {"program", "attnlab"},
-      {"precision", sizeof(real) == 4 ? "float32" : "float64"},
-      {"vectors", vector_unit()},  // the build's vector width: "AVX-512, 16 floats a vector"
+      {"precision", products_precision(r)},  // the model's products: float32, bfloat16, … (float64 build: float64)
+      {"vectors", vector_unit()},            // the build's vector width: "AVX-512, 16 floats a vector"
       {"config", config_path},
       {"threads", r.threads},
       {"parameters", r.parameters},
@@ -112,7 +118,7 @@ void print_bf16(const Bf16Speed& bf16) {
   for (double gflops : bf16.bf16.shape_gflops) std::printf(" %14.1f", gflops);
   std::printf(
       "\n      (operands rounded to bfloat16, float32 sums, on %s: %.2f× the float32 packed GEMM timed in "
-      "turn with it, %.1f GFLOP/s; the model does not use it yet)\n",
+      "turn with it, %.1f GFLOP/s; the model's products use it under model.precision: bfloat16)\n",
       bf16.support.c_str(), bf16.bf16.gflops_per_second / bf16.packed.gflops_per_second, bf16.packed.gflops_per_second);
 }
 
@@ -120,9 +126,14 @@ void print_table(const std::string& config_path, const BenchOptions& options, in
                  const BenchResult& r, const Bf16Speed& bf16) {
   std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads, %s\n",
               config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
-              static_cast<long long>(options.length), r.threads, sizeof(real) == 4 ? "float32" : "float64");
-  std::printf("  built for          %s; the model's products on %s (model.gemm)\n", vector_unit().c_str(),
-              name_of(r.model_gemm).c_str());
+              static_cast<long long>(options.length), r.threads, products_precision(r).c_str());
+  if (r.model_precision == Precision::float32) {
+    std::printf("  built for          %s; the model's products on %s (model.gemm)\n", vector_unit().c_str(),
+                name_of(r.model_gemm).c_str());
+  } else {  // add_product (tensor/product/product.h) sends every product to the bf16 kernel, whatever model.gemm says
+    std::printf("  built for          %s; the model's products in %s (model.precision; model.gemm is not used)\n",
+                vector_unit().c_str(), name_of(r.model_precision).c_str());
+  }
   std::printf("  training step      %9.1f ms   (median of %lld steps after %lld warm-up)\n", 1e3 * r.step_seconds,
               static_cast<long long>(options.steps), static_cast<long long>(options.warmup));
   std::printf("    forward          %9.1f ms\n", 1e3 * r.forward_seconds);

@@ -29,7 +29,7 @@ double seconds_between(Clock::time_point start, Clock::time_point end) {
 
 struct DecodeTiming {
   double sentences_per_second = 0;
-  double mean_length = 0;   // output tokens per sentence
+  double mean_length = 0;  // output tokens per sentence
 };
 
 // Translates `sentences` through src/decode/: one at a time (as `attnlab translate` does for a person typing), or
@@ -43,7 +43,7 @@ DecodeTiming time_decoding(Seq2Seq& model, const std::vector<std::vector<int32_t
     for (const std::vector<int32_t>& out : translate_batched(model, sentences, config))
       produced += static_cast<int64_t>(out.size());
   } else {
-    for (const std::vector<int32_t>& src : sentences)                               // [1, S] each
+    for (const std::vector<int32_t>& src : sentences)  // [1, S] each
       produced += static_cast<int64_t>(translate_ids(model, pad_batch({src}), config).at(0).size());
   }
   const double seconds = seconds_between(start, Clock::now());
@@ -87,8 +87,8 @@ void check_options(const BenchOptions& options, int64_t vocab) {
   check_option(options.warmup >= 0, "--warmup must be 0 or more");
   check_option(options.batch >= 1, "--batch must be at least 1");
   check_option(options.length >= 2, "--length must be at least 2 (bos or eos plus one token)");
-  check_option(vocab > unk_id + 1, "the vocabulary (--vocab, or tokenizer.vocab_size) must be more than 4, got " +
-                                       std::to_string(vocab));
+  check_option(vocab > unk_id + 1,
+               "the vocabulary (--vocab, or tokenizer.vocab_size) must be more than 4, got " + std::to_string(vocab));
   check_option(options.decode_sentences >= 0, "--decode-sentences must be 0 or more");
   check_option(options.decode_length >= 1, "the decoding length must be at least 1");
   check_option(options.gemm_size >= 1, "the GEMM size must be at least 1");
@@ -115,8 +115,13 @@ Batch synthetic_batch(int64_t B, int64_t T, int64_t vocab, Generator& data) {
 }  // namespace
 
 BenchTraining::BenchTraining(const RunConfig& run_config, int64_t vocab, uint64_t seed)
-    : config(run_config), model_config(with_vocab(run_config.model, vocab)), init(seed), model(model_config, init),
-      parameters(model.named_parameters()), optimizer(parameters, config.train), dropout_generator(seed + 1) {}
+    : config(run_config),
+      model_config(with_vocab(run_config.model, vocab)),
+      init(seed),
+      model(model_config, init),
+      parameters(model.named_parameters()),
+      optimizer(parameters, config.train),
+      dropout_generator(seed + 1) {}
 
 StepResult BenchTraining::step(const std::function<const Batch&()>& next_batch) {
   ++steps;
@@ -124,7 +129,7 @@ StepResult BenchTraining::step(const std::function<const Batch&()>& next_batch) 
   const auto next_part = [&](ForwardContext& ctx) {
     return translation_part(model, next_batch(), one_process, static_cast<real>(config.train.label_smoothing), ctx);
   };
-  const StepResult result = training_step(learner, next_part, steps);      // the step `attnlab train` runs
+  const StepResult result = training_step(learner, next_part, steps);  // the step `attnlab train` runs
   spdlog::debug("bench: step {} loss {:.4f}", steps, result.loss);
   return result;
 }
@@ -140,13 +145,14 @@ namespace {
 // The model of a config with its synthetic batch, every step on that batch.
 struct SyntheticTraining {
   SyntheticTraining(const RunConfig& config, const BenchOptions& options, int64_t vocab)
-      : training(config, vocab, options.seed), data(options.seed + 100),
+      : training(config, vocab, options.seed),
+        data(options.seed + 100),
         batch(synthetic_batch(options.batch, options.length, vocab, data)) {}
   StepResult step() {
     return training.step([this]() -> const Batch& { return batch; });
   }
   BenchTraining training;
-  Generator data;                                        // the batch's ids, then the sentences to decode
+  Generator data;  // the batch's ids, then the sentences to decode
   Batch batch;
 };
 
@@ -160,12 +166,12 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
   SyntheticTraining training(config, options, vocab);
   const ModelConfig& model_config = training.training.model_config;
   Seq2Seq& model = training.training.model;
-  Generator& data = training.data;                       // the sentences to decode
+  Generator& data = training.data;  // the sentences to decode
   result.parameters = model.parameter_count();
   const int64_t B = options.batch, T = options.length, parts = config.train.accumulate;
   result.tokens_per_step = B * 2 * T * parts;
-  spdlog::info("bench: {} parameters, batch {} × {} tokens each side, vocabulary {}, {} threads", result.parameters,
-               B, T, vocab, result.threads);
+  spdlog::info("bench: {} parameters, batch {} × {} tokens each side, vocabulary {}, {} threads", result.parameters, B,
+               T, vocab, result.threads);
 
   // ---- training steps: forward, backward, optimizer, each timed ----
   std::vector<double> step_s, forward_s, backward_s, optimizer_s;
@@ -177,8 +183,8 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
     backward_s.push_back(t.backward_seconds);
     optimizer_s.push_back(t.update_seconds);
   }
-  result.training_peak_rss_mb = peak_rss_mb();         // the "peak RSS during training"
-  recycle_storage();                                   // decoding reuses the memory training used (storage.h)
+  result.training_peak_rss_mb = peak_rss_mb();  // the "peak RSS during training"
+  recycle_storage();                            // decoding reuses the memory training used (storage.h)
   result.step_seconds = median(step_s);
   result.forward_seconds = median(forward_s);
   result.backward_seconds = median(backward_s);
@@ -191,6 +197,7 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
   result.gemm_gflops_per_second = measure_gemm_gflops(options.gemm_size);
   result.peak_share = result.model_gflops_per_second / result.gemm_gflops_per_second;
   result.model_gemm = model.gemm();
+  result.model_precision = model.precision();
   result.gemm_shapes = model_gemm_shapes(model_config, B, T);
   result.gemm_backends = measure_gemm_backends(result.gemm_shapes, 5);
 
@@ -199,7 +206,7 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options) {
     std::vector<std::vector<int32_t>> sentences;
     for (int64_t i = 0; i < options.decode_sentences; ++i) sentences.push_back(random_ids(1, T, vocab, data).values);
     DecodeConfig decode = config.decode;
-    decode.max_len_ratio = 0;                      // the limit is max_len_extra tokens whatever the source length
+    decode.max_len_ratio = 0;  // the limit is max_len_extra tokens whatever the source length
     decode.max_len_extra = options.decode_length;
     decode.beam = 1;
     DecodeTiming greedy = time_decoding(model, sentences, decode, /*batched=*/false);

@@ -33,24 +33,24 @@ namespace attnlab {
 inline namespace ATTNLAB_PRECISION {
 
 struct BenchOptions {
-  int64_t steps = 10;             // timed training steps
-  int64_t warmup = 2;             // untimed steps first (buffers grow, caches warm)
-  int64_t batch = 64;             // B sentences
-  int64_t length = 32;            // T tokens on each side (source, and target including bos / eos)
-  int64_t vocab = 0;              // vocabulary of the synthetic ids; 0 = tokenizer.vocab_size of the config
-  int64_t decode_sentences = 100; // sentences translated one at a time (as `attnlab translate` does for a person
-                                  // typing), then again all at once in batches of decode.batch_tokens
-  int64_t decode_length = 32;     // each translation is cut at this many tokens
-  int64_t beam = 4;               // beam size of the beam-search figure
-  int64_t gemm_size = 1024;       // n of the [n, n] · [n, n] product that measures the GEMM peak
-  uint64_t seed = 1;              // the synthetic batch and the model's initialisation
+  int64_t steps = 10;              // timed training steps
+  int64_t warmup = 2;              // untimed steps first (buffers grow, caches warm)
+  int64_t batch = 64;              // B sentences
+  int64_t length = 32;             // T tokens on each side (source, and target including bos / eos)
+  int64_t vocab = 0;               // vocabulary of the synthetic ids; 0 = tokenizer.vocab_size of the config
+  int64_t decode_sentences = 100;  // sentences translated one at a time (as `attnlab translate` does for a person
+                                   // typing), then again all at once in batches of decode.batch_tokens
+  int64_t decode_length = 32;      // each translation is cut at this many tokens
+  int64_t beam = 4;                // beam size of the beam-search figure
+  int64_t gemm_size = 1024;        // n of the [n, n] · [n, n] product that measures the GEMM peak
+  uint64_t seed = 1;               // the synthetic batch and the model's initialisation
 };
 
 struct BenchResult {
   int threads = 1;
   int64_t parameters = 0;
-  int64_t tokens_per_step = 0;         // B · (S + T)
-  double step_seconds = 0;             // medians over the timed steps
+  int64_t tokens_per_step = 0;  // B · (S + T)
+  double step_seconds = 0;      // medians over the timed steps
   double forward_seconds = 0;
   double backward_seconds = 0;
   double optimizer_seconds = 0;
@@ -60,15 +60,16 @@ struct BenchResult {
   double gemm_gflops_per_second = 0;   // the measured peak
   double peak_share = 0;               // model / peak
   Gemm model_gemm = Gemm::packed;      // the backend the model's fused products ran on (model.gemm, resolved)
-  std::vector<GemmShape> gemm_shapes;  // the model's products (bench_gemm.h) …
-  std::vector<GemmSpeed> gemm_backends;   // … and every backend's speed at them, on the same threads
+  Precision model_precision = Precision::float32;  // the number format of those products (model.precision)
+  std::vector<GemmShape> gemm_shapes;              // the model's products (bench_gemm.h) …
+  std::vector<GemmSpeed> gemm_backends;            // … and every backend's speed at them, on the same threads
   double greedy_sentences_per_second = 0;
-  double greedy_mean_length = 0;       // output tokens per sentence actually produced (eos may stop early)
+  double greedy_mean_length = 0;  // output tokens per sentence actually produced (eos may stop early)
   double beam_sentences_per_second = 0;
-  double greedy_batched_sentences_per_second = 0;   // the same sentences sorted by length, in batches
+  double greedy_batched_sentences_per_second = 0;  // the same sentences sorted by length, in batches
   double beam_batched_sentences_per_second = 0;
-  double training_peak_rss_mb = 0;     // the process's peak resident memory when the training steps end, MiB
-  double peak_rss_mb = 0;              // the same at the very end (after the GEMM peak and decoding), MiB
+  double training_peak_rss_mb = 0;  // the process's peak resident memory when the training steps end, MiB
+  double peak_rss_mb = 0;           // the same at the very end (after the GEMM peak and decoding), MiB
 };
 
 // A [B, length] batch of random ids in [4, vocab) (no special ids), from `gen`.
@@ -104,17 +105,17 @@ BenchResult run_bench(const RunConfig& config, const BenchOptions& options);
 // The same training steps as run_bench, run once on 1 thread and once on N (train.threads, or --threads), with
 // every op's forward and backward timed, summed per op kind. Times are per step (the mean over the timed steps).
 struct ProfileRow {
-  std::string op;              // "matmul", "softmax", "layer_norm", … or "adam", "clip_grad_norm", "zero_grad"
-  std::string pass;            // "forward", "backward" or "other" (not an op of the graph)
+  std::string op;    // "matmul", "softmax", "layer_norm", … or "adam", "clip_grad_norm", "zero_grad"
+  std::string pass;  // "forward", "backward" or "other" (not an op of the graph)
   double calls_per_step = 0;
-  double ms_one = 0;           // ms per step on 1 thread
-  double ms_many = 0;          // ms per step on N threads
+  double ms_one = 0;   // ms per step on 1 thread
+  double ms_many = 0;  // ms per step on N threads
 };
 struct ProfileResult {
-  int threads = 1;                               // N
-  double step_ms_one = 0, step_ms_many = 0;      // the whole step; what no row accounts for is outside any op
-  double gemm_gflops_one = 0, gemm_gflops_many = 0;   // the GEMM peak (measure_gemm_gflops) on 1 and on N threads
-  std::vector<ProfileRow> rows;                  // most time on N threads first
+  int threads = 1;                                   // N
+  double step_ms_one = 0, step_ms_many = 0;          // the whole step; what no row accounts for is outside any op
+  double gemm_gflops_one = 0, gemm_gflops_many = 0;  // the GEMM peak (measure_gemm_gflops) on 1 and on N threads
+  std::vector<ProfileRow> rows;                      // most time on N threads first
 };
 ProfileResult run_profile(const RunConfig& config, const BenchOptions& options);
 

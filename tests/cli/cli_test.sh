@@ -260,6 +260,15 @@ grep -q '"bf16_support":' out.txt ||
 grep -q '"precision":"float32"' out.txt ||
   { failures=$((failures + 1)); echo "FAIL: the attnlab command is not compiled in float32"; cat out.txt; }
 expect_error "bench with --steps 0" "--steps" "$attnlab" bench --config tiny.yaml --steps 0
+# A model whose products run in bfloat16 (the emulated path: any CPU) is named so, in the table and in the JSON.
+expect_ok "bench in bfloat16" "$attnlab" bench --config tiny.yaml --steps 1 --warmup 0 --batch 2 --length 4 \
+  --vocab 20 --decode-sentences 0 --threads 1 --set model.precision=bfloat16-emulated
+grep -q "threads, bfloat16-emulated$" out.txt && grep -q "products in bfloat16-emulated (model.precision" out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: bench in bfloat16 does not say so"; cat out.txt; }
+expect_ok "bench --json in bfloat16" "$attnlab" bench --config tiny.yaml --steps 1 --warmup 0 --batch 2 --length 4 \
+  --vocab 20 --decode-sentences 0 --threads 1 --set model.precision=bfloat16-emulated --json
+grep -q '"precision":"bfloat16-emulated"' out.txt ||
+  { failures=$((failures + 1)); echo "FAIL: bench --json in bfloat16 names another precision"; cat out.txt; }
 # The bf16 product's line names the CPU's support; on a CPU without AVX512_BF16 (as ATTNLAB_NO_AVX512_BF16 makes
 # this one count) it says so instead of a speed.
 expect_ok "bench without AVX512_BF16" env ATTNLAB_NO_AVX512_BF16=1 "$attnlab" bench --config tiny.yaml --steps 1 \
