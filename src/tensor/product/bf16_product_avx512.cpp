@@ -9,7 +9,9 @@
 // The rest is packed_product.cpp's plan in pairs:
 //   1. the depth k is cut into blocks of depth_block = 256 numbers (128 pairs);
 //   2. op(Y)'s block is rounded and packed into panels of 32 columns: panel row t holds the pairs (2t, 2t+1) of
-//      columns j0 … j0 + 31 — two vector registers, 128 bytes; a panel is 16 KB and stays in the fastest cache;
+//      columns j0 … j0 + 31 — two vector registers, 128 bytes; a panel is 16 KB and stays in the fastest cache.
+//      When op(Y) = Yᵀ (the forward's Wᵀ) a column is a row of Y: 16 rows' pairs are loaded a vector each and the
+//      16 × 16 block turned over in registers (transpose_16x16), so each panel row is written whole;
 //   3. the rows of C go row_block = 192 at a time; op(X)'s block for them is rounded and packed in pairs (96 KB,
 //      in the second cache): row by row ([rows, 128] pairs) when X's rows are op(X)'s, pair by pair ([128, rows])
 //      when op(X) = Xᵀ — each layout the one its loads write with whole vector stores (pack_x);
@@ -81,6 +83,33 @@ __m512i pairs_across(const float* even_row, const float* odd_row, int64_t count)
   return pairs_of(even, odd);
 }
 
+// The 16 × 16 block of 32-bit lanes turned over: lane c of v[r] goes to lane r of v[c]. Three rounds of the
+// usual interleaving: 32-bit lanes in pairs of rows, then 64-bit, then whole 128-bit quarters (twice).
+void transpose_16x16(__m512i v[16]) {
+  __m512i t[16];
+  for (int i = 0; i < 16; i += 2) {  // t[i], t[i+1]: rows i and i+1 interleaved (columns 0, 1 and 2, 3 of a quarter)
+    t[i] = _mm512_unpacklo_epi32(v[i], v[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(v[i], v[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) {  // v[i + c]: rows i … i + 3 of column c of each quarter
+    v[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    v[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    v[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    v[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (int c = 0; c < 4; ++c) {  // column c of quarter q ends in v[4q + c], rows 0 … 15 in order
+    const __m512i even01 = _mm512_shuffle_i32x4(v[c], v[4 + c], 0x88);       // quarters 0, 2 of rows 0–3, 4–7
+    const __m512i odd01 = _mm512_shuffle_i32x4(v[c], v[4 + c], 0xDD);        // quarters 1, 3
+    const __m512i even23 = _mm512_shuffle_i32x4(v[8 + c], v[12 + c], 0x88);  // the same for rows 8–11, 12–15
+    const __m512i odd23 = _mm512_shuffle_i32x4(v[8 + c], v[12 + c], 0xDD);
+    t[c] = _mm512_shuffle_i32x4(even01, even23, 0x88);      // quarter 0
+    t[8 + c] = _mm512_shuffle_i32x4(even01, even23, 0xDD);  // quarter 2
+    t[4 + c] = _mm512_shuffle_i32x4(odd01, odd23, 0x88);    // quarter 1
+    t[12 + c] = _mm512_shuffle_i32x4(odd01, odd23, 0xDD);   // quarter 3
+  }
+  for (int i = 0; i < 16; ++i) v[i] = t[i];
+}
+
 // The pairs t < pairs of depth p0 … p0 + kc − 1 of op(Y), columns 0 … m − 1, as panels of panel_width columns:
 // panel q row t at panels + (q·pairs + t)·panel_width. Columns past m are zero.
 void pack_y(const float* Y, int64_t y_stride, bool transpose_y, int64_t p0, int64_t kc, int64_t m, uint32_t* panels) {
@@ -88,14 +117,18 @@ void pack_y(const float* Y, int64_t y_stride, bool transpose_y, int64_t p0, int6
   for (int64_t q = 0; q < count; ++q) {
     uint32_t* panel = panels + q * pairs * panel_width;  // [pairs, 32]
     const int64_t j0 = q * panel_width, width = std::min(panel_width, m - j0);
-    if (transpose_y) {  // Y [m, k]: a column of op(Y) is a row of Y
-      std::fill(panel, panel + pairs * panel_width, 0u);
-      alignas(64) uint32_t column[16];
-      for (int64_t j = 0; j < width; ++j) {
-        const float* row = Y + (j0 + j) * y_stride + p0;
+    if (transpose_y) {  // Y [m, k]: a column of op(Y) is a row of Y; 16 rows of Y at a time, turned in registers
+      for (int64_t h = 0; h < panel_width; h += 16) {
         for (int64_t t0 = 0; t0 < pairs; t0 += 16) {
-          _mm512_store_si512(column, pairs_along(row + 2 * t0, kc - 2 * t0));
-          for (int64_t t = t0; t < std::min(pairs, t0 + 16); ++t) panel[t * panel_width + j] = column[t - t0];
+          __m512i block[16];  // block[r] lane l: column j0 + h + r's pair t0 + l (zeros past m)
+          for (int64_t r = 0; r < 16; ++r) {
+            const float* row = Y + (j0 + h + r) * y_stride + p0 + 2 * t0;
+            block[r] = h + r < width ? pairs_along(row, kc - 2 * t0) : _mm512_setzero_si512();
+          }
+          transpose_16x16(block);  // block[l] lane r: the same pair, now 16 columns' pair t0 + l a vector
+          for (int64_t l = 0; l < std::min<int64_t>(16, pairs - t0); ++l) {
+            _mm512_storeu_si512(panel + (t0 + l) * panel_width + h, block[l]);
+          }
         }
       }
       continue;
