@@ -161,10 +161,8 @@ PackedX pack_x(const float* X, int64_t x_stride, bool transpose_x, int64_t i0, i
   if (!transpose_x) {  // X [n, k]: a row of op(X) is a row of X
     for (int64_t r = 0; r < rows; ++r) {
       const float* row = X + (i0 + r) * x_stride + p0;
-      for (int64_t t = 0; t < pairs; t += 16) {
-        alignas(64) uint32_t chunk[16];
-        _mm512_store_si512(chunk, pairs_along(row + 2 * t, kc - 2 * t));
-        std::copy(chunk, chunk + std::min<int64_t>(16, pairs - t), packed + r * pairs + t);
+      for (int64_t t = 0; t < pairs; t += 16) {  // 16 pairs a store, the last ones masked
+        _mm512_mask_storeu_epi32(packed + r * pairs + t, first_lanes(pairs - t), pairs_along(row + 2 * t, kc - 2 * t));
       }
     }
     return {packed, pairs, 1};
