@@ -122,8 +122,11 @@ void pack_y(const float* Y, int64_t y_stride, bool transpose_y, int64_t p0, int6
         for (int64_t t0 = 0; t0 < pairs; t0 += 16) {
           __m512i block[16];  // block[r] lane l: column j0 + h + r's pair t0 + l (zeros past m)
           for (int64_t r = 0; r < 16; ++r) {
-            const float* row = Y + (j0 + h + r) * y_stride + p0 + 2 * t0;
-            block[r] = h + r < width ? pairs_along(row, kc - 2 * t0) : _mm512_setzero_si512();
+            if (h + r >= width) {  // past m: no row of Y to read
+              block[r] = _mm512_setzero_si512();
+              continue;
+            }
+            block[r] = pairs_along(Y + (j0 + h + r) * y_stride + p0 + 2 * t0, kc - 2 * t0);
           }
           transpose_16x16(block);  // block[l] lane r: the same pair, now 16 columns' pair t0 + l a vector
           for (int64_t l = 0; l < std::min<int64_t>(16, pairs - t0); ++l) {
