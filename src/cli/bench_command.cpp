@@ -127,13 +127,12 @@ void print_table(const std::string& config_path, const BenchOptions& options, in
   std::printf("attnlab bench %s: %.2f M parameters, batch %lld × %lld tokens each side, %d threads, %s\n",
               config_path.c_str(), static_cast<double>(r.parameters) / 1e6, static_cast<long long>(options.batch),
               static_cast<long long>(options.length), r.threads, products_precision(r).c_str());
-  if (r.model_precision == Precision::float32) {
-    std::printf("  built for          %s; the model's products on %s (model.gemm)\n", vector_unit().c_str(),
-                name_of(r.model_gemm).c_str());
-  } else {  // add_product (tensor/product/product.h) sends every product to the bf16 kernel, whatever model.gemm says
-    std::printf("  built for          %s; the model's products in %s (model.precision; model.gemm is not used)\n",
-                vector_unit().c_str(), name_of(r.model_precision).c_str());
-  }
+  // Outside float32, add_product (tensor/product/product.h) sends every product to the bf16 kernel, whatever
+  // model.gemm says.
+  const std::string products = r.model_precision == Precision::float32
+                                   ? "on " + name_of(r.model_gemm) + " (model.gemm)"
+                                   : "in " + name_of(r.model_precision) + " (model.precision; model.gemm is not used)";
+  std::printf("  built for          %s; the model's products %s\n", vector_unit().c_str(), products.c_str());
   std::printf("  training step      %9.1f ms   (median of %lld steps after %lld warm-up)\n", 1e3 * r.step_seconds,
               static_cast<long long>(options.steps), static_cast<long long>(options.warmup));
   std::printf("    forward          %9.1f ms\n", 1e3 * r.forward_seconds);

@@ -27,7 +27,7 @@ GradcheckCase gumbel_case(std::string what, double temperature, const std::vecto
   return {"attention.gumbel_softmax", std::move(what),
           [B](Generator& gen) {
             return std::vector<Tensor>{Tensor::randn({B, 2, Tq, Tk}, gen)};
-          },  // z
+          },  // z [B, h, Tq, Tk]
           [additive_mask, noise, temperature](const std::vector<Tensor>& in) {
             return gumbel_softmax(in[0], additive_mask, noise, temperature);  // [B, h, Tq, Tk]
           }};
