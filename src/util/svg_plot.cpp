@@ -13,8 +13,7 @@ namespace attnlab {
 namespace {
 
 // Distinguishable colours (the Okabe–Ito palette, readable with colour blindness), then they repeat.
-const char* const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
-                               "#F0E442"};
+const char* const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
 
 std::string number(double v) {
   char text[32];
@@ -25,10 +24,14 @@ std::string number(double v) {
 std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else if (c == '&') out += "&amp;";
-    else out += c;
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '&')
+      out += "&amp;";
+    else
+      out += c;
   }
   return out;
 }
@@ -36,42 +39,54 @@ std::string escape(const std::string& text) {
 // A tick label: 32, 2048, 0.01, 1000 — short and exact for powers of 2 and 10.
 std::string tick_label(double v) {
   char text[32];
-  if (v >= 1) std::snprintf(text, sizeof text, "%.0f", v);
-  else std::snprintf(text, sizeof text, "%g", v);
+  if (v >= 1)
+    std::snprintf(text, sizeof text, "%.0f", v);
+  else
+    std::snprintf(text, sizeof text, "%g", v);
   return text;
 }
 
-}  // namespace
-
-std::string loglog_svg(const LogLogPlot& plot) {
+// The smallest and largest x and y over every series' points; attnlab::Error for a point a log axis cannot show
+// (≤ 0), or for no points at all.
+struct DataRange {
   double x_min = std::numeric_limits<double>::infinity(), x_max = 0, y_min = x_min, y_max = 0;
+};
+
+DataRange data_range(const LogLogPlot& plot) {
+  DataRange range;
   for (const PlotSeries& s : plot.series) {
     for (size_t k = 0; k < s.x.size(); ++k) {
       if (!(plot.log_x ? s.x[k] > 0 : s.x[k] >= 0) || !(s.y[k] > 0)) {
         throw Error("loglog_svg: series '" + s.name + "' has a point ≤ 0, which a log axis cannot show");
       }
-      x_min = std::min(x_min, s.x[k]);
-      x_max = std::max(x_max, s.x[k]);
-      y_min = std::min(y_min, s.y[k]);
-      y_max = std::max(y_max, s.y[k]);
+      range.x_min = std::min(range.x_min, s.x[k]);
+      range.x_max = std::max(range.x_max, s.x[k]);
+      range.y_min = std::min(range.y_min, s.y[k]);
+      range.y_max = std::max(range.y_max, s.y[k]);
     }
   }
-  if (x_min == std::numeric_limits<double>::infinity()) throw Error("loglog_svg: nothing to plot");
+  if (range.x_min == std::numeric_limits<double>::infinity()) throw Error("loglog_svg: nothing to plot");
+  return range;
+}
+
+}  // namespace
+
+std::string loglog_svg(const LogLogPlot& plot) {
+  const DataRange range = data_range(plot);
+  const double x_min = range.x_min, x_max = range.x_max, y_min = range.y_min, y_max = range.y_max;
   // Whole powers around the data, so that the axes start and end at a labelled tick.
   const double lx0 = plot.log_x ? std::floor(std::log2(x_min)) : 0;
-  const double lx1 = plot.log_x ? std::max(std::ceil(std::log2(x_max)), lx0 + 1) : 5;   // linear: 5 steps
+  const double lx1 = plot.log_x ? std::max(std::ceil(std::log2(x_max)), lx0 + 1) : 5;  // linear: 5 steps
   const double ly0 = std::floor(std::log10(y_min)), ly1 = std::max(std::ceil(std::log10(y_max)), ly0 + 1);
 
-  const double left = 70, right = 190, top = 40, bottom = 55;     // margins; the legend sits on the right
+  const double left = 70, right = 190, top = 40, bottom = 55;  // margins; the legend sits on the right
   const double w = plot.width - left - right, h = plot.height - top - bottom;
-  const double x_end = x_max > 0 ? x_max : 1;                      // a linear axis runs from 0 to x_end
-  auto px = [&](double x) {
-    return plot.log_x ? left + (std::log2(x) - lx0) / (lx1 - lx0) * w : left + x / x_end * w;
-  };
+  const double x_end = x_max > 0 ? x_max : 1;  // a linear axis runs from 0 to x_end
+  auto px = [&](double x) { return plot.log_x ? left + (std::log2(x) - lx0) / (lx1 - lx0) * w : left + x / x_end * w; };
   auto py = [&](double y) { return top + h - (std::log10(y) - ly0) / (ly1 - ly0) * h; };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(plot.width) +
-                    "\" height=\"" + std::to_string(plot.height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(plot.width) + "\" height=\"" +
+                    std::to_string(plot.height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += "<text x=\"" + number(left + w / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" +
          escape(plot.title) + "</text>\n";
@@ -112,8 +127,8 @@ std::string loglog_svg(const LogLogPlot& plot) {
            " points=\"" + points + "\"/>";
     if (!s.reference) {
       for (size_t k = 0; k < s.x.size(); ++k) {
-        svg += "<circle cx=\"" + number(px(s.x[k])) + "\" cy=\"" + number(py(s.y[k])) + "\" r=\"3\" fill=\"" +
-               stroke + "\"/>";
+        svg += "<circle cx=\"" + number(px(s.x[k])) + "\" cy=\"" + number(py(s.y[k])) + "\" r=\"3\" fill=\"" + stroke +
+               "\"/>";
       }
     }
     svg += "</g>\n";

@@ -512,6 +512,32 @@ TEST_CASE("every kind's recorded stages make its recorded weights again, by the 
   }
 }
 
+namespace {
+
+// Query i of head h of a hard-attention map, whose scores' softmax is `soft`: the map is that softmax itself (its
+// argmax is only marked, as chosen_key, in the record and the JSON entry), not a one-hot row.
+void check_hard_row(const AttentionMapRecord& map, const nlohmann::json& entry, const std::vector<double>& soft,
+                    int64_t h, size_t i) {
+  const size_t Tk = map.keys, row = h * map.queries + i;
+  const NeuronStage& a = stage(map, "distribution");  // [h, Tq, Tk]
+  const double chosen = stage(map, "chosen_key").values[row];
+  size_t best = 0;
+  double entropy = 0;  // of the recorded row
+  for (size_t j = 0; j < Tk; ++j) {
+    CHECK(a.values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
+    CHECK(map.at(h, i, j) == doctest::Approx(soft[j]).epsilon(1e-4));  // not a one-hot row
+    if (a.values[row * Tk + j] > a.values[row * Tk + best]) best = j;
+    if (map.at(h, i, j) > 0) entropy -= map.at(h, i, j) * std::log(map.at(h, i, j));
+  }
+  if (map.type != "decoder_self" || i > 0) CHECK(entropy > 0.01);  // untrained: far from one key
+  REQUIRE(std::isfinite(chosen));
+  CHECK(chosen == double(best));
+  CHECK(entry["neuron"]["chosen_key"][h][i] == best);
+  CHECK(entry["hard_eval"] == "argmax");
+}
+
+}  // namespace
+
 TEST_CASE(
     "local_m, local_p and hard attention record their centre, window, Gaussian and chosen key, which make "
     "their weights again") {
@@ -541,22 +567,8 @@ TEST_CASE(
             if (std::isfinite(s[j])) CHECK(made * map.score_scale == doctest::Approx(s[j]).epsilon(1e-4));
           }
           const std::vector<double> soft = softmax_row(s);
-          if (map.kind == AttentionKind::hard) {  // the map is a = softmax itself; the argmax is only marked
-            const NeuronStage& a = stage(map, "distribution");
-            const double chosen = stage(map, "chosen_key").values[row];
-            size_t best = 0;
-            double entropy = 0;  // of the recorded row
-            for (size_t j = 0; j < Tk; ++j) {
-              CHECK(a.values[row * Tk + j] == doctest::Approx(soft[j]).epsilon(1e-4));
-              CHECK(map.at(h, i, j) == doctest::Approx(soft[j]).epsilon(1e-4));  // not a one-hot row
-              if (a.values[row * Tk + j] > a.values[row * Tk + best]) best = j;
-              if (map.at(h, i, j) > 0) entropy -= map.at(h, i, j) * std::log(map.at(h, i, j));
-            }
-            if (map.type != "decoder_self" || i > 0) CHECK(entropy > 0.01);  // untrained: far from one key
-            REQUIRE(std::isfinite(chosen));
-            CHECK(chosen == double(best));
-            CHECK(entry["neuron"]["chosen_key"][h][i] == best);
-            CHECK(entry["hard_eval"] == "argmax");
+          if (map.kind == AttentionKind::hard) {
+            check_hard_row(map, entry, soft, h, i);
             continue;
           }
           // The local kinds: S_i, the last key the query may see; the centre p_i in [0, S_i] (local_m: min(i, S_i)).

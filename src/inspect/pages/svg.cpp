@@ -51,12 +51,23 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;
@@ -64,10 +75,10 @@ std::string xml_escape(std::string_view text) {
 
 std::string heat_colour(double weight) {
   // ColorBrewer's "Blues", five stops; linear interpolation between neighbours.
-  static constexpr std::array<std::array<double, 3>, 5> stops = {{
-      {247, 251, 255}, {198, 219, 239}, {107, 174, 214}, {33, 113, 181}, {8, 48, 107}}};
+  static constexpr std::array<std::array<double, 3>, 5> stops = {
+      {{247, 251, 255}, {198, 219, 239}, {107, 174, 214}, {33, 113, 181}, {8, 48, 107}}};
   const double w = std::isfinite(weight) ? std::clamp(weight, 0.0, 1.0) : 0.0;
-  const double position = w * (stops.size() - 1);                     // 0 … 4
+  const double position = w * (stops.size() - 1);  // 0 … 4
   const size_t lower = std::min<size_t>(static_cast<size_t>(position), stops.size() - 2);
   const double fraction = position - static_cast<double>(lower);
   char out[8];
@@ -88,7 +99,7 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
   double longest_row = 0, longest_column = 0;
   for (const auto& label : map.row_labels) longest_row = std::max(longest_row, text_width(label));
   for (const auto& label : map.column_labels) longest_column = std::max(longest_column, text_width(label));
-  const double axis_band = 18;                                    // the rotated row-axis name
+  const double axis_band = 18;  // the rotated row-axis name
   const double grid_x = axis_band + longest_row + 8;
   const double title_band = map.title.empty() ? 4 : 26;
   const double grid_y = title_band + longest_column * std::sin(60 * M_PI / 180) + 10;
@@ -127,22 +138,22 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
       if (style.cell_titles) {
         char weight[32];
         std::snprintf(weight, sizeof weight, "%.3f", w);
-        out += "><title>" + xml_escape(map.row_labels[i]) + " → " + xml_escape(map.column_labels[j]) + ": " +
-               weight + "</title></rect>\n";
+        out += "><title>" + xml_escape(map.row_labels[i]) + " → " + xml_escape(map.column_labels[j]) + ": " + weight +
+               "</title></rect>\n";
       } else {
         out += "/>\n";
       }
     }
   }
   out += "</g>\n";
-  for (size_t i = 0; i < map.marked.size() && i < rows; ++i) {             // a marker on top, not a replacement
+  for (size_t i = 0; i < map.marked.size() && i < rows; ++i) {  // a marker on top, not a replacement
     if (map.marked[i] < 0) continue;
     out += "<rect class=\"marked\" x=\"" + number(grid_x + cell * static_cast<double>(map.marked[i]) + 1.5) +
            "\" y=\"" + number(grid_y + cell * static_cast<double>(i) + 1.5) + "\" width=\"" + number(cell - 3) +
            "\" height=\"" + number(cell - 3) + "\" fill=\"none\" stroke=\"#1a9850\" stroke-width=\"2\"/>\n";
   }
-  out += "<rect x=\"" + number(grid_x) + "\" y=\"" + number(grid_y) + "\" width=\"" + number(grid_w) +
-         "\" height=\"" + number(grid_h) + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+  out += "<rect x=\"" + number(grid_x) + "\" y=\"" + number(grid_y) + "\" width=\"" + number(grid_w) + "\" height=\"" +
+         number(grid_h) + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
   out += text_element(grid_x + grid_w / 2, grid_y + grid_h + 20, map.column_axis,
                       " text-anchor=\"middle\" font-size=\"10\" fill=\"#555\"");
   // Legend: the colour scale from 1 (top) to 0 (bottom), in 20 bands (plain rects: no gradient ids that could
@@ -153,8 +164,8 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
     out += "<rect x=\"" + number(legend_x) + "\" y=\"" + number(grid_y + legend_h * b / bands) +
            "\" width=\"10\" height=\"" + number(legend_h / bands + 0.5) + "\" fill=\"" + heat_colour(weight) + "\"/>\n";
   }
-  out += "<rect x=\"" + number(legend_x) + "\" y=\"" + number(grid_y) + "\" width=\"10\" height=\"" +
-         number(legend_h) + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+  out += "<rect x=\"" + number(legend_x) + "\" y=\"" + number(grid_y) + "\" width=\"10\" height=\"" + number(legend_h) +
+         "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
   for (double tick : {1.0, 0.5, 0.0}) {
     out += text_element(legend_x + 14, grid_y + legend_h * (1 - tick) + 4, tick_label(tick), " font-size=\"10\"");
   }
@@ -188,6 +199,41 @@ std::string tick_label(double value) {
   return text;
 }
 
+namespace {
+
+// The ticks of a log-scale axis from 10^lo to 10^hi, as their log10: powers of ten, and 2 and 5 times them when the
+// range spans less than two decades; a range too narrow for two such ticks gets round values inside it instead.
+std::vector<double> log_ticks(double lo, double hi) {
+  std::vector<double> ticks;
+  const bool fine = hi - lo < 2;
+  for (double decade = std::floor(lo); decade <= std::ceil(hi); ++decade) {
+    for (double factor : {1.0, 2.0, 5.0}) {
+      if (factor != 1.0 && !fine) continue;
+      const double t = decade + std::log10(factor);
+      if (t >= lo - 1e-9 && t <= hi + 1e-9) ticks.push_back(t);
+    }
+  }
+  if (ticks.size() >= 2) return ticks;
+  ticks.clear();
+  for (double t : nice_ticks(std::pow(10.0, lo), std::pow(10.0, hi), 4)) {
+    if (t > 0) ticks.push_back(std::log10(t));
+  }
+  return ticks;
+}
+
+// One series' points (pixels) as a line, or as a dot when there is one point: a one-point polyline draws nothing.
+std::string series_svg(const std::vector<std::pair<double, double>>& points, const std::string& colour) {
+  if (points.size() == 1) {
+    return "<circle cx=\"" + number(points[0].first) + "\" cy=\"" + number(points[0].second) + "\" r=\"3\" fill=\"" +
+           colour + "\"/>\n";
+  }
+  std::string coordinates;
+  for (const auto& [x, y] : points) coordinates += number(x) + "," + number(y) + " ";
+  return "<polyline fill=\"none\" stroke=\"" + colour + "\" stroke-width=\"1.8\" points=\"" + coordinates + "\"/>\n";
+}
+
+}  // namespace
+
 std::string line_chart_svg(const LineChart& chart) {
   const double left = 60, right = 16, top = 28, bottom = 44;
   const double plot_w = chart.width - left - right, plot_h = chart.height - top - bottom;
@@ -214,7 +260,7 @@ std::string line_chart_svg(const LineChart& chart) {
     const double margin = chart.log_y ? 0.5 : std::max(1e-3, std::abs(y_lo) * 0.1);
     y_lo -= margin, y_hi += margin;
   }
-  if (!chart.log_y && y_lo > 0 && y_lo < 0.5 * y_hi) y_lo = 0;   // a positive curve reads best from 0
+  if (!chart.log_y && y_lo > 0 && y_lo < 0.5 * y_hi) y_lo = 0;  // a positive curve reads best from 0
   auto px = [&](double x) { return left + (x - x_lo) / (x_hi - x_lo) * plot_w; };
   auto py = [&](double y) { return top + (1 - (y - y_lo) / (y_hi - y_lo)) * plot_h; };
 
@@ -224,29 +270,9 @@ std::string line_chart_svg(const LineChart& chart) {
            number(top + plot_h) + "\" stroke=\"#eee\"/>\n";
     out += text_element(px(t), top + plot_h + 14, tick_label(t), " text-anchor=\"middle\" font-size=\"10\"");
   }
-  std::vector<double> y_ticks;
-  if (chart.log_y) {
-    // Powers of ten, and 2 and 5 times them when the range spans less than two decades.
-    const bool fine = y_hi - y_lo < 2;
-    for (double decade = std::floor(y_lo); decade <= std::ceil(y_hi); ++decade) {
-      for (double factor : {1.0, 2.0, 5.0}) {
-        if (factor != 1.0 && !fine) continue;
-        const double t = decade + std::log10(factor);
-        if (t >= y_lo - 1e-9 && t <= y_hi + 1e-9) y_ticks.push_back(t);
-      }
-    }
-    if (y_ticks.size() < 2) {   // a narrow range between two such ticks: round values inside it instead
-      y_ticks.clear();
-      for (double t : nice_ticks(std::pow(10.0, y_lo), std::pow(10.0, y_hi), 4)) {
-        if (t > 0) y_ticks.push_back(std::log10(t));
-      }
-    }
-  } else {
-    y_ticks = nice_ticks(y_lo, y_hi, 5);
-  }
-  for (double t : y_ticks) {
-    out += "<line x1=\"" + number(left) + "\" y1=\"" + number(py(t)) + "\" x2=\"" + number(left + plot_w) +
-           "\" y2=\"" + number(py(t)) + "\" stroke=\"#eee\"/>\n";
+  for (double t : chart.log_y ? log_ticks(y_lo, y_hi) : nice_ticks(y_lo, y_hi, 5)) {
+    out += "<line x1=\"" + number(left) + "\" y1=\"" + number(py(t)) + "\" x2=\"" + number(left + plot_w) + "\" y2=\"" +
+           number(py(t)) + "\" stroke=\"#eee\"/>\n";
     out += text_element(left - 4, py(t) + 3, tick_label(chart.log_y ? std::pow(10.0, t) : t),
                         " text-anchor=\"end\" font-size=\"10\"");
   }
@@ -260,21 +286,12 @@ std::string line_chart_svg(const LineChart& chart) {
   // The series, and a legend above the plot's top-right corner (right to left), where no line can run.
   double legend_right = left + plot_w;
   for (const auto& s : chart.series) {
-    std::string points;
-    size_t drawn = 0;
+    std::vector<std::pair<double, double>> points;  // the usable points, in the plot's pixels
     for (const auto& p : s.points) {
-      if (!usable(p)) continue;
-      points += number(px(p.first)) + "," + number(py(chart.log_y ? std::log10(p.second) : p.second)) + " ";
-      ++drawn;
+      if (usable(p)) points.emplace_back(px(p.first), py(chart.log_y ? std::log10(p.second) : p.second));
     }
-    if (drawn == 0) continue;
-    if (drawn == 1) {   // one point: a dot, since a one-point polyline draws nothing
-      const auto comma = points.find(',');
-      out += "<circle cx=\"" + points.substr(0, comma) + "\" cy=\"" + points.substr(comma + 1, points.size() - comma - 2) +
-             "\" r=\"3\" fill=\"" + s.colour + "\"/>\n";
-    } else {
-      out += "<polyline fill=\"none\" stroke=\"" + s.colour + "\" stroke-width=\"1.8\" points=\"" + points + "\"/>\n";
-    }
+    if (points.empty()) continue;
+    out += series_svg(points, s.colour);
     const double legend_x = legend_right - text_width(s.name) - 20, legend_y = top - 8;
     out += "<line x1=\"" + number(legend_x) + "\" y1=\"" + number(legend_y - 4) + "\" x2=\"" + number(legend_x + 16) +
            "\" y2=\"" + number(legend_y - 4) + "\" stroke=\"" + s.colour + "\" stroke-width=\"2\"/>\n";
