@@ -25,7 +25,9 @@
 #
 # For each SEED it trains DIR/seed-SEED with `--set train.seed=SEED --set train.max_minutes=MINUTES`, then
 # `attnlab eval --json` on the config's test split and on every --test set, with the run's decode: section. It
-# prints one line per seed (steps trained, BLEU and chrF of each test set), then the mean, the sample standard
+# prints one line per seed (steps trained, BLEU and chrF of each test set) — and a "finished early" line for a seed
+# whose train.max_steps came before its minutes (its schedule ended there: raise the steps to use the budget) —
+# then the mean, the sample standard
 # deviation and the range over the seeds, and the signature lines that say how BLEU and chrF were computed
 # (sacreBLEU 2.x's defaults, which attnlab's BLEU and chrF reproduce; case:lc when the config lower-cases the
 # text, since then the references are lower-cased before scoring), the machine (CPU, cores, the vector width
@@ -102,7 +104,7 @@ mkdir -p "$out"
 
 # scores[seed index, test index] = "BLEU chrF"
 declare -A scores=()
-steps=()
+steps=() early=()
 for i in "${!seeds[@]}"; do
   seed="${seeds[$i]}" run="$out/seed-${seeds[$i]}"
   if ! $score_only; then
@@ -113,6 +115,12 @@ for i in "${!seeds[@]}"; do
   fi
   last=$(ls "$run"/checkpoints/step-*.safetensors | tail -n 1)
   steps+=("$((10#$(basename "$last" .safetensors | sed 's/^step-//')))")
+  # A run the steps ended before the minutes (train.max_steps reached first) did not have the budget it is scored for.
+  trained=$(jq -rs 'map(select(.type == "train")) | last | .elapsed_s // empty' "$run/metrics.jsonl" 2>/dev/null)
+  if [ -n "$trained" ] && awk -v s="$trained" -v m="$minutes" 'BEGIN { exit !(s < 0.95 * m * 60) }'; then
+    early+=("seed $seed: train.max_steps ended it at step ${steps[-1]} after $(awk -v s="$trained" 'BEGIN {
+      printf "%.1f", s / 60 }') of its $minutes minutes; raise it (--set train.max_steps=N) to train for the whole budget")
+  fi
   for t in "${!test_names[@]}"; do
     if [ "${test_names[$t]}" = valid ] && [ -z "${test_srcs[$t]}" ]; then where=(--split valid)
     elif [ -z "${test_srcs[$t]}" ]; then where=(--split test)
@@ -166,6 +174,7 @@ version=$("$attnlab" --version | awk '{ print $2 }')
     echo "$row"
   done
   echo
+  if [ ${#early[@]} -gt 0 ]; then printf 'finished early: %s\n' "${early[@]}"; echo; fi
   for t in "${!test_names[@]}"; do
     bleus=$(for i in "${!seeds[@]}"; do echo "${scores[$i,$t]}" | cut -d' ' -f1; done | stats)
     chrfs=$(for i in "${!seeds[@]}"; do echo "${scores[$i,$t]}" | cut -d' ' -f2; done | stats)

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # speedrun_test.sh — tools/speedrun.sh trains a config once per seed on a time budget and scores each run: the
 # table has a row per seed with its steps and the BLEU and chrF of every scored split (validation first with
-# --valid), the mean ± sd line is the mean of those rows, the signature lines are there, --score-only scores the
-# runs again without training them, and bad arguments are refused with a message. Skips (77) without jq.
+# --valid), the mean ± sd line is the mean of those rows, the signature lines are there, a seed that its steps ended
+# before its minutes is named under the table, --score-only scores the runs again without training them, and bad
+# arguments are refused with a message. Skips (77) without jq.
 #   tests/cli/speedrun_test.sh ATTNLAB SOURCE_DIR WORK_DIR
 set -euo pipefail
 attnlab="$1"; source_dir="$2"; work="$3"
@@ -61,6 +62,18 @@ grep -q '^BLEU signature: nrefs:1|case:lc|eff:no|tok:13a|smooth:exp|version:attn
   fail "no BLEU signature with case:lc"
 grep -q '^chrF signature: nrefs:1|case:lc|eff:yes|nc:6|nw:0|space:no|' "$table" || fail "no chrF signature"
 
+# A seed that train.max_steps ended before its minutes gets a "finished early" line; one the minutes ended, none.
+for seed in 1 2; do
+  trained=$(jq -rs 'map(select(.type == "train")) | last | .elapsed_s' "$work/out/seed-$seed/metrics.jsonl")
+  steps=$(grep "^| $seed |" "$table" | cut -d'|' -f3 | tr -d ' ')
+  line="finished early: seed $seed: train.max_steps ended it at step $steps after "
+  if awk -v s="$trained" 'BEGIN { exit !(s < 0.95 * 6) }'; then
+    grep -qF "$line" "$table" || fail "seed $seed trained ${trained}s of 6 and the table does not say it ended early"
+  else
+    ! grep -qF "finished early: seed $seed:" "$table" || fail "seed $seed trained ${trained}s of 6, not early"
+  fi
+done
+
 # --score-only: the runs are scored again, on another checkpoint, without a step of training.
 before=$(ls -l --time-style=+%s.%N "$work/out"/seed-*/checkpoints "$work/out"/seed-*/metrics.jsonl | md5sum)
 speedrun --score-only --checkpoint latest "$work/tiny.yaml" 0.1 1 2 > "$work/stdout2.txt" 2> "$work/stderr2.txt" ||
@@ -71,6 +84,13 @@ grep -q '^| 1 | .* | .* |$' "$work/stdout2.txt" && grep -q '^| 2 |' "$work/stdou
   fail "--score-only printed no row per seed: $(cat "$work/stdout2.txt")"
 grep -q 'scored with --score-only' "$work/stdout2.txt" || fail "--score-only does not say the runs were trained earlier"
 ! grep -q '== seed' "$work/stderr2.txt" || fail "--score-only trained: $(cat "$work/stderr2.txt")"
+# Scored as 10-minute runs, both seeds (a few seconds of training each) ended early, and the table says by how much.
+speedrun --score-only "$work/tiny.yaml" 10 1 2 > "$work/stdout3.txt" 2>&1 || fail "--score-only 10 exited non-zero"
+for seed in 1 2; do
+  grep -qE "^finished early: seed $seed: train.max_steps ended it at step [0-9]+ after 0\.[0-9] of its 10 minutes; \
+raise it \(--set train.max_steps=N\) to train for the whole budget$" "$work/stdout3.txt" ||
+    fail "scored as 10 minutes, seed $seed has no 'finished early' line: $(cat "$work/stdout3.txt")"
+done
 
 # Bad arguments: one line naming what is wrong, exit 2, and nothing trained.
 refuse() { # expected-message args...
