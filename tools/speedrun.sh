@@ -26,9 +26,9 @@
 # For each SEED it trains DIR/seed-SEED with `--set train.seed=SEED --set train.max_minutes=MINUTES`, then
 # `attnlab eval --json` on the config's test split and on every --test set, with the run's decode: section. It
 # prints one line per seed (steps trained, BLEU and chrF of each test set) — and a "finished early" line for a seed
-# whose train.max_steps came before its minutes (its schedule ended there: raise the steps to use the budget) —
-# then the mean, the sample standard
-# deviation and the range over the seeds, and the signature lines that say how BLEU and chrF were computed
+# that ended before its minutes: its train.max_steps came first (its schedule ended there: raise the steps to use
+# the budget), or it was stopped — then the mean, the sample standard deviation and the range over the seeds, and
+# the signature lines that say how BLEU and chrF were computed
 # (sacreBLEU 2.x's defaults, which attnlab's BLEU and chrF reproduce; case:lc when the config lower-cases the
 # text, since then the references are lower-cased before scoring), the machine (CPU, cores, the vector width
 # `attnlab --version` reports, the run's product backend and threads) and the commit the tree was at (+dirty when
@@ -36,7 +36,7 @@
 # Needs jq (Debian: apt-get install jq).
 set -euo pipefail
 
-usage() { sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,/^# Needs jq/p' "$0" | sed 's/^# \{0,1\}//'; }
 die() { echo "speedrun.sh: $*" >&2; exit 2; }
 
 attnlab="$(dirname "$0")/../build/release/attnlab"
@@ -115,11 +115,17 @@ for i in "${!seeds[@]}"; do
   fi
   last=$(ls "$run"/checkpoints/step-*.safetensors | tail -n 1)
   steps+=("$((10#$(basename "$last" .safetensors | sed 's/^step-//')))")
-  # A run the steps ended before the minutes (train.max_steps reached first) did not have the budget it is scored for.
+  # A run that ended before its minutes (train.max_steps came first, or it was stopped) did not have the budget it
+  # is scored for.
   trained=$(jq -rs 'map(select(.type == "train")) | last | .elapsed_s // empty' "$run/metrics.jsonl" 2>/dev/null)
   if [ -n "$trained" ] && awk -v s="$trained" -v m="$minutes" 'BEGIN { exit !(s < 0.95 * m * 60) }'; then
-    early+=("seed $seed: train.max_steps ended it at step ${steps[-1]} after $(awk -v s="$trained" 'BEGIN {
-      printf "%.1f", s / 60 }') of its $minutes minutes; raise it (--set train.max_steps=N) to train for the whole budget")
+    when="after $(awk -v s="$trained" 'BEGIN { printf "%.1f", s / 60 }') of its $minutes minutes"
+    max_steps=$(sed -n 's/^ *max_steps: *\([0-9]*\).*/\1/p' "$run/config.yaml" | head -n 1)
+    if [ -n "$max_steps" ] && [ "${steps[-1]}" -ge "$max_steps" ]; then
+      early+=("seed $seed: train.max_steps ended it at step ${steps[-1]} $when; raise it (--set train.max_steps=N) to train for the whole budget")
+    else
+      early+=("seed $seed: it stopped at step ${steps[-1]} $when, before train.max_steps ($max_steps): interrupted?")
+    fi
   fi
   for t in "${!test_names[@]}"; do
     if [ "${test_names[$t]}" = valid ] && [ -z "${test_srcs[$t]}" ]; then where=(--split valid)

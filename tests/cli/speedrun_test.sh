@@ -91,6 +91,12 @@ for seed in 1 2; do
 raise it \(--set train.max_steps=N\) to train for the whole budget$" "$work/stdout3.txt" ||
     fail "scored as 10 minutes, seed $seed has no 'finished early' line: $(cat "$work/stdout3.txt")"
 done
+# A run that stopped before both its minutes and its max_steps (as Ctrl-C stops one) is named as stopped.
+cp -r "$work/out/seed-1" "$work/out/seed-9"
+sed -i 's/^\( *max_steps:\) *60/\1 1000/' "$work/out/seed-9/config.yaml"
+speedrun --score-only "$work/tiny.yaml" 10 9 > "$work/stdout4.txt" 2>&1 || fail "--score-only seed 9 exited non-zero"
+grep -qE "^finished early: seed 9: it stopped at step 60 after 0\.[0-9] of its 10 minutes, before train.max_steps \
+\(1000\): interrupted\?$" "$work/stdout4.txt" || fail "a stopped run is not named as stopped: $(cat "$work/stdout4.txt")"
 
 # Bad arguments: one line naming what is wrong, exit 2, and nothing trained.
 refuse() { # expected-message args...
