@@ -102,6 +102,9 @@ if $score_only; then
 fi
 mkdir -p "$out"
 
+# The value of KEY in a run's config.yaml (its first line `KEY: value`, comment dropped): config_key RUN KEY
+config_key() { sed -n "s/^ *$2: *\([^ #]*\).*/\1/p" "$1/config.yaml" | head -n 1; }
+
 # scores[seed index, test index] = "BLEU chrF"
 declare -A scores=()
 steps=() early=()
@@ -120,7 +123,7 @@ for i in "${!seeds[@]}"; do
   trained=$(jq -rs 'map(select(.type == "train")) | last | .elapsed_s // empty' "$run/metrics.jsonl" 2>/dev/null)
   if [ -n "$trained" ] && awk -v s="$trained" -v m="$minutes" 'BEGIN { exit !(s < 0.95 * m * 60) }'; then
     when="after $(awk -v s="$trained" 'BEGIN { printf "%.1f", s / 60 }') of its $minutes minutes"
-    max_steps=$(sed -n 's/^ *max_steps: *\([0-9]*\).*/\1/p' "$run/config.yaml" | head -n 1)
+    max_steps=$(config_key "$run" max_steps)
     if [ -n "$max_steps" ] && [ "${steps[-1]}" -ge "$max_steps" ]; then
       early+=("seed $seed: train.max_steps ended it at step ${steps[-1]} $when; raise it (--set train.max_steps=N) to train for the whole budget")
     else
@@ -148,8 +151,7 @@ machine_line() {
   cpu=$(sed -n 's/^model name[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
   family=$(sed -n 's/^cpu family[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
   model=$(sed -n 's/^model[[:space:]]*: *//p' /proc/cpuinfo 2>/dev/null | head -n 1)
-  key() { sed -n "s/^ *$1: *\([^ #]*\).*/\1/p" "$run/config.yaml" | head -n 1; }
-  echo "machine: ${cpu:-unknown CPU} (family ${family:-?}, model ${model:-?}), $(nproc) cores; $("$attnlab" --version); model.gemm $(key gemm), model.precision $(key precision), train.threads $(key threads)"
+  echo "machine: ${cpu:-unknown CPU} (family ${family:-?}, model ${model:-?}), $(nproc) cores; $("$attnlab" --version); model.gemm $(config_key "$run" gemm), model.precision $(config_key "$run" precision), train.threads $(config_key "$run" threads)"
 }
 commit_line() {
   local tree hash dirty=""

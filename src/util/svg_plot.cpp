@@ -13,7 +13,8 @@ namespace attnlab {
 namespace {
 
 // Distinguishable colours (the Okabe–Ito palette, readable with colour blindness), then they repeat.
-const char* const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442"};
+const char* const colours[] = {"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000",
+                               "#F0E442"};
 
 std::string number(double v) {
   char text[32];
@@ -24,14 +25,10 @@ std::string number(double v) {
 std::string escape(const std::string& text) {
   std::string out;
   for (char c : text) {
-    if (c == '<')
-      out += "&lt;";
-    else if (c == '>')
-      out += "&gt;";
-    else if (c == '&')
-      out += "&amp;";
-    else
-      out += c;
+    if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else if (c == '&') out += "&amp;";
+    else out += c;
   }
   return out;
 }
@@ -39,10 +36,8 @@ std::string escape(const std::string& text) {
 // A tick label: 32, 2048, 0.01, 1000 — short and exact for powers of 2 and 10.
 std::string tick_label(double v) {
   char text[32];
-  if (v >= 1)
-    std::snprintf(text, sizeof text, "%.0f", v);
-  else
-    std::snprintf(text, sizeof text, "%g", v);
+  if (v >= 1) std::snprintf(text, sizeof text, "%.0f", v);
+  else std::snprintf(text, sizeof text, "%g", v);
   return text;
 }
 
@@ -76,17 +71,19 @@ std::string loglog_svg(const LogLogPlot& plot) {
   const double x_min = range.x_min, x_max = range.x_max, y_min = range.y_min, y_max = range.y_max;
   // Whole powers around the data, so that the axes start and end at a labelled tick.
   const double lx0 = plot.log_x ? std::floor(std::log2(x_min)) : 0;
-  const double lx1 = plot.log_x ? std::max(std::ceil(std::log2(x_max)), lx0 + 1) : 5;  // linear: 5 steps
+  const double lx1 = plot.log_x ? std::max(std::ceil(std::log2(x_max)), lx0 + 1) : 5;   // linear: 5 steps
   const double ly0 = std::floor(std::log10(y_min)), ly1 = std::max(std::ceil(std::log10(y_max)), ly0 + 1);
 
-  const double left = 70, right = 190, top = 40, bottom = 55;  // margins; the legend sits on the right
+  const double left = 70, right = 190, top = 40, bottom = 55;     // margins; the legend sits on the right
   const double w = plot.width - left - right, h = plot.height - top - bottom;
-  const double x_end = x_max > 0 ? x_max : 1;  // a linear axis runs from 0 to x_end
-  auto px = [&](double x) { return plot.log_x ? left + (std::log2(x) - lx0) / (lx1 - lx0) * w : left + x / x_end * w; };
+  const double x_end = x_max > 0 ? x_max : 1;                      // a linear axis runs from 0 to x_end
+  auto px = [&](double x) {
+    return plot.log_x ? left + (std::log2(x) - lx0) / (lx1 - lx0) * w : left + x / x_end * w;
+  };
   auto py = [&](double y) { return top + h - (std::log10(y) - ly0) / (ly1 - ly0) * h; };
 
-  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(plot.width) + "\" height=\"" +
-                    std::to_string(plot.height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
+  std::string svg = "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" + std::to_string(plot.width) +
+                    "\" height=\"" + std::to_string(plot.height) + "\" font-family=\"sans-serif\" font-size=\"12\">\n";
   svg += "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   svg += "<text x=\"" + number(left + w / 2) + "\" y=\"22\" text-anchor=\"middle\" font-size=\"15\">" +
          escape(plot.title) + "</text>\n";
@@ -127,8 +124,8 @@ std::string loglog_svg(const LogLogPlot& plot) {
            " points=\"" + points + "\"/>";
     if (!s.reference) {
       for (size_t k = 0; k < s.x.size(); ++k) {
-        svg += "<circle cx=\"" + number(px(s.x[k])) + "\" cy=\"" + number(py(s.y[k])) + "\" r=\"3\" fill=\"" + stroke +
-               "\"/>";
+        svg += "<circle cx=\"" + number(px(s.x[k])) + "\" cy=\"" + number(py(s.y[k])) + "\" r=\"3\" fill=\"" +
+               stroke + "\"/>";
       }
     }
     svg += "</g>\n";

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # speedrun_test.sh — tools/speedrun.sh trains a config once per seed on a time budget and scores each run: the
 # table has a row per seed with its steps and the BLEU and chrF of every scored split (validation first with
-# --valid), the mean ± sd line is the mean of those rows, the signature lines are there, a seed that its steps ended
-# before its minutes is named under the table, --score-only scores the runs again without training them, and bad
-# arguments are refused with a message. Skips (77) without jq.
+# --valid), the mean ± sd line is the mean of those rows, the signature lines are there, a seed that ended before its
+# minutes (its max_steps reached, or stopped) is named under the table, --score-only scores the runs again without
+# training them, and bad arguments are refused with a message. Skips (77) without jq.
 #   tests/cli/speedrun_test.sh ATTNLAB SOURCE_DIR WORK_DIR
 set -euo pipefail
 attnlab="$1"; source_dir="$2"; work="$3"

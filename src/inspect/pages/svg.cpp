@@ -51,23 +51,12 @@ std::string xml_escape(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      case '\'':
-        out += "&#39;";
-        break;
-      default:
-        out += c;
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&#39;"; break;
+      default: out += c;
     }
   }
   return out;
@@ -75,10 +64,10 @@ std::string xml_escape(std::string_view text) {
 
 std::string heat_colour(double weight) {
   // ColorBrewer's "Blues", five stops; linear interpolation between neighbours.
-  static constexpr std::array<std::array<double, 3>, 5> stops = {
-      {{247, 251, 255}, {198, 219, 239}, {107, 174, 214}, {33, 113, 181}, {8, 48, 107}}};
+  static constexpr std::array<std::array<double, 3>, 5> stops = {{
+      {247, 251, 255}, {198, 219, 239}, {107, 174, 214}, {33, 113, 181}, {8, 48, 107}}};
   const double w = std::isfinite(weight) ? std::clamp(weight, 0.0, 1.0) : 0.0;
-  const double position = w * (stops.size() - 1);  // 0 … 4
+  const double position = w * (stops.size() - 1);                     // 0 … 4
   const size_t lower = std::min<size_t>(static_cast<size_t>(position), stops.size() - 2);
   const double fraction = position - static_cast<double>(lower);
   char out[8];
@@ -99,7 +88,7 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
   double longest_row = 0, longest_column = 0;
   for (const auto& label : map.row_labels) longest_row = std::max(longest_row, text_width(label));
   for (const auto& label : map.column_labels) longest_column = std::max(longest_column, text_width(label));
-  const double axis_band = 18;  // the rotated row-axis name
+  const double axis_band = 18;                                    // the rotated row-axis name
   const double grid_x = axis_band + longest_row + 8;
   const double title_band = map.title.empty() ? 4 : 26;
   const double grid_y = title_band + longest_column * std::sin(60 * M_PI / 180) + 10;
@@ -138,22 +127,22 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
       if (style.cell_titles) {
         char weight[32];
         std::snprintf(weight, sizeof weight, "%.3f", w);
-        out += "><title>" + xml_escape(map.row_labels[i]) + " → " + xml_escape(map.column_labels[j]) + ": " + weight +
-               "</title></rect>\n";
+        out += "><title>" + xml_escape(map.row_labels[i]) + " → " + xml_escape(map.column_labels[j]) + ": " +
+               weight + "</title></rect>\n";
       } else {
         out += "/>\n";
       }
     }
   }
   out += "</g>\n";
-  for (size_t i = 0; i < map.marked.size() && i < rows; ++i) {  // a marker on top, not a replacement
+  for (size_t i = 0; i < map.marked.size() && i < rows; ++i) {             // a marker on top, not a replacement
     if (map.marked[i] < 0) continue;
     out += "<rect class=\"marked\" x=\"" + number(grid_x + cell * static_cast<double>(map.marked[i]) + 1.5) +
            "\" y=\"" + number(grid_y + cell * static_cast<double>(i) + 1.5) + "\" width=\"" + number(cell - 3) +
            "\" height=\"" + number(cell - 3) + "\" fill=\"none\" stroke=\"#1a9850\" stroke-width=\"2\"/>\n";
   }
-  out += "<rect x=\"" + number(grid_x) + "\" y=\"" + number(grid_y) + "\" width=\"" + number(grid_w) + "\" height=\"" +
-         number(grid_h) + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+  out += "<rect x=\"" + number(grid_x) + "\" y=\"" + number(grid_y) + "\" width=\"" + number(grid_w) +
+         "\" height=\"" + number(grid_h) + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
   out += text_element(grid_x + grid_w / 2, grid_y + grid_h + 20, map.column_axis,
                       " text-anchor=\"middle\" font-size=\"10\" fill=\"#555\"");
   // Legend: the colour scale from 1 (top) to 0 (bottom), in 20 bands (plain rects: no gradient ids that could
@@ -164,8 +153,8 @@ std::string heatmap_svg(const Heatmap& map, const HeatmapStyle& style) {
     out += "<rect x=\"" + number(legend_x) + "\" y=\"" + number(grid_y + legend_h * b / bands) +
            "\" width=\"10\" height=\"" + number(legend_h / bands + 0.5) + "\" fill=\"" + heat_colour(weight) + "\"/>\n";
   }
-  out += "<rect x=\"" + number(legend_x) + "\" y=\"" + number(grid_y) + "\" width=\"10\" height=\"" + number(legend_h) +
-         "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
+  out += "<rect x=\"" + number(legend_x) + "\" y=\"" + number(grid_y) + "\" width=\"10\" height=\"" +
+         number(legend_h) + "\" fill=\"none\" stroke=\"#888\" stroke-width=\"0.5\"/>\n";
   for (double tick : {1.0, 0.5, 0.0}) {
     out += text_element(legend_x + 14, grid_y + legend_h * (1 - tick) + 4, tick_label(tick), " font-size=\"10\"");
   }
@@ -260,7 +249,7 @@ std::string line_chart_svg(const LineChart& chart) {
     const double margin = chart.log_y ? 0.5 : std::max(1e-3, std::abs(y_lo) * 0.1);
     y_lo -= margin, y_hi += margin;
   }
-  if (!chart.log_y && y_lo > 0 && y_lo < 0.5 * y_hi) y_lo = 0;  // a positive curve reads best from 0
+  if (!chart.log_y && y_lo > 0 && y_lo < 0.5 * y_hi) y_lo = 0;   // a positive curve reads best from 0
   auto px = [&](double x) { return left + (x - x_lo) / (x_hi - x_lo) * plot_w; };
   auto py = [&](double y) { return top + (1 - (y - y_lo) / (y_hi - y_lo)) * plot_h; };
 
@@ -271,8 +260,8 @@ std::string line_chart_svg(const LineChart& chart) {
     out += text_element(px(t), top + plot_h + 14, tick_label(t), " text-anchor=\"middle\" font-size=\"10\"");
   }
   for (double t : chart.log_y ? log_ticks(y_lo, y_hi) : nice_ticks(y_lo, y_hi, 5)) {
-    out += "<line x1=\"" + number(left) + "\" y1=\"" + number(py(t)) + "\" x2=\"" + number(left + plot_w) + "\" y2=\"" +
-           number(py(t)) + "\" stroke=\"#eee\"/>\n";
+    out += "<line x1=\"" + number(left) + "\" y1=\"" + number(py(t)) + "\" x2=\"" + number(left + plot_w) +
+           "\" y2=\"" + number(py(t)) + "\" stroke=\"#eee\"/>\n";
     out += text_element(left - 4, py(t) + 3, tick_label(chart.log_y ? std::pow(10.0, t) : t),
                         " text-anchor=\"end\" font-size=\"10\"");
   }
