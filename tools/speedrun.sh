@@ -7,6 +7,7 @@
 #     --valid                score the config's validation split too (the split to choose settings on), first
 #     --checkpoint WHICH     the checkpoint to score: best (default), latest, or average (set --set
 #                            train.average_last=N, or train.average_last in the config, to have training write it)
+#     --beam N               score with beam N (1 = greedy) instead of the run's decode.beam; the title says so
 #     --set KEY=VALUE        passed to every training run (e.g. train.threads=2, train.schedule_by=time)
 #     --out DIR              where the runs go (default runs/speedrun-DATE); DIR/seed-S is trained afresh
 #     --score-only           train nothing: score the runs already in DIR/seed-S (after more seeds were trained
@@ -24,7 +25,8 @@
 #                            (default: the commit that added FILE)
 #
 # For each SEED it trains DIR/seed-SEED with `--set train.seed=SEED --set train.max_minutes=MINUTES`, then
-# `attnlab eval --json` on the config's test split and on every --test set, with the run's decode: section. It
+# `attnlab eval --json` on the config's test split and on every --test set, with the run's decode: section (or
+# --beam). It
 # prints one line per seed (steps trained, BLEU and chrF of each test set) — and a "finished early" line for a seed
 # that ended before its minutes: its train.max_steps came first (its schedule ended there: raise the steps to use
 # the budget), or it was stopped — then the mean, the sample standard deviation and the range over the seeds, and
@@ -42,6 +44,7 @@ die() { echo "speedrun.sh: $*" >&2; exit 2; }
 attnlab="$(dirname "$0")/../build/release/attnlab"
 out="runs/speedrun-$(date +%Y%m%d-%H%M%S)"
 checkpoint=best
+beam=""
 score_only=false
 board="" target=39.8 from_summary="" record_args=()
 command_line=("$@")
@@ -57,6 +60,8 @@ while [ $# -gt 0 ]; do
              shift ;;
     --score-only) score_only=true; shift ;;
     --checkpoint) [ $# -ge 2 ] || die "--checkpoint needs best, latest or average"; checkpoint="$2"; shift 2 ;;
+    --beam) [ $# -ge 2 ] && [[ "$2" =~ ^[1-9][0-9]*$ ]] || die "--beam needs a beam size, a whole number ≥ 1"
+            beam="$2"; shift 2 ;;
     --set) [ $# -ge 2 ] || die "--set needs KEY=VALUE"; sets+=(--set "$2"); shift 2 ;;
     --out) [ $# -ge 2 ] || die "--out needs a folder"; out="$2"; shift 2 ;;
     --attnlab) [ $# -ge 2 ] || die "--attnlab needs the program's path"; attnlab="$2"; shift 2 ;;
@@ -134,7 +139,7 @@ for i in "${!seeds[@]}"; do
     if [ "${test_names[$t]}" = valid ] && [ -z "${test_srcs[$t]}" ]; then where=(--split valid)
     elif [ -z "${test_srcs[$t]}" ]; then where=(--split test)
     else where=(--src "${test_srcs[$t]}" --ref "${test_refs[$t]}" --out "$run/eval-${test_names[$t]}.hyp"); fi
-    json=$("$attnlab" --log-level warn eval --run "$run" "${where[@]}" --checkpoint "$checkpoint" --json)
+    json=$("$attnlab" --log-level warn eval --run "$run" "${where[@]}" --checkpoint "$checkpoint" ${beam:+--beam "$beam"} --json)
     scores[$i,$t]=$(jq -r '"\(.bleu) \(.chrf)"' <<< "$json")
   done
 done
@@ -165,7 +170,7 @@ case_word=mixed
 grep -Eq '^ *lowercase: *true' "$out/seed-${seeds[0]}/config.yaml" && case_word=lc
 version=$("$attnlab" --version | awk '{ print $2 }')
 {
-  echo "# speedrun: $config, $minutes minutes a seed, checkpoint $checkpoint"
+  echo "# speedrun: $config, $minutes minutes a seed, checkpoint $checkpoint${beam:+, beam $beam}"
   echo
   if $score_only; then
     echo "(scored with --score-only: the runs were trained earlier, by the same command without it)"; echo

@@ -57,6 +57,7 @@ struct EvalCommandOptions {
   std::string src, ref;             // … or two line-aligned files
   std::optional<int64_t> beam;      // empty: the run's decode.beam
   int64_t no_repeat_ngram = -1;     // the repetition guard's N; < 0: the run's decode.no_repeat_ngram
+  double alpha = -1;                // beam search's GNMT length penalty α; < 0: the run's decode.length_penalty
   std::string checkpoint = "best";  // best | latest | a checkpoint file
   std::string path;                 // paper | fused (empty: the run's model.path)
   bool json = false;                // one JSON object instead of the table

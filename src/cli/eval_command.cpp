@@ -4,7 +4,8 @@
 // line-aligned files. The translations are written one per line, into the run folder (RUN/eval-SPLIT.hyp, or
 // RUN/eval-NAME.hyp for --src NAME) unless --out says otherwise (the file is named in the output); the scores
 // go to standard output as a table, or with --json as one JSON object with the keys
-//   bleu chrf exact_match loss perplexity token_accuracy sentences beam no_repeat_ngram hypotheses_file
+//   bleu chrf exact_match loss perplexity token_accuracy sentences beam length_penalty no_repeat_ngram
+//   hypotheses_file
 //   attention_entropy
 // and, for a model with hard attention, hard_eval: {argmax, sample, expectation}, each {exact_match, bleu, chrf,
 // attention_entropy_cross} — the same weights evaluated by the argmax key, a sampled key and the expectation
@@ -98,6 +99,7 @@ int eval_command(const EvalCommandOptions& options) {
   if (!options.out.empty()) text.hypotheses_file = options.out;
   const int64_t beam = options.beam.value_or(run.config.decode.beam);
   if (options.no_repeat_ngram >= 0) run.config.decode.no_repeat_ngram = options.no_repeat_ngram;
+  if (options.alpha >= 0) run.config.decode.length_penalty = options.alpha;
 
   EvalResult result = evaluate(run, text.sources, text.references, beam, text.name_source);
   std::string hypotheses;
@@ -116,6 +118,7 @@ int eval_command(const EvalCommandOptions& options) {
                        {"token_accuracy", known(result.teacher_forced.token_accuracy)},
                        {"sentences", result.sentences},
                        {"beam", beam},
+                       {"length_penalty", run.config.decode.length_penalty},
                        {"no_repeat_ngram", run.config.decode.no_repeat_ngram},
                        {"hypotheses_file", text.hypotheses_file},
                        {"attention_entropy", {{"encoder", known(result.attention_entropy.encoder)},
@@ -133,8 +136,10 @@ int eval_command(const EvalCommandOptions& options) {
   const AttentionEntropy& h = result.attention_entropy;
   std::printf("%s, checkpoint %s (step %lld)\n", text.description.c_str(), run.checkpoint_path.c_str(),
               static_cast<long long>(run.step));
-  std::printf("  sentences        %lld  (beam %lld)\n", static_cast<long long>(result.sentences),
+  std::printf("  sentences        %lld  (beam %lld", static_cast<long long>(result.sentences),
               static_cast<long long>(beam));
+  if (beam > 1) std::printf(", length penalty α %g", run.config.decode.length_penalty);  // greedy has none
+  std::printf(")\n");
   std::printf("  BLEU             %.2f   (sacreBLEU default: 13a tokens, exp smoothing)\n", result.bleu);
   std::printf("  chrF             %.2f   (character 6-grams, beta 2)\n", result.chrf);
   std::printf("  exact match      %.1f%%\n", 100 * result.exact_match);
@@ -175,6 +180,11 @@ Subcommand add_eval_command(CLI::App& app) {
   CLI::Option* beam_option =
       subcommand->add_option("--beam", *beam, "Beam size (1 = greedy; default: the run's decode.beam)")
           ->check(CLI::Range(int64_t{1}, int64_t{1000}));
+  subcommand
+      ->add_option("--alpha", options->alpha,
+                   "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
+                   "(default: the run's decode.length_penalty)")
+      ->check(CLI::Range(0.0, 100.0));
   subcommand
       ->add_option("--path", options->path,
                    "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "

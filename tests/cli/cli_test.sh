@@ -196,6 +196,11 @@ awk '{ delete seen; for (i = 1; i <= NF; i++) if (seen[$i]++) bad = 1 } END { ex
   { failures=$((failures + 1)); echo "FAIL: --no-repeat-ngram 1 repeated a token"; cat out.txt; }
 expect_ok "eval --no-repeat-ngram 2" "$attnlab" eval --run run --split valid --no-repeat-ngram 2 --json
 grep -q '"no_repeat_ngram":2' out.txt || { failures=$((failures + 1)); echo "FAIL: eval --json no_repeat_ngram"; }
+# --alpha: beam search's length penalty, as translate --alpha sets it; the same translations as translate's
+expect_ok "eval --alpha 2" "$attnlab" eval --run run --split valid --beam 3 --alpha 2 --json --out alpha.hyp
+grep -q '"length_penalty":2.0' out.txt || { failures=$((failures + 1)); echo "FAIL: eval --json length_penalty"; }
+expect_ok "translate --alpha 2" "$attnlab" translate --run run --beam 3 --alpha 2 < data/valid.src
+cmp -s out.txt alpha.hyp || { failures=$((failures + 1)); echo "FAIL: eval --alpha 2 translated otherwise than translate"; }
 
 # Learned positions end at model.max_len = 8: eval refuses a longer source by its line; translate cuts it to its
 # first 8 tokens with a warning naming the line, and keeps one output line per input line.

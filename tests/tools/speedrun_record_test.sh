@@ -3,7 +3,8 @@
 # tail and Welch's test give known values; a tiny config trained with 3 seeds makes the board's first row (its
 # numbers, signature, machine, commit and the copy of its table are the run's), the same runs scored again make a
 # second row compared with the first (equal means: t 0, p 0.5, not a record); made-up summaries walk the rules
-# (a record by p < 0.01, not one by p, by minutes, by seeds, by the target); bad input gets one clear message.
+# (a record by p < 0.01, not one by p, by minutes, by seeds, by the target; a beam named beside the checkpoint);
+# bad input gets one clear message.
 # Skips (77) without jq or python3.
 #   tests/tools/speedrun_record_test.sh ATTNLAB SOURCE_DIR WORK_DIR
 set -euo pipefail
@@ -90,6 +91,11 @@ fake two 20 40.00 0.10 39.9 40.1                 # row 8
 [ "$(cell 7 13)" = "not a record: 40 minutes > the record's 30" ] || fail "row 7 (more minutes): '$(cell 7 13)'"
 [ "$(cell 8 13)" = "not a record: 2 seeds (a record needs 3)" ] || fail "row 8 (2 seeds): '$(cell 8 13)'"
 [ "$(grep -c '^| [0-9]' "$board")" = 8 ] || fail "the board does not have 8 rows"
+# A speedrun scored with another beam (speedrun.sh --beam 1) names it beside its checkpoint.
+sed 's/checkpoint best$/checkpoint average, beam 1/' "$work/below.md" > "$work/greedy.md"
+"$source_dir/tools/speedrun.sh" --from-summary "$work/greedy.md" --record "$board" --target 30 > "$work/greedy.out" 2>&1 ||
+  { cat "$work/greedy.out"; fail "--from-summary greedy exited non-zero"; }
+[ "$(cell 9 4)" = "average, beam 1" ] || fail "row 9 (scored with beam 1) does not say so: '$(cell 9 4)'"
 
 # 4. Bad input: one line naming what is wrong, exit 2, and the board untouched.
 before=$(md5sum < "$board")
@@ -111,4 +117,4 @@ echo "no header" > "$work/board/other.md"
 refuse "'$work/board/other.md' is not a speedrun board" speedrun --from-summary "$work/first.md" --record "$work/board/other.md"
 refuse "--machine and --commit are for --from-summary" speedrun --machine x "$work/tiny.yaml" 0.1 1
 [ "$before" = "$(md5sum < "$board")" ] || fail "bad input changed the board"
-echo "speedrun board: t tail and Welch checked, 2 real rows and 6 made-up rows by the rules, 7 bad inputs refused"
+echo "speedrun board: t tail and Welch checked, 2 real rows and 7 made-up rows by the rules, 7 bad inputs refused"
