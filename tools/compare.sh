@@ -86,7 +86,8 @@ else
 fi
 
 # ---- The evaluation, on its own: `attnlab eval` writes one JSON object (bleu, chrf, exact_match, loss,
-# perplexity, token_accuracy, sentences, beam, hypotheses_file, attention_entropy {encoder, decoder, cross}).
+# perplexity, token_accuracy, sentences, beam, length_penalty, hypotheses_file, attention_entropy {encoder,
+# decoder, cross}).
 # When this attnlab has no eval command the columns that need it stay empty ("–").
 have_eval() { "$attnlab" eval --help 2>/dev/null | grep -q -- '--split'; }   # (an unknown subcommand's --help prints the main help)
 evaluate_run() {  # RUN JSON_OUT

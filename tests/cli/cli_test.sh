@@ -146,8 +146,8 @@ grep '"type":"valid"' run/metrics.jsonl | grep -q '"bleu":' ||
 valid_lines=$(wc -l < data/valid.src)
 expect_ok "eval --split valid --json" "$attnlab" eval --run run --split valid --json
 [ "$(wc -l < out.txt)" -eq 1 ] || { failures=$((failures + 1)); echo "FAIL: eval --json printed more than one line"; }
-for key in bleu chrf exact_match loss perplexity token_accuracy sentences beam hypotheses_file attention_entropy \
-           encoder decoder cross; do
+for key in bleu chrf exact_match loss perplexity token_accuracy sentences beam length_penalty hypotheses_file \
+           attention_entropy encoder decoder cross; do
   grep -q "\"$key\":" out.txt || { failures=$((failures + 1)); echo "FAIL: eval --json has no \"$key\""; cat out.txt; }
 done
 grep -q "\"sentences\":$valid_lines," out.txt && grep -q '"hypotheses_file":"run/eval-valid.hyp"' out.txt ||
