@@ -75,6 +75,66 @@ std::string format_or_dash(bool known, double value, const char* format) {
   return buffer;
 }
 
+// The scores as one JSON object (--json; the keys are listed at the top of this file).
+void print_json(const EvalResult& result, const std::vector<HardEvalResult>& hard, const EvalText& text,
+                const LoadedRun& run, int64_t beam) {
+  const bool teacher_forced = result.teacher_forced_pairs > 0;   // otherwise loss & co. are unknown (null)
+  auto known = [&](double value) { return teacher_forced ? nlohmann::json(value) : nlohmann::json(nullptr); };
+  nlohmann::json out{{"bleu", result.bleu},
+                     {"chrf", result.chrf},
+                     {"exact_match", result.exact_match},
+                     {"loss", known(result.teacher_forced.loss)},
+                     {"perplexity", known(result.teacher_forced.perplexity)},
+                     {"token_accuracy", known(result.teacher_forced.token_accuracy)},
+                     {"sentences", result.sentences},
+                     {"beam", beam},
+                     {"length_penalty", run.config.decode.length_penalty},
+                     {"no_repeat_ngram", run.config.decode.no_repeat_ngram},
+                     {"hypotheses_file", text.hypotheses_file},
+                     {"attention_entropy", {{"encoder", known(result.attention_entropy.encoder)},
+                                            {"decoder", known(result.attention_entropy.decoder)},
+                                            {"cross", known(result.attention_entropy.cross)}}}};
+  for (const HardEvalResult& h : hard) {
+    out["hard_eval"][name_of(h.mode)] = {{"exact_match", h.result.exact_match},
+                                         {"bleu", h.result.bleu},
+                                         {"chrf", h.result.chrf},
+                                         {"attention_entropy_cross", known(h.result.attention_entropy.cross)}};
+  }
+  std::printf("%s\n", out.dump().c_str());
+}
+
+// The scores as a table, one measure a line, and where the translations went.
+void print_table(const EvalResult& result, const std::vector<HardEvalResult>& hard, const EvalText& text,
+                 const LoadedRun& run, int64_t beam) {
+  const bool teacher_forced = result.teacher_forced_pairs > 0;   // otherwise loss & co. are unknown ("-")
+  const AttentionEntropy& h = result.attention_entropy;
+  std::printf("%s, checkpoint %s (step %lld)\n", text.description.c_str(), run.checkpoint_path.c_str(),
+              static_cast<long long>(run.step));
+  std::printf("  sentences        %lld  (beam %lld", static_cast<long long>(result.sentences),
+              static_cast<long long>(beam));
+  if (beam > 1) std::printf(", length penalty α %g", run.config.decode.length_penalty);  // greedy has none
+  std::printf(")\n");
+  std::printf("  BLEU             %.2f   (sacreBLEU default: 13a tokens, exp smoothing)\n", result.bleu);
+  std::printf("  chrF             %.2f   (character 6-grams, beta 2)\n", result.chrf);
+  std::printf("  exact match      %.1f%%\n", 100 * result.exact_match);
+  std::printf("  loss             %s   (teacher forced, %lld pairs)\n",
+              format_or_dash(teacher_forced, result.teacher_forced.loss, "%.4f").c_str(),
+              static_cast<long long>(result.teacher_forced_pairs));
+  std::printf("  perplexity       %s\n", format_or_dash(teacher_forced, result.teacher_forced.perplexity, "%.2f").c_str());
+  std::printf("  token accuracy   %s\n",
+              format_or_dash(teacher_forced, 100 * result.teacher_forced.token_accuracy, "%.1f%%").c_str());
+  std::printf("  attention entropy (nats)  encoder %s  decoder %s  cross %s\n",
+              format_or_dash(teacher_forced, h.encoder, "%.3f").c_str(),
+              format_or_dash(teacher_forced, h.decoder, "%.3f").c_str(),
+              format_or_dash(teacher_forced, h.cross, "%.3f").c_str());
+  if (!hard.empty()) std::printf("  hard attention, the same weights evaluated three ways (hard_eval):\n");
+  for (const HardEvalResult& r : hard) {
+    std::printf("    %-12s exact match %5.1f%%  BLEU %6.2f  chrF %6.2f\n", name_of(r.mode).c_str(),
+                100 * r.result.exact_match, r.result.bleu, r.result.chrf);
+  }
+  std::printf("hypotheses written to %s\n", text.hypotheses_file.c_str());
+}
+
 }  // namespace
 
 int eval_command(const EvalCommandOptions& options) {
@@ -107,58 +167,11 @@ int eval_command(const EvalCommandOptions& options) {
   write_file_atomically(text.hypotheses_file, hypotheses);
 
   const std::vector<HardEvalResult> hard = evaluate_hard_modes(run, text.sources, text.references, beam, text.name_source);
-  const bool teacher_forced = result.teacher_forced_pairs > 0;   // otherwise loss & co. are unknown (null)
-  auto known = [&](double value) { return teacher_forced ? nlohmann::json(value) : nlohmann::json(nullptr); };
   if (options.json) {
-    nlohmann::json out{{"bleu", result.bleu},
-                       {"chrf", result.chrf},
-                       {"exact_match", result.exact_match},
-                       {"loss", known(result.teacher_forced.loss)},
-                       {"perplexity", known(result.teacher_forced.perplexity)},
-                       {"token_accuracy", known(result.teacher_forced.token_accuracy)},
-                       {"sentences", result.sentences},
-                       {"beam", beam},
-                       {"length_penalty", run.config.decode.length_penalty},
-                       {"no_repeat_ngram", run.config.decode.no_repeat_ngram},
-                       {"hypotheses_file", text.hypotheses_file},
-                       {"attention_entropy", {{"encoder", known(result.attention_entropy.encoder)},
-                                              {"decoder", known(result.attention_entropy.decoder)},
-                                              {"cross", known(result.attention_entropy.cross)}}}};
-    for (const HardEvalResult& h : hard) {
-      out["hard_eval"][name_of(h.mode)] = {{"exact_match", h.result.exact_match},
-                                           {"bleu", h.result.bleu},
-                                           {"chrf", h.result.chrf},
-                                           {"attention_entropy_cross", known(h.result.attention_entropy.cross)}};
-    }
-    std::printf("%s\n", out.dump().c_str());
-    return 0;
+    print_json(result, hard, text, run, beam);
+  } else {
+    print_table(result, hard, text, run, beam);
   }
-  const AttentionEntropy& h = result.attention_entropy;
-  std::printf("%s, checkpoint %s (step %lld)\n", text.description.c_str(), run.checkpoint_path.c_str(),
-              static_cast<long long>(run.step));
-  std::printf("  sentences        %lld  (beam %lld", static_cast<long long>(result.sentences),
-              static_cast<long long>(beam));
-  if (beam > 1) std::printf(", length penalty α %g", run.config.decode.length_penalty);  // greedy has none
-  std::printf(")\n");
-  std::printf("  BLEU             %.2f   (sacreBLEU default: 13a tokens, exp smoothing)\n", result.bleu);
-  std::printf("  chrF             %.2f   (character 6-grams, beta 2)\n", result.chrf);
-  std::printf("  exact match      %.1f%%\n", 100 * result.exact_match);
-  std::printf("  loss             %s   (teacher forced, %lld pairs)\n",
-              format_or_dash(teacher_forced, result.teacher_forced.loss, "%.4f").c_str(),
-              static_cast<long long>(result.teacher_forced_pairs));
-  std::printf("  perplexity       %s\n", format_or_dash(teacher_forced, result.teacher_forced.perplexity, "%.2f").c_str());
-  std::printf("  token accuracy   %s\n",
-              format_or_dash(teacher_forced, 100 * result.teacher_forced.token_accuracy, "%.1f%%").c_str());
-  std::printf("  attention entropy (nats)  encoder %s  decoder %s  cross %s\n",
-              format_or_dash(teacher_forced, h.encoder, "%.3f").c_str(),
-              format_or_dash(teacher_forced, h.decoder, "%.3f").c_str(),
-              format_or_dash(teacher_forced, h.cross, "%.3f").c_str());
-  if (!hard.empty()) std::printf("  hard attention, the same weights evaluated three ways (hard_eval):\n");
-  for (const HardEvalResult& r : hard) {
-    std::printf("    %-12s exact match %5.1f%%  BLEU %6.2f  chrF %6.2f\n", name_of(r.mode).c_str(),
-                100 * r.result.exact_match, r.result.bleu, r.result.chrf);
-  }
-  std::printf("hypotheses written to %s\n", text.hypotheses_file.c_str());
   return 0;
 }
 
