@@ -139,7 +139,8 @@ for i in "${!seeds[@]}"; do
     if [ "${test_names[$t]}" = valid ] && [ -z "${test_srcs[$t]}" ]; then where=(--split valid)
     elif [ -z "${test_srcs[$t]}" ]; then where=(--split test)
     else where=(--src "${test_srcs[$t]}" --ref "${test_refs[$t]}" --out "$run/eval-${test_names[$t]}.hyp"); fi
-    json=$("$attnlab" --log-level warn eval --run "$run" "${where[@]}" --checkpoint "$checkpoint" ${beam:+--beam "$beam"} --json)
+    json=$("$attnlab" --log-level warn eval --run "$run" "${where[@]}" --checkpoint "$checkpoint" \
+             ${beam:+--beam "$beam"} --json)
     scores[$i,$t]=$(jq -r '"\(.bleu) \(.chrf)"' <<< "$json")
   done
 done

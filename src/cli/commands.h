@@ -47,6 +47,10 @@ Subcommand add_bench_command(CLI::App& app);      // src/cli/bench_command.cpp
 // argc and argv: the command line as typed, written into gradvar.md.
 Subcommand add_gradvar_command(CLI::App& app, int argc, char** argv);  // src/cli/gradvar_command.cpp
 
+// The decoding options translate and eval share, --alpha and --no-repeat-ngram, read into values left < 0 unless
+// given (src/cli/translate_command.cpp).
+void add_decode_overrides(CLI::App* subcommand, double& alpha, int64_t& no_repeat_ngram);
+
 // ---- A cloze run (model.task: cloze) through eval and attention ----
 // eval_command() and attention_command() hand a cloze run over to src/cli/cloze_commands.cpp with their options;
 // the other commands keep their options in their own files.

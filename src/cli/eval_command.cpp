@@ -78,7 +78,7 @@ std::string format_or_dash(bool known, double value, const char* format) {
 // The scores as one JSON object (--json; the keys are listed at the top of this file).
 void print_json(const EvalResult& result, const std::vector<HardEvalResult>& hard, const EvalText& text,
                 const LoadedRun& run, int64_t beam) {
-  const bool teacher_forced = result.teacher_forced_pairs > 0;   // otherwise loss & co. are unknown (null)
+  const bool teacher_forced = result.teacher_forced_pairs > 0;  // otherwise loss & co. are unknown (null)
   auto known = [&](double value) { return teacher_forced ? nlohmann::json(value) : nlohmann::json(nullptr); };
   nlohmann::json out{{"bleu", result.bleu},
                      {"chrf", result.chrf},
@@ -91,9 +91,10 @@ void print_json(const EvalResult& result, const std::vector<HardEvalResult>& har
                      {"length_penalty", run.config.decode.length_penalty},
                      {"no_repeat_ngram", run.config.decode.no_repeat_ngram},
                      {"hypotheses_file", text.hypotheses_file},
-                     {"attention_entropy", {{"encoder", known(result.attention_entropy.encoder)},
-                                            {"decoder", known(result.attention_entropy.decoder)},
-                                            {"cross", known(result.attention_entropy.cross)}}}};
+                     {"attention_entropy",
+                      {{"encoder", known(result.attention_entropy.encoder)},
+                       {"decoder", known(result.attention_entropy.decoder)},
+                       {"cross", known(result.attention_entropy.cross)}}}};
   for (const HardEvalResult& h : hard) {
     out["hard_eval"][name_of(h.mode)] = {{"exact_match", h.result.exact_match},
                                          {"bleu", h.result.bleu},
@@ -106,7 +107,7 @@ void print_json(const EvalResult& result, const std::vector<HardEvalResult>& har
 // The scores as a table, one measure a line, and where the translations went.
 void print_table(const EvalResult& result, const std::vector<HardEvalResult>& hard, const EvalText& text,
                  const LoadedRun& run, int64_t beam) {
-  const bool teacher_forced = result.teacher_forced_pairs > 0;   // otherwise loss & co. are unknown ("-")
+  const bool teacher_forced = result.teacher_forced_pairs > 0;  // otherwise loss & co. are unknown ("-")
   const AttentionEntropy& h = result.attention_entropy;
   std::printf("%s, checkpoint %s (step %lld)\n", text.description.c_str(), run.checkpoint_path.c_str(),
               static_cast<long long>(run.step));
@@ -120,7 +121,8 @@ void print_table(const EvalResult& result, const std::vector<HardEvalResult>& ha
   std::printf("  loss             %s   (teacher forced, %lld pairs)\n",
               format_or_dash(teacher_forced, result.teacher_forced.loss, "%.4f").c_str(),
               static_cast<long long>(result.teacher_forced_pairs));
-  std::printf("  perplexity       %s\n", format_or_dash(teacher_forced, result.teacher_forced.perplexity, "%.2f").c_str());
+  std::printf("  perplexity       %s\n",
+              format_or_dash(teacher_forced, result.teacher_forced.perplexity, "%.2f").c_str());
   std::printf("  token accuracy   %s\n",
               format_or_dash(teacher_forced, 100 * result.teacher_forced.token_accuracy, "%.1f%%").c_str());
   std::printf("  attention entropy (nats)  encoder %s  decoder %s  cross %s\n",
@@ -193,11 +195,7 @@ Subcommand add_eval_command(CLI::App& app) {
   CLI::Option* beam_option =
       subcommand->add_option("--beam", *beam, "Beam size (1 = greedy; default: the run's decode.beam)")
           ->check(CLI::Range(int64_t{1}, int64_t{1000}));
-  subcommand
-      ->add_option("--alpha", options->alpha,
-                   "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
-                   "(default: the run's decode.length_penalty)")
-      ->check(CLI::Range(0.0, 100.0));
+  add_decode_overrides(subcommand, options->alpha, options->no_repeat_ngram);
   subcommand
       ->add_option("--path", options->path,
                    "paper (the paper's chain of plain ops, for stepping through) or fused (the fast kernels); sets "
@@ -205,11 +203,6 @@ Subcommand add_eval_command(CLI::App& app) {
       ->check(CLI::IsMember(choice_names(ComputePath{})));
   subcommand->add_option("--checkpoint", options->checkpoint,
                          "best (default), latest, average (attnlab average), or the path of a checkpoint file");
-  subcommand
-      ->add_option("--no-repeat-ngram", options->no_repeat_ngram,
-                   "N: no n-gram of N tokens appears twice in a translation; 0 = off "
-                   "(default: the run's decode.no_repeat_ngram)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000}));
   subcommand->add_flag("--json", options->json, "Print one JSON object instead of a table");
   subcommand->add_option(
       "--out", options->out,

@@ -132,6 +132,21 @@ int translate_command(const TranslateCommandOptions& options) {
   return 0;
 }
 
+// The decoding options translate and eval share: --alpha and --no-repeat-ngram, each left < 0 unless given, when
+// it overrides the run's decode.length_penalty or decode.no_repeat_ngram.
+void add_decode_overrides(CLI::App* subcommand, double& alpha, int64_t& no_repeat_ngram) {
+  subcommand
+      ->add_option("--alpha", alpha,
+                   "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
+                   "(default: the run's decode.length_penalty)")
+      ->check(CLI::Range(0.0, 100.0));
+  subcommand
+      ->add_option("--no-repeat-ngram", no_repeat_ngram,
+                   "N: no n-gram of N tokens appears twice in a translation; 0 = off "
+                   "(default: the run's decode.no_repeat_ngram)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1000}));
+}
+
 // `attnlab translate`: its options and their help texts, read into TranslateCommandOptions; main.cpp runs it.
 Subcommand add_translate_command(CLI::App& app) {
   auto options = std::make_shared<TranslateCommandOptions>();
@@ -150,16 +165,7 @@ Subcommand add_translate_command(CLI::App& app) {
                          "best (default), latest, average (attnlab average), or the path of a checkpoint file");
   subcommand->add_option("--beam", options->beam, "Beam size: 1 = greedy decoding (default: the run's decode.beam)")
       ->check(CLI::Range(int64_t{1}, int64_t{1000}));
-  subcommand
-      ->add_option("--alpha", options->alpha,
-                   "GNMT length penalty α of beam search, lp = ((5 + |Y|) / 6)^α; 0 = none "
-                   "(default: the run's decode.length_penalty)")
-      ->check(CLI::Range(0.0, 100.0));
-  subcommand
-      ->add_option("--no-repeat-ngram", options->no_repeat_ngram,
-                   "N: no n-gram of N tokens appears twice in a translation; 0 = off "
-                   "(default: the run's decode.no_repeat_ngram)")
-      ->check(CLI::Range(int64_t{0}, int64_t{1000}));
+  add_decode_overrides(subcommand, options->alpha, options->no_repeat_ngram);
   subcommand->add_option(
       "--intervene", options->interventions,
       "Translate with an experiment on the model (repeatable): ablate:USE:L.H switches off head H of layer L "

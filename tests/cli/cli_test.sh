@@ -200,7 +200,8 @@ grep -q '"no_repeat_ngram":2' out.txt || { failures=$((failures + 1)); echo "FAI
 expect_ok "eval --alpha 2" "$attnlab" eval --run run --split valid --beam 3 --alpha 2 --json --out alpha.hyp
 grep -q '"length_penalty":2.0' out.txt || { failures=$((failures + 1)); echo "FAIL: eval --json length_penalty"; }
 expect_ok "translate --alpha 2" "$attnlab" translate --run run --beam 3 --alpha 2 < data/valid.src
-cmp -s out.txt alpha.hyp || { failures=$((failures + 1)); echo "FAIL: eval --alpha 2 translated otherwise than translate"; }
+cmp -s out.txt alpha.hyp ||
+  { failures=$((failures + 1)); echo "FAIL: eval --alpha 2 translated otherwise than translate"; }
 
 # Learned positions end at model.max_len = 8: eval refuses a longer source by its line; translate cuts it to its
 # first 8 tokens with a warning naming the line, and keeps one output line per input line.

@@ -98,13 +98,21 @@ speedrun --score-only "$work/tiny.yaml" 10 9 > "$work/stdout4.txt" 2>&1 || fail 
 grep -qE "^finished early: seed 9: it stopped at step 60 after 0\.[0-9] of its 10 minutes, before train.max_steps \
 \(1000\): interrupted\?$" "$work/stdout4.txt" || fail "a stopped run is not named as stopped: $(cat "$work/stdout4.txt")"
 
-# --beam 1: scored greedy, whatever the run's decode.beam, and the title says so.
-speedrun --score-only --beam 1 "$work/tiny.yaml" 0.1 1 > "$work/stdout5.txt" 2>&1 || fail "--score-only --beam 1 exited non-zero"
-grep -q "^# speedrun: $work/tiny.yaml, 0.1 minutes a seed, checkpoint best, beam 1$" "$work/stdout5.txt" ||
+# --beam 5: scored with beam 5, not the run's decode.beam (1 here, the default), and the title says so.
+# attnlab behind a wrapper that writes down its command lines: on a model this small beam 5 may score as greedy does,
+# so the scores alone could not show that --beam reached eval.
+printf '#!/usr/bin/env bash\necho "$*" >> "%s"\nexec "%s" "$@"\n' "$work/calls.txt" "$attnlab" > "$work/logged-attnlab"
+chmod +x "$work/logged-attnlab"
+"$source_dir/tools/speedrun.sh" --attnlab "$work/logged-attnlab" --out "$work/out" --score-only --beam 5 \
+  "$work/tiny.yaml" 0.1 1 > "$work/stdout5.txt" 2>&1 || fail "--score-only --beam 5 exited non-zero"
+grep -q -- "^--log-level warn eval .*--beam 5 --json$" "$work/calls.txt" ||
+  fail "speedrun.sh --beam 5 did not pass --beam 5 to eval: $(cat "$work/calls.txt")"
+grep -q "^# speedrun: $work/tiny.yaml, 0.1 minutes a seed, checkpoint best, beam 5$" "$work/stdout5.txt" ||
   fail "the title does not name the beam: $(head -n 1 "$work/stdout5.txt")"
-greedy=$("$attnlab" --log-level warn eval --run "$work/out/seed-1" --split test --beam 1 --json --out "$work/h.txt")
-[ "$(grep '^| 1 |' "$work/stdout5.txt" | cut -d'|' -f4 | tr -d ' ')" = "$(printf '%.2f' "$(jq -r .bleu <<< "$greedy")")" ] ||
-  fail "--beam 1's test BLEU is not eval --beam 1's $(jq -r .bleu <<< "$greedy"): $(grep '^| 1 |' "$work/stdout5.txt")"
+beam5=$("$attnlab" --log-level warn eval --run "$work/out/seed-1" --split test --beam 5 --json --out "$work/h.txt")
+beam5_column=$(grep '^| 1 |' "$work/stdout5.txt" | cut -d'|' -f4 | tr -d ' ')
+[ "$beam5_column" = "$(printf '%.2f' "$(jq -r .bleu <<< "$beam5")")" ] ||
+  fail "--beam 5's test BLEU is not eval --beam 5's $(jq -r .bleu <<< "$beam5"): $(grep '^| 1 |' "$work/stdout5.txt")"
 
 # Bad arguments: one line naming what is wrong, exit 2, and nothing trained.
 refuse() { # expected-message args...
@@ -120,4 +128,4 @@ refuse "--score-only: no trained run in '$work/out/seed-7'" --score-only "$work/
 refuse "--checkpoint: expected best, latest or average, got 'first'" --checkpoint first "$work/tiny.yaml" 0.1 1
 refuse "unknown option '--seeds'" --seeds 3 "$work/tiny.yaml" 0.1 1
 refuse "--beam needs a beam size, a whole number ≥ 1" --beam 0 "$work/tiny.yaml" 0.1 1
-echo "speedrun.sh: 2 seeds trained and scored, re-scored with --score-only and --beam 1, 7 bad arguments refused"
+echo "speedrun.sh: 2 seeds trained and scored, re-scored with --score-only and --beam 5, 7 bad arguments refused"

@@ -81,7 +81,7 @@ TEST_CASE("the fast bf16 product gives the same bits on one thread and on two") 
   Generator gen(5);
   const int threads_before = omp_get_max_threads();
   // bands of rows, then bands of columns; 4 depth blocks, so each band's tiles carry C from block to block
-  for (int cut = 0; cut < 8; ++cut) {                                    // both cuts, every transpose
+  for (int cut = 0; cut < 8; ++cut) {  // both cuts, every transpose
     const bool rows_longer = cut < 4;
     const Operands o(rows_longer ? 300 : 70, 777, rows_longer ? 70 : 300, cut & 1, cut & 2, gen);  // > 4 M mul-adds
     INFO("rows longer " << rows_longer << ", transpose_x " << o.transpose_x << ", transpose_y " << o.transpose_y);

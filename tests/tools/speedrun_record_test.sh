@@ -93,7 +93,8 @@ fake two 20 40.00 0.10 39.9 40.1                 # row 8
 [ "$(grep -c '^| [0-9]' "$board")" = 8 ] || fail "the board does not have 8 rows"
 # A speedrun scored with another beam (speedrun.sh --beam 1) names it beside its checkpoint.
 sed 's/checkpoint best$/checkpoint average, beam 1/' "$work/below.md" > "$work/greedy.md"
-"$source_dir/tools/speedrun.sh" --from-summary "$work/greedy.md" --record "$board" --target 30 > "$work/greedy.out" 2>&1 ||
+"$source_dir/tools/speedrun.sh" --from-summary "$work/greedy.md" --record "$board" --target 30 \
+  > "$work/greedy.out" 2>&1 ||
   { cat "$work/greedy.out"; fail "--from-summary greedy exited non-zero"; }
 [ "$(cell 9 4)" = "average, beam 1" ] || fail "row 9 (scored with beam 1) does not say so: '$(cell 9 4)'"
 
