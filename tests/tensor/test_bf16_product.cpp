@@ -58,9 +58,11 @@ TEST_CASE("the fast bf16 product gives the emulated product's bits on ragged sha
     return;
   }
   Generator gen(3);
-  // k odd, k across the 256-deep blocks, n across the 192-row blocks and the 8/4/2/1-row tiles, m across panels
-  const std::vector<std::vector<int64_t>> shapes{{1, 1, 1},   {3, 5, 7},    {9, 17, 33},  {13, 2, 16},
-                                                 {33, 255, 47}, {65, 257, 31}, {200, 301, 40}, {15, 513, 70}};
+  // k odd, k across the 512-deep blocks (once and twice), n across the 192-row blocks and the 8/4/2/1-row tiles,
+  // m across panels
+  const std::vector<std::vector<int64_t>> shapes{{1, 1, 1},      {3, 5, 7},     {9, 17, 33},    {13, 2, 16},
+                                                 {33, 255, 47},  {65, 257, 31}, {200, 301, 40}, {15, 513, 70},
+                                                 {17, 1025, 33}, {40, 1536, 9}};
   for (const std::vector<int64_t>& s : shapes) {
     for (int transposes = 0; transposes < 4; ++transposes) {
       const Operands o(s[0], s[1], s[2], transposes & 1, transposes & 2, gen);
@@ -80,7 +82,7 @@ TEST_CASE("the fast bf16 product gives the same bits on one thread and on two") 
   }
   Generator gen(5);
   const int threads_before = omp_get_max_threads();
-  // bands of rows, then bands of columns; 4 depth blocks, so each band's tiles carry C from block to block
+  // bands of rows, then bands of columns; 2 depth blocks, so each band's tiles carry C from block to block
   for (int cut = 0; cut < 8; ++cut) {  // both cuts, every transpose
     const bool rows_longer = cut < 4;
     const Operands o(rows_longer ? 300 : 70, 777, rows_longer ? 70 : 300, cut & 1, cut & 2, gen);  // > 4 M mul-adds

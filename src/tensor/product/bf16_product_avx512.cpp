@@ -7,13 +7,17 @@
 // pairs along the depth p: a lane holds (x[2t], x[2t+1]) or (y[2t, j], y[2t+1, j]), the even one in the low half.
 //
 // The rest is packed_product.cpp's plan in pairs:
-//   1. the depth k is cut into blocks of depth_block = 256 numbers (128 pairs);
+//   1. the depth k is cut into blocks of depth_block = 512 numbers (256 pairs). Each block reads and writes all of
+//      C once, so the deeper the block the fewer passes over C: for ∂W = Gᵀ·x, whose depth is the batch's tokens,
+//      C is the whole weight's gradient. At 512 rather than float32's 256 a vdpbf16ps, which does twice the work of
+//      a vfmadd, meets as many bytes of C per instruction as float32 does (the base step 0.92–0.94 × the time at 256
+//      on a Zen 5, docs/guide/performance.md);
 //   2. op(Y)'s block is rounded and packed into panels of 32 columns: panel row t holds the pairs (2t, 2t+1) of
-//      columns j0 … j0 + 31 — two vector registers, 128 bytes; a panel is 16 KB and stays in the fastest cache.
+//      columns j0 … j0 + 31 — two vector registers, 128 bytes; a panel is 32 KB, read in order by the tiles.
 //      When op(Y) = Yᵀ (the forward's Wᵀ) a column is a row of Y: 16 rows' pairs are loaded a vector each and the
 //      16 × 16 block turned over in registers (transpose_16x16), so each panel row is written whole;
-//   3. the rows of C go row_block = 192 at a time; op(X)'s block for them is rounded and packed in pairs (96 KB,
-//      in the second cache): row by row ([rows, 128] pairs) when X's rows are op(X)'s, pair by pair ([128, rows])
+//   3. the rows of C go row_block = 192 at a time; op(X)'s block for them is rounded and packed in pairs (192 KB,
+//      in the second cache): row by row ([rows, 256] pairs) when X's rows are op(X)'s, pair by pair ([256, rows])
 //      when op(X) = Xᵀ — each layout the one its loads write with whole vector stores (pack_x);
 //   4. a tile of 8 rows × 32 columns of C (16 registers) is loaded, takes every pair t of the block — the 8
 //      rows' pairs broadcast one at a time, the panel row loaded once — and is stored back.
@@ -48,7 +52,7 @@ inline namespace ATTNLAB_PRECISION {
 
 namespace {
 
-constexpr int64_t depth_block = 256;  // numbers of the depth per block (even)
+constexpr int64_t depth_block = 512;  // numbers of the depth per block (even)
 constexpr int64_t pairs_per_block = depth_block / 2;
 constexpr int64_t row_block = 192;   // rows of C per pass over the panels
 constexpr int64_t panel_width = 32;  // columns per panel: two registers of 16 lanes
