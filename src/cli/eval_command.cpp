@@ -168,7 +168,8 @@ int eval_command(const EvalCommandOptions& options) {
   for (const std::string& line : result.hypotheses) hypotheses += line + "\n";
   write_file_atomically(text.hypotheses_file, hypotheses);
 
-  const std::vector<HardEvalResult> hard = evaluate_hard_modes(run, text.sources, text.references, beam, text.name_source);
+  const std::vector<HardEvalResult> hard =
+      evaluate_hard_modes(run, text.sources, text.references, beam, text.name_source);
   if (options.json) {
     print_json(result, hard, text, run, beam);
   } else {
