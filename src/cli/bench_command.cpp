@@ -120,6 +120,10 @@ void print_bf16(const Bf16Speed& bf16) {
       "\n      (operands rounded to bfloat16, float32 sums, on %s: %.2f× the float32 packed GEMM timed in "
       "turn with it, %.1f GFLOP/s; the model's products use it under model.precision: bfloat16)\n",
       bf16.support.c_str(), bf16.bf16.gflops_per_second / bf16.packed.gflops_per_second, bf16.packed.gflops_per_second);
+  if (bf16.bf16.gflops_per_second < bf16.packed.gflops_per_second) {  // e.g. vdpbf16ps on a Xeon without AMX's tiles
+    std::printf(
+        "      bfloat16 multiplies slower than float32 on this CPU: model.precision: float32 trains faster here\n");
+  }
 }
 
 void print_table(const std::string& config_path, const BenchOptions& options, int64_t batch_tokens,

@@ -22,14 +22,15 @@ struct LayerOperands {
     dW.setZero(s.out, s.in);
   }
 
-  // C += op(X) · op(Y) by the float32 packed GEMM (packed = true) or the fast bf16 product.
+  // C += op(X) · op(Y) by the float32 packed GEMM (packed = true) or the bf16 product on the model's path (tiles or
+  // fast).
   static void add(FloatMatrix& C, const FloatMatrix& X, bool tx, const FloatMatrix& Y, bool ty, bool packed) {
     if (packed) {
       add_product(MatrixMap(C.data(), C.rows(), C.cols()), ConstMatrixMap(X.data(), X.rows(), X.cols()), tx,
                   ConstMatrixMap(Y.data(), Y.rows(), Y.cols()), ty, Gemm::packed);
     } else {
       add_bf16_product(FloatMatrixMap(C.data(), C.rows(), C.cols()), ConstFloatMatrixMap(X.data(), X.rows(), X.cols()),
-                       tx, ConstFloatMatrixMap(Y.data(), Y.rows(), Y.cols()), ty, Bf16Path::fast);
+                       tx, ConstFloatMatrixMap(Y.data(), Y.rows(), Y.cols()), ty, fastest_bf16_path());
     }
   }
 

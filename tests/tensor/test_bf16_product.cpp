@@ -1,7 +1,8 @@
 // test_bf16_product.cpp — the bfloat16 product (src/tensor/product/bf16_product.h): the fast path (vdpbf16ps)
-// gives the emulated path's bits on awkward shapes and every transpose, whatever the thread count; both stay
-// within the tolerance bf16's rounding allows of the float32 product; the rounding is unbiased (it would not be
-// with truncation); the fast path flushes subnormals, as its instruction does; bad input gets a clear error.
+// gives the emulated path's bits on awkward shapes and every transpose, whatever the thread count; the tile path
+// (AMX) is within float32 sums' rounding of the emulated path there, with the same bits on any thread count; all
+// stay within the tolerance bf16's rounding allows of the float32 product; the rounding is unbiased (it would not
+// be with truncation); the fast paths flush subnormals, as their instructions do; bad input gets a clear error.
 #include <doctest/doctest.h>
 #include <omp.h>
 
@@ -46,8 +47,38 @@ struct Operands {
   }
 };
 
+// The paths this CPU runs: the emulated one everywhere, then the fast and tile paths where it has them.
+std::vector<Bf16Path> paths_here() {
+  std::vector<Bf16Path> paths{Bf16Path::emulated};
+  if (bf16_fast_available()) paths.push_back(Bf16Path::fast);
+  if (bf16_tiles_available()) paths.push_back(Bf16Path::tiles);
+  return paths;
+}
+
 bool same_bits(const FloatMatrix& a, const FloatMatrix& b) {
   return a.size() == b.size() && std::memcmp(a.data(), b.data(), sizeof(float) * static_cast<size_t>(a.size())) == 0;
+}
+
+// Ragged shapes {n, k, m}: k odd, k across the 512-deep blocks (once and twice) and the tile path's 16-pair steps;
+// n across the 192-row blocks, the fast path's 8/4/2/1-row tiles and the tile path's 32-row blocks; m across the
+// 32-column panels and their 16-column halves.
+const std::vector<std::vector<int64_t>> ragged_shapes{
+    {1, 1, 1},      {3, 5, 7},     {9, 17, 33},    {13, 2, 16},   {32, 32, 32}, {33, 255, 47},  {65, 257, 31},
+    {200, 301, 40}, {15, 513, 70}, {17, 1025, 33}, {40, 1536, 9}, {64, 34, 64}, {193, 600, 80}};
+
+// check(operands, start) for each ragged shape in each of the four transposes, with a random C to add to.
+template <typename Check>
+void for_each_ragged_case(Generator& gen, Check check) {
+  for (const std::vector<int64_t>& s : ragged_shapes) {
+    for (int transposes = 0; transposes < 4; ++transposes) {
+      const Operands o(s[0], s[1], s[2], transposes & 1, transposes & 2, gen);
+      FloatMatrix start(o.n, o.m);
+      for (int64_t i = 0; i < start.size(); ++i) start.data()[i] = static_cast<float>(gen.normal());   // C += …
+      INFO("n " << o.n << ", k " << o.k << ", m " << o.m << ", transpose_x " << o.transpose_x << ", transpose_y "
+                << o.transpose_y);
+      check(o, start);
+    }
+  }
 }
 
 }  // namespace
@@ -58,41 +89,63 @@ TEST_CASE("the fast bf16 product gives the emulated product's bits on ragged sha
     return;
   }
   Generator gen(3);
-  // k odd, k across the 512-deep blocks (once and twice), n across the 192-row blocks and the 8/4/2/1-row tiles,
-  // m across panels
-  const std::vector<std::vector<int64_t>> shapes{{1, 1, 1},      {3, 5, 7},     {9, 17, 33},    {13, 2, 16},
-                                                 {33, 255, 47},  {65, 257, 31}, {200, 301, 40}, {15, 513, 70},
-                                                 {17, 1025, 33}, {40, 1536, 9}};
-  for (const std::vector<int64_t>& s : shapes) {
-    for (int transposes = 0; transposes < 4; ++transposes) {
-      const Operands o(s[0], s[1], s[2], transposes & 1, transposes & 2, gen);
-      FloatMatrix start(o.n, o.m);
-      for (int64_t i = 0; i < start.size(); ++i) start.data()[i] = static_cast<float>(gen.normal());   // C += …
-      INFO("n " << o.n << ", k " << o.k << ", m " << o.m << ", transpose_x " << o.transpose_x << ", transpose_y "
-                << o.transpose_y);
-      CHECK(same_bits(o.product(Bf16Path::fast, start), o.product(Bf16Path::emulated, start)));
-    }
-  }
+  for_each_ragged_case(gen, [](const Operands& o, const FloatMatrix& start) {
+    CHECK(same_bits(o.product(Bf16Path::fast, start), o.product(Bf16Path::emulated, start)));
+  });
 }
 
-TEST_CASE("the fast bf16 product gives the same bits on one thread and on two") {
+TEST_CASE("the tile bf16 product is within float32 sums' rounding of the emulated product, on ragged shapes") {
+  if (!bf16_tiles_available()) {
+    MESSAGE("skipped: " << bf16_support());
+    return;
+  }
+  // |C_tiles − C_emulated| ≤ 2γ_k · Σ_p |x̂_p · ŷ_p| (bf16_product_amx.cpp): the same rounded operands and exact
+  // products, the sums in another order. The bound is k · 2^−16 of bfloat16's own (1/65 at k = 1,000): an operand
+  // rounded otherwise, a tile left out or counted twice, a pair out of place would each be far outside it.
+  Generator gen(4);
+  int64_t same = 0, total = 0;
+  for_each_ragged_case(gen, [&](const Operands& o, const FloatMatrix& start) {
+    const FloatMatrix tiles = o.product(Bf16Path::tiles, start), emulated = o.product(Bf16Path::emulated, start);
+    const double gamma_k = (o.k + 1) * std::ldexp(1.0, -24) / (1 - (o.k + 1) * std::ldexp(1.0, -24));
+    int64_t outside = 0;
+    for (int64_t i = 0; i < o.n; ++i) {
+      for (int64_t j = 0; j < o.m; ++j) {
+        double magnitude = std::fabs(start(i, j));  // Σ |x̂·ŷ|, and the C added to
+        for (int64_t p = 0; p < o.k; ++p) {
+          magnitude += std::fabs(double(round_to_bfloat16(o.op_x(i, p))) * round_to_bfloat16(o.op_y(p, j)));
+        }
+        if (std::fabs(double(tiles(i, j)) - emulated(i, j)) > 2 * gamma_k * magnitude) ++outside;
+        same += tiles(i, j) == emulated(i, j);
+        ++total;
+      }
+    }
+    CHECK(outside == 0);
+  });
+  MESSAGE("the tile path gave the emulated path's bits in " << same << " of " << total << " numbers");
+}
+
+TEST_CASE("the fast and tile bf16 products give the same bits on one thread and on two") {
   if (!bf16_fast_available()) {
     MESSAGE("skipped: " << bf16_support());
     return;
   }
   Generator gen(5);
   const int threads_before = omp_get_max_threads();
-  // bands of rows, then bands of columns; 2 depth blocks, so each band's tiles carry C from block to block
-  for (int cut = 0; cut < 8; ++cut) {  // both cuts, every transpose
-    const bool rows_longer = cut < 4;
-    const Operands o(rows_longer ? 300 : 70, 777, rows_longer ? 70 : 300, cut & 1, cut & 2, gen);  // > 4 M mul-adds
-    INFO("rows longer " << rows_longer << ", transpose_x " << o.transpose_x << ", transpose_y " << o.transpose_y);
-    omp_set_num_threads(1);
-    const FloatMatrix one = o.product(Bf16Path::fast, o.C);
-    omp_set_num_threads(2);
-    const FloatMatrix two = o.product(Bf16Path::fast, o.C);
-    CHECK(same_bits(one, two));
-    CHECK(same_bits(one, o.product(Bf16Path::emulated, o.C)));
+  for (const Bf16Path path : paths_here()) {
+    if (path == Bf16Path::emulated) continue;
+    // bands of rows, then bands of columns; 2 depth blocks, so each band's tiles carry C from block to block
+    for (int cut = 0; cut < 8; ++cut) {  // both cuts, every transpose
+      const bool rows_longer = cut < 4;
+      const Operands o(rows_longer ? 300 : 70, 777, rows_longer ? 70 : 300, cut & 1, cut & 2, gen);  // > 4 M mul-adds
+      INFO(name_of(path) << ": rows longer " << rows_longer << ", transpose_x " << o.transpose_x << ", transpose_y "
+                         << o.transpose_y);
+      omp_set_num_threads(1);
+      const FloatMatrix one = o.product(path, o.C);
+      omp_set_num_threads(2);
+      const FloatMatrix two = o.product(path, o.C);
+      CHECK(same_bits(one, two));
+      if (path == Bf16Path::fast) CHECK(same_bits(one, o.product(Bf16Path::emulated, o.C)));
+    }
   }
   omp_set_num_threads(threads_before);
 }
@@ -101,9 +154,7 @@ TEST_CASE("the bf16 product is within (2u + u² + 2γ_k) · Σ|x·y| of the floa
   Generator gen(7);
   const Operands o(24, 1001, 40, true, false, gen);
   const double u = bfloat16_unit_roundoff, gamma_k = o.k * std::ldexp(1.0, -24) / (1 - o.k * std::ldexp(1.0, -24));
-  std::vector<Bf16Path> paths{Bf16Path::emulated};
-  if (bf16_fast_available()) paths.push_back(Bf16Path::fast);
-  for (const Bf16Path path : paths) {
+  for (const Bf16Path path : paths_here()) {
     const FloatMatrix C = o.product(path, o.C);
     int64_t outside = 0;
     double worst = 0;                                                   // the largest error / bound seen
@@ -131,9 +182,7 @@ TEST_CASE("the bf16 product's rounding is unbiased: round to nearest even, not t
   // nearest errs both ways and the errors cancel. Measured: the mean error over Σ x·y, in units of u.
   Generator gen(9);
   const Operands o(32, 1024, 32, false, false, gen, 0.0, 1.0);
-  std::vector<Bf16Path> paths{Bf16Path::emulated};
-  if (bf16_fast_available()) paths.push_back(Bf16Path::fast);
-  for (const Bf16Path path : paths) {
+  for (const Bf16Path path : paths_here()) {
     const FloatMatrix C = o.product(path, o.C);
     double error = 0, total = 0;
     for (int64_t i = 0; i < o.n; ++i) {
@@ -150,7 +199,8 @@ TEST_CASE("the bf16 product's rounding is unbiased: round to nearest even, not t
   }
 }
 
-TEST_CASE("the fast bf16 product flushes subnormal products to zero, as vdpbf16ps does; the emulated one keeps them") {
+TEST_CASE(
+    "the fast bf16 products flush subnormal products to zero, as their instructions do; the emulated one keeps them") {
   if (!bf16_fast_available()) {
     MESSAGE("skipped: " << bf16_support());
     return;
@@ -164,6 +214,7 @@ TEST_CASE("the fast bf16 product flushes subnormal products to zero, as vdpbf16p
   o.Y = Y;
   CHECK(o.product(Bf16Path::emulated, C)(0, 0) == std::ldexp(1.0f, -140));
   CHECK(o.product(Bf16Path::fast, C)(0, 0) == 0.0f);
+  if (bf16_tiles_available()) CHECK(o.product(Bf16Path::tiles, C)(0, 0) == 0.0f);
 }
 
 TEST_CASE("the bf16 product refuses shapes that do not fit, and the fast path on a CPU without AVX512_BF16") {
@@ -180,4 +231,10 @@ TEST_CASE("the bf16 product refuses shapes that do not fit, and the fast path on
   run(Bf16Path::emulated);                                              // the emulated path runs anywhere
   unsetenv("ATTNLAB_NO_AVX512_BF16");
   CHECK(C(0, 0) == 4.0f);
+  setenv("ATTNLAB_NO_AMX", "1", 1);  // this CPU, as one without AMX
+  CHECK_FALSE(bf16_tiles_available());
+  CHECK(fastest_bf16_path() == (bf16_fast_available() ? Bf16Path::fast : Bf16Path::emulated));
+  CHECK_THROWS_WITH_AS(run(Bf16Path::tiles), doctest::Contains("the tile path of the bfloat16 product needs AMX-BF16"),
+                       Error);
+  unsetenv("ATTNLAB_NO_AMX");
 }

@@ -1,5 +1,6 @@
 // bf16_product.cpp — C += op(X) · op(Y) with bfloat16 operands and float32 sums (see bf16_product.h): the
-// emulated path as plain loops, the choice of path, and the threads for the fast one (bf16_product_avx512.cpp).
+// emulated path as plain loops, the choice of path, and the threads for the fast ones (bf16_product_avx512.cpp,
+// bf16_product_amx.cpp).
 #include "tensor/product/bf16_product.h"
 
 #include <omp.h>
@@ -9,6 +10,7 @@
 
 #include "tensor/bfloat16.h"
 #include "tensor/parallel.h"
+#include "tensor/product/bf16_product_amx.h"
 #include "tensor/product/bf16_product_avx512.h"
 #include "util/error.h"
 
@@ -43,41 +45,47 @@ void add_emulated_product(FloatMatrixMap C, ConstFloatMatrixMap X, bool transpos
   }
 }
 
-// The fast path on one thread, for the rows [b, e) of C or its columns [b, e).
-void add_fast_band(FloatMatrixMap C, ConstFloatMatrixMap X, bool transpose_x, ConstFloatMatrixMap Y, bool transpose_y,
-                   bool by_rows, int64_t b, int64_t e) {
+// A fast path's kernel: C [n, m] += op(X) [n, k] · op(Y) [k, m] on one thread (bf16_product_avx512.h's arguments).
+using Bf16Kernel = void (*)(int64_t n, int64_t m, int64_t k, float* C, int64_t c_stride, const float* X,
+                            int64_t x_stride, bool transpose_x, const float* Y, int64_t y_stride, bool transpose_y);
+
+// A fast path on one thread, for the rows [b, e) of C or its columns [b, e).
+void add_fast_band(Bf16Kernel kernel, FloatMatrixMap C, ConstFloatMatrixMap X, bool transpose_x, ConstFloatMatrixMap Y,
+                   bool transpose_y, bool by_rows, int64_t b, int64_t e) {
   const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
   const int64_t x_stride = X.cols(), y_stride = Y.cols();
   if (by_rows) {                                                        // rows b..e of op(X): X's rows or columns
-    add_bf16_product_avx512(e - b, m, k, C.data() + b * m, m, X.data() + (transpose_x ? b : b * x_stride), x_stride,
-                            transpose_x, Y.data(), y_stride, transpose_y);
+    kernel(e - b, m, k, C.data() + b * m, m, X.data() + (transpose_x ? b : b * x_stride), x_stride, transpose_x,
+           Y.data(), y_stride, transpose_y);
   } else {                                                              // columns b..e of op(Y): Y's columns or rows
-    add_bf16_product_avx512(n, e - b, k, C.data() + b, m, X.data(), x_stride, transpose_x,
-                            Y.data() + (transpose_y ? b * y_stride : b), y_stride, transpose_y);
+    kernel(n, e - b, k, C.data() + b, m, X.data(), x_stride, transpose_x, Y.data() + (transpose_y ? b * y_stride : b),
+           y_stride, transpose_y);
   }
 }
 
 // C's longer side cut into one band per thread (multiples of 32: whole tiles), when the product is worth the
 // threads (tensor/parallel.h) and we are not inside another parallel region. Each C[i, j] is one chain in any band.
-void add_fast_product(FloatMatrixMap C, ConstFloatMatrixMap X, bool transpose_x, ConstFloatMatrixMap Y,
-                      bool transpose_y) {
+void add_fast_product(Bf16Kernel kernel, FloatMatrixMap C, ConstFloatMatrixMap X, bool transpose_x,
+                      ConstFloatMatrixMap Y, bool transpose_y) {
   const int64_t n = C.rows(), m = C.cols(), k = transpose_x ? X.rows() : X.cols();
   const bool by_rows = n >= m;
   const int64_t longest = std::max(n, m), multiple = 32;
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (threads < 2 || !worth_threads_for_products(n * k * m) || longest < 2 * multiple * threads) {
-    add_fast_band(C, X, transpose_x, Y, transpose_y, by_rows, 0, longest);
+    add_fast_band(kernel, C, X, transpose_x, Y, transpose_y, by_rows, 0, longest);
     return;
   }
   const auto edge = [&](int t) { return t >= threads ? longest : longest * t / threads / multiple * multiple; };
 #pragma omp parallel for schedule(static, 1) num_threads(threads)
-  for (int t = 0; t < threads; ++t) add_fast_band(C, X, transpose_x, Y, transpose_y, by_rows, edge(t), edge(t + 1));
+  for (int t = 0; t < threads; ++t) {
+    add_fast_band(kernel, C, X, transpose_x, Y, transpose_y, by_rows, edge(t), edge(t + 1));
+  }
 }
 
 }  // namespace
 
 const std::vector<std::string>& choice_names(Bf16Path) {
-  static const std::vector<std::string> names{"emulated", "fast"};
+  static const std::vector<std::string> names{"emulated", "fast", "tiles"};
   return names;
 }
 
@@ -94,10 +102,26 @@ bool cpu_has_avx512_bf16() {
 #endif
 }
 
+// Whether the environment variable `name` is set to something other than "" or "0".
+bool switched_on(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr && std::string(value) != "" && std::string(value) != "0";
+}
+
 // ATTNLAB_NO_AVX512_BF16=1 makes this CPU count as one without it: to see (and test) what such a CPU is told.
 bool pretending_no_bf16() {
-  const char* value = std::getenv("ATTNLAB_NO_AVX512_BF16");
-  return value != nullptr && std::string(value) != "" && std::string(value) != "0";
+  return switched_on("ATTNLAB_NO_AVX512_BF16");
+}
+
+// AMX-BF16, and Linux's leave to use the tiles, asked for once. ATTNLAB_NO_AMX=1 leaves them unused: the model's
+// products then run on vdpbf16ps, the vector path, as on a CPU without tiles.
+bool cpu_has_amx_tiles() {
+#if defined(__x86_64__)
+  static const bool has = cpu_has_avx512_bf16() && request_amx_tiles();
+  return has;
+#else
+  return false;
+#endif
 }
 
 }  // namespace
@@ -116,7 +140,20 @@ Precision resolve_precision(Precision precision, const std::string& key) {
 
 bool bf16_fast_available() { return cpu_has_avx512_bf16() && !pretending_no_bf16(); }
 
+bool bf16_tiles_available() {
+  return bf16_fast_available() && !switched_on("ATTNLAB_NO_AMX") && cpu_has_amx_tiles();
+}
+
+Bf16Path fastest_bf16_path() {
+  if (bf16_tiles_available()) return Bf16Path::tiles;
+  return bf16_fast_available() ? Bf16Path::fast : Bf16Path::emulated;
+}
+
 std::string bf16_support() {
+  if (bf16_tiles_available()) return "AMX-BF16 (tdpbf16ps tiles)";
+  if (bf16_fast_available() && switched_on("ATTNLAB_NO_AMX") && cpu_has_amx_tiles()) {
+    return "AVX512_BF16 (vdpbf16ps; AMX-BF16 switched off: ATTNLAB_NO_AMX is set)";
+  }
   if (bf16_fast_available()) return "AVX512_BF16 (vdpbf16ps)";
   if (cpu_has_avx512_bf16()) return "AVX512_BF16 switched off (ATTNLAB_NO_AVX512_BF16 is set)";
   return "no AVX512_BF16 on this CPU (it needs a Zen 4 or later, or a Cooper Lake, Sapphire Rapids or later Xeon)";
@@ -140,7 +177,17 @@ void add_bf16_product(FloatMatrixMap C, ConstFloatMatrixMap X, bool transpose_x,
     throw Error("the fast bfloat16 product needs AVX512_BF16: " + bf16_support() +
                 "; the emulated path (Bf16Path::emulated) gives the same numbers, slowly");
   }
-  add_fast_product(C, X, transpose_x, Y, transpose_y);
+#if defined(__x86_64__)
+  if (path == Bf16Path::tiles) {
+    if (!bf16_tiles_available()) {
+      throw Error("the tile path of the bfloat16 product needs AMX-BF16 (and Linux's leave to use it): " +
+                  bf16_support() + "; the fast path (Bf16Path::fast, vdpbf16ps) runs here");
+    }
+    add_fast_product(add_bf16_product_amx, C, X, transpose_x, Y, transpose_y);
+    return;
+  }
+#endif
+  add_fast_product(add_bf16_product_avx512, C, X, transpose_x, Y, transpose_y);
 }
 
 }  // namespace ATTNLAB_PRECISION

@@ -15,6 +15,10 @@
 //             for learners (it is not fast, and nothing calls it fast)
 //   fast      AVX512_BF16's vdpbf16ps (bf16_product_avx512.cpp): 16 lanes × one pair each per instruction, the
 //             sum exactly as above, register tiles as in small_matmul.cpp; chosen only where the CPU has it
+//   tiles     AMX-BF16's tdpbf16ps (bf16_product_amx.cpp): a 16 × 16 block of C takes 16 × 32 products per
+//             instruction; on Xeons from Sapphire Rapids on, where vdpbf16ps is no faster than float32, the one
+//             path that is. The same rounded operands; the order of the sum inside an instruction is the
+//             hardware's, so its bits may differ from the others' by float32 sums' rounding (that file says how much)
 // What the fast path promises: the same bits as the emulated path whenever no subnormal number appears (as an
 // operand, a product or a partial sum) — vdpbf16ps treats subnormal inputs as zero and flushes subnormal results
 // to zero (DAZ, FTZ, whatever MXCSR says), and it rounds the operands with vcvtneps2bf16, which also reads a
@@ -44,14 +48,22 @@ using FloatMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::
 using FloatMatrixMap = Eigen::Map<FloatMatrix>;
 using ConstFloatMatrixMap = Eigen::Map<const FloatMatrix>;
 
-enum class Bf16Path { emulated, fast };
-const std::vector<std::string>& choice_names(Bf16Path);   // "emulated", "fast"
+enum class Bf16Path { emulated, fast, tiles };
+const std::vector<std::string>& choice_names(Bf16Path);  // "emulated", "fast", "tiles"
 
 // Whether this CPU (not the build: any x86-64 build carries the fast path) has AVX512_BF16, and in words:
 // "AVX512_BF16 (vdpbf16ps)", or what is missing. The environment variable ATTNLAB_NO_AVX512_BF16=1 makes a CPU
 // that has it count as one without it (to see what such a CPU is told).
 bool bf16_fast_available();
 std::string bf16_support();
+
+// Whether the tile path runs here: AMX-BF16, Linux's leave to use the tiles (asked for on the first call), and
+// ATTNLAB_NO_AMX not set (=1 leaves the tiles unused, to compare the paths on one machine). bf16_support() then says
+// "AMX-BF16 (tdpbf16ps tiles)".
+bool bf16_tiles_available();
+
+// The path model.precision: bfloat16 runs on: tiles where they are available, else fast, else emulated.
+Bf16Path fastest_bf16_path();
 
 // The number format of a model's products (model.precision, configs/README.md): what add_product (product.h) does
 // with its operands before it multiplies them. Sums, weights, gradients and Adam's moments stay float32 in all three.
@@ -68,7 +80,7 @@ const std::vector<std::string>& choice_names(Precision);  // "float32", "bfloat1
 Precision resolve_precision(Precision precision, const std::string& key = "model.precision");
 
 // C += op(X) · op(Y) with the operands rounded to bfloat16 (above). Throws attnlab::Error when the shapes do not
-// fit together, or for Bf16Path::fast on a CPU without AVX512_BF16.
+// fit together, for Bf16Path::fast on a CPU without AVX512_BF16, or for Bf16Path::tiles without the tiles.
 void add_bf16_product(FloatMatrixMap C, ConstFloatMatrixMap X, bool transpose_x, ConstFloatMatrixMap Y,
                       bool transpose_y, Bf16Path path);
 

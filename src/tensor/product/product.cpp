@@ -244,8 +244,9 @@ void add_depth_split_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, Co
 }
 
 // model.precision: bfloat16 (or bfloat16-emulated): the operands rounded to bfloat16, every sum in float32
-// (tensor/product/bf16_product.h), on the fast path or the emulated one. The float64 build, which the gradient
-// checks run in, has no rounded products: its numbers are the ones the others are checked against.
+// (tensor/product/bf16_product.h), on the fastest path the CPU has (AMX tiles, else vdpbf16ps) or the emulated one. The
+// float64 build, which the gradient checks run in, has no rounded products: its numbers are the ones the others are
+// checked against.
 void add_rounded_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstMatrixMap Y, bool transpose_y,
                          Precision precision) {
 #if defined(ATTNLAB_DOUBLE)
@@ -253,7 +254,7 @@ void add_rounded_product(MatrixMap C, ConstMatrixMap X, bool transpose_x, ConstM
   throw Error("add_product: model.precision " + name_of(precision) + " in the float64 build, which computes in "
               "float64 only (use float32)");
 #else
-  const Bf16Path path = resolve_precision(precision) == Precision::bfloat16 ? Bf16Path::fast : Bf16Path::emulated;
+  const Bf16Path path = resolve_precision(precision) == Precision::bfloat16 ? fastest_bf16_path() : Bf16Path::emulated;
   add_bf16_product(FloatMatrixMap(C.data(), C.rows(), C.cols()), ConstFloatMatrixMap(X.data(), X.rows(), X.cols()),
                    transpose_x, ConstFloatMatrixMap(Y.data(), Y.rows(), Y.cols()), transpose_y, path);
 #endif
