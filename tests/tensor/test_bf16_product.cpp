@@ -63,7 +63,7 @@ bool same_bits(const FloatMatrix& a, const FloatMatrix& b) {
 // n across the 192-row blocks, the fast path's 8/4/2/1-row tiles and the tile path's 32-row blocks; m across the
 // 32-column panels and their 16-column halves.
 const std::vector<std::vector<int64_t>> ragged_shapes{
-    {1, 1, 1},      {3, 5, 7},     {9, 17, 33},    {13, 2, 16},   {32, 32, 32}, {33, 255, 47},  {65, 257, 31},
+    {1, 1, 1},      {3, 5, 7},     {9, 17, 33},    {13, 2, 16},   {32, 32, 32}, {33, 255, 47}, {65, 257, 31},
     {200, 301, 40}, {15, 513, 70}, {17, 1025, 33}, {40, 1536, 9}, {64, 34, 64}, {193, 600, 80}};
 
 // check(operands, start) for each ragged shape in each of the four transposes, with a random C to add to.
