@@ -396,6 +396,7 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   if (request.measure_peak) {
     measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)),
                  config.model.precision, observer);
+    progress.started = std::chrono::steady_clock::now();  // train.schedule_by: time does not count the peak either
   }
   records.summary.outcome = train_until_stopped(translation, config.train, progress.step, records, observer);
   recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs
