@@ -216,6 +216,9 @@ TrainSummary train_language_model(const TrainRequest& request, TrainingObserver&
   write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));
   attempt.keep();  // the folder is a run now: keep it
   Ranks one_process;
+  // The GEMM peak (for the MFU) before TrainingRecords' clock starts: its products are not training.
+  const Utilisation peak =
+      request.measure_peak ? measure_peak(1, use_threads(tc.threads), config.model.precision, observer) : Utilisation{};
   Learner learner{model, parameters, optimizer, dropout_generator, one_process, tc, model_config.d_model, {}};
   TextRun run{config,
               model,
@@ -228,10 +231,10 @@ TrainSummary train_language_model(const TrainRequest& request, TrainingObserver&
               observer};
   run.state.config_yaml = to_yaml(config);
   run.state.best_metric = std::numeric_limits<double>::infinity();
+  run.records.utilisation = peak;
 
   // The loop (run/training_loop.h): the one training step (train/step.h) on the next blocks.
   TextTraining training(run);
-  if (request.measure_peak) measure_peak(run.records, 1, use_threads(tc.threads), config.model.precision, observer);
   int64_t step = 0;
   TrainSummary& summary = run.records.summary;
   summary.outcome = train_until_stopped(training, tc, step, run.records, observer);

@@ -381,6 +381,11 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
   const Batcher batcher(data.train_pairs, config.train.batch_tokens, config.train.seed);
   CheckpointDirectory checkpoints(checkpoints_dir(request.run_dir), config.train.keep_last,
                                   config.train.checkpoint_every);
+  // The GEMM peak (for the MFU) before the run's clocks start: Progress's and TrainingRecords' count training only.
+  const int threads = use_threads(threads_per_rank(config.train.threads));
+  const Utilisation peak = request.measure_peak
+                               ? measure_peak(collective::ranks(), threads, config.model.precision, observer)
+                               : Utilisation{};
   Progress progress = start_or_resume(root ? request : TrainRequest{}, checkpoints, batcher, trainee, observer);
   if (root) {
     write_file_atomically(request.run_dir + "/config.yaml", to_yaml(config));  // the folder is now a run
@@ -392,12 +397,8 @@ TrainSummary train(const TrainRequest& request, TrainingObserver& observer) {
 
   Run run{config, data, trainee, checkpoints, observer, request.run_dir};
   TrainingRecords records(request.run_dir, root);  // rank 0 alone writes metrics.jsonl
+  records.utilisation = peak;
   TranslationTraining translation(run, progress, records);
-  if (request.measure_peak) {
-    measure_peak(records, collective::ranks(), use_threads(threads_per_rank(config.train.threads)),
-                 config.model.precision, observer);
-    progress.started = std::chrono::steady_clock::now();  // train.schedule_by: time does not count the peak either
-  }
   records.summary.outcome = train_until_stopped(translation, config.train, progress.step, records, observer);
   recycle_storage();  // the step's pooled buffers go back to the heap: what follows (evaluation, decoding) differs
   save_before_leaving(run, progress, records);

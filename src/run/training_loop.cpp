@@ -58,17 +58,18 @@ double TrainingRecords::seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - started_).count();
 }
 
-void TrainingRecords::restart_clock() { started_ = std::chrono::steady_clock::now(); }
-
-void measure_peak(TrainingRecords& records, int ranks, int threads, Precision precision, TrainingObserver& observer) {
-  records.utilisation.peak_gflops = measure_gemm_gflops(1024, 3, precision);
-  records.utilisation.ranks = ranks;
+Utilisation measure_peak(int ranks, int threads, Precision precision, TrainingObserver& observer) {
+  Utilisation utilisation;
+  utilisation.peak_gflops = measure_gemm_gflops(1024, 3, precision);
+  utilisation.ranks = ranks;
   char line[200];
-  std::snprintf(line, sizeof line, "GEMM peak %.1f GFLOP/s on %d thread%s (1024 × 1024 products%s): the MFU below "
-                "is the steps' matrix work over it", records.utilisation.peak_gflops, threads, threads == 1 ? "" : "s",
+  std::snprintf(line, sizeof line,
+                "GEMM peak %.1f GFLOP/s on %d thread%s (1024 × 1024 products%s): the MFU below "
+                "is the steps' matrix work over it",
+                utilisation.peak_gflops, threads, threads == 1 ? "" : "s",
                 precision == Precision::float32 ? "" : (", " + name_of(precision)).c_str());
   observer.on_message(line);
-  records.restart_clock();
+  return utilisation;
 }
 
 TrainOutcome train_until_stopped(TrainingTask& task, const TrainConfig& tc, int64_t& step, TrainingRecords& records,
