@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "tensor/product/bf16_product.h"
 #include "tensor/vector_unit.h"
 #include "util/error.h"
 #include "util/utf8.h"
@@ -26,8 +27,15 @@ int main(int argc, char** argv) {
                "made to be learned from."};
   app.require_subcommand(1);
   app.fallthrough();  // global options (--log-level) work after the subcommand too, inherited by every subcommand
-  // The version, and the vectors this build adds its floats with: trained numbers differ a little between widths.
-  app.set_version_flag("--version", "attnlab 0.1.0 (float32; vectors: " + attnlab::vector_unit() + ")");
+  // The version; where model.precision: bfloat16 multiplies on this CPU (bf16_product.h: AMX's tiles, AVX512_BF16's
+  // vdpbf16ps, or only the emulated path), asked when --version is given; and the vectors this build adds its floats
+  // with: trained numbers differ a little between widths. Weights, sums and the optimizer are float32 in every case.
+  app.set_version_flag("--version", [] {
+    const char* bf16 = "bfloat16 emulated only";
+    if (attnlab::fastest_bf16_path() == attnlab::Bf16Path::tiles) bf16 = "bfloat16 on AMX tiles";
+    if (attnlab::fastest_bf16_path() == attnlab::Bf16Path::fast) bf16 = "bfloat16 on AVX512_BF16";
+    return std::string("attnlab 0.1.0 (float32, and ") + bf16 + "; vectors: " + attnlab::vector_unit() + ")";
+  });
 
   // The subcommands in the order of the course, which is the order `attnlab --help` lists them in. Each one's
   // options and help texts are in its own file (commands.h).

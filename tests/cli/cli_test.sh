@@ -34,6 +34,13 @@ expect_error "a huge option value" "translate: " "$attnlab" translate --run nowh
   { failures=$((failures + 1)); echo "FAIL: the message echoes the whole value"; }
 expect_ok "--help" "$attnlab" --help
 expect_ok "translate --help" "$attnlab" translate --help
+# --version says where model.precision: bfloat16 would multiply on this CPU (a CPU without AVX512_BF16 is what
+# ATTNLAB_NO_AVX512_BF16=1 pretends), and the build's vectors (the docs test reads those).
+expect_ok "--version" "$attnlab" --version
+check "--version names the bfloat16 path and the vectors" grep -Eq \
+  '^attnlab [0-9.]+ \(float32, and bfloat16 (on AMX tiles|on AVX512_BF16|emulated only); vectors: [^)]+\)$' out.txt
+ATTNLAB_NO_AVX512_BF16=1 "$attnlab" --version > out.txt
+check "--version on a CPU without AVX512_BF16" grep -q "and bfloat16 emulated only;" out.txt
 printf 'data: {train_src: a.src, train_tgt: a.tgt}\n' > sized.yaml
 expect_error "a size above its ceiling" "model.d_model: expected a whole number > 0 and at most 65536" \
   "$attnlab" train --config sized.yaml --run r --set model.d_model=1000000000

@@ -919,7 +919,7 @@ def self_test(root):
         expect("numbers beyond the block's tolerance", tree("tol2", prints + "```text tol=1%\none 1.05\n…\n```\n"),
                ["page.md:6", "one 1.05", "one 1.00"], attnlab=fake)
         avx2 = os.path.join(work, "avx2-attnlab")      # a build whose vectors are AVX2
-        write(avx2, "#!/bin/sh\necho 'attnlab 0.1.0 (float32; vectors: AVX2, 8 floats a vector)'\n")
+        write(avx2, "#!/bin/sh\necho 'attnlab 0.1.0 (float32, and bfloat16 emulated only; vectors: AVX2, 8 floats a vector)'\n")
         os.chmod(avx2, 0o755)
         expect("a stale block of numbers trained on AVX-512, on an AVX2 build: not compared",
                tree("width", prints + "```text width=AVX-512\none 7\n…\n```\n"), [], attnlab=avx2)
