@@ -32,8 +32,9 @@
 # the budget), or it was stopped — then the mean, the sample standard deviation and the range over the seeds, and
 # the signature lines that say how BLEU and chrF were computed
 # (sacreBLEU 2.x's defaults, which attnlab's BLEU and chrF reproduce; case:lc when the config lower-cases the
-# text, since then the references are lower-cased before scoring), the machine (CPU, cores, the vector width
-# `attnlab --version` reports, the run's product backend and threads) and the commit the tree was at (+dirty when
+# text, since then the references are lower-cased before scoring), the machine (CPU, cores, what `attnlab
+# --version` reports — where bfloat16 multiplies here and the vector width —, the run's product backend, precision
+# and threads) and the commit the tree was at (+dirty when
 # it had changes). DIR/speedrun.md keeps the same text. docs/results/speedrun.md says when a row is a record.
 # Needs jq (Debian: apt-get install jq).
 set -euo pipefail
