@@ -7,7 +7,7 @@
 #     --valid                score the config's validation split too (the split to choose settings on), first
 #     --checkpoint WHICH     the checkpoint to score: best (default), latest, or average (set --set
 #                            train.average_last=N, or train.average_last in the config, to have training write it)
-#     --beam N               score with beam N (1 = greedy) instead of the run's decode.beam; the title says so
+#     --beam N               score with beam N (1 = greedy) instead of the run's decode.beam
 #     --set KEY=VALUE        passed to every training run (e.g. train.threads=2, train.schedule_by=time)
 #     --out DIR              where the runs go (default runs/speedrun-DATE); DIR/seed-S is trained afresh
 #     --score-only           train nothing: score the runs already in DIR/seed-S (after more seeds were trained
@@ -26,8 +26,8 @@
 #
 # For each SEED it trains DIR/seed-SEED with `--set train.seed=SEED --set train.max_minutes=MINUTES`, then
 # `attnlab eval --json` on the config's test split and on every --test set, with the run's decode: section (or
-# --beam). It
-# prints one line per seed (steps trained, BLEU and chrF of each test set) — and a "finished early" line for a seed
+# --beam). The title names the checkpoint and the decoding eval reports (beam, α, no_repeat_ngram; the seeds must
+# agree). It prints one line per seed (steps trained, BLEU and chrF of each test set) — and a "finished early" line for a seed
 # that ended before its minutes: its train.max_steps came first (its schedule ended there: raise the steps to use
 # the budget), or it was stopped — then the mean, the sample standard deviation and the range over the seeds, and
 # the signature lines that say how BLEU and chrF were computed
@@ -111,8 +111,9 @@ mkdir -p "$out"
 # The value of KEY in a run's config.yaml (its first line `KEY: value`, comment dropped): config_key RUN KEY
 config_key() { sed -n "s/^ *$2: *\([^ #]*\).*/\1/p" "$1/config.yaml" | head -n 1; }
 
-# scores[seed index, test index] = "BLEU chrF"
+# scores[seed index, test index] = "BLEU chrF"; decodings: how eval decoded each seed ("beam 4, α 2")
 declare -A scores=()
+decodings=()
 steps=() early=()
 for i in "${!seeds[@]}"; do
   seed="${seeds[$i]}" run="$out/seed-${seeds[$i]}"
@@ -143,7 +144,17 @@ for i in "${!seeds[@]}"; do
     json=$("$attnlab" --log-level warn eval --run "$run" "${where[@]}" --checkpoint "$checkpoint" \
              ${beam:+--beam "$beam"} --json)
     scores[$i,$t]=$(jq -r '"\(.bleu) \(.chrf)"' <<< "$json")
+    decoding=$(jq -r '"beam \(.beam)" + (if .beam > 1 then ", α \(.length_penalty)" else "" end)
+                      + (if .no_repeat_ngram > 0 then ", no repeated \(.no_repeat_ngram)-grams" else "" end)' <<< "$json")
   done
+  decodings+=("$decoding")
+done
+# A row names one decoding: seeds trained with different decode: sections (a --score-only of runs made by
+# different commands) would mix two.
+for i in "${!seeds[@]}"; do
+  [ "${decodings[$i]}" = "${decodings[0]}" ] ||
+    die "the seeds decode differently (seed ${seeds[0]}: ${decodings[0]}; seed ${seeds[$i]}: ${decodings[$i]}):" \
+        "a row names one decoding, so score runs whose config.yaml has the same decode: section"
 done
 
 # Mean, sample standard deviation (n − 1; 0 for one seed) and range of the numbers on standard input.
@@ -172,7 +183,7 @@ case_word=mixed
 grep -Eq '^ *lowercase: *true' "$out/seed-${seeds[0]}/config.yaml" && case_word=lc
 version=$("$attnlab" --version | awk '{ print $2 }')
 {
-  echo "# speedrun: $config, $minutes minutes a seed, checkpoint $checkpoint${beam:+, beam $beam}"
+  echo "# speedrun: $config, $minutes minutes a seed, checkpoint $checkpoint, ${decodings[0]}"
   echo
   if $score_only; then
     echo "(scored with --score-only: the runs were trained earlier, by the same command without it)"; echo

@@ -125,7 +125,9 @@ def read_summary(path):
             raise RecordError(f"{path}: no {what} (is it a speedrun.md that tools/speedrun.sh wrote?)")
         return match
 
-    title = find(r"^# speedrun: (.+), ([0-9.]+) minutes a seed, checkpoint (\w+(?:, beam \d+)?)$",
+    # The checkpoint, then the decoding (since 2026-12-01 always; before, only a beam given by --beam).
+    title = find(r"^# speedrun: (.+), ([0-9.]+) minutes a seed, "
+                 r"checkpoint (\w+(?:, beam \d+(?:, α [0-9.]+)?(?:, no repeated \d+-grams)?)?)$",
                  "'# speedrun:' title line")
     made = find(r"^made by: .* on (\d{4}-\d\d-\d\d) \d\d:\d\d, (.+)$", "'made by:' line with a date")
     mean = find(r"^test: BLEU ([0-9.]+) ± ([0-9.]+) .*over (\d+) seeds", "'test: BLEU mean ± sd' line")
@@ -166,9 +168,10 @@ def board_head():
 One row per speedrun that `tools/speedrun.sh --record` scored (docs/guide/training.md, "Keeping score").
 The rules, as the nanoGPT speedrun keeps them:
 - **Target**: test BLEU ≥ the row's target (for `configs/multi30k.yaml`: test2016 BLEU ≥ 39.8), the mean
-  of at least {RECORD_SEEDS} seeds, each trained for the row's minutes (wall clock) and scored on the checkpoint
-  the row names (`average`: the mean of the last checkpoints) with the config's beam, or the beam the row names
-  (`beam 1`: greedy), with sacreBLEU's defaults on lower-cased text (the signature says `case:lc`).
+  of at least {RECORD_SEEDS} seeds, each trained for the row's minutes (wall clock), scored on the checkpoint
+  the row names (`average`: the mean of the last checkpoints) decoded as the row says (`beam 4, α 2`: beam search
+  with GNMT's length penalty α; `beam 1`: greedy), with sacreBLEU's defaults on lower-cased text (the signature
+  says `case:lc`).
 - **Record**: a row is a record when its mean reaches the target and it beats the newest earlier record of the
   same config and target by Welch's t-test, one-sided (new mean > old), p < {RECORD_P}, in no more minutes (the
   first row to reach the target is a record). t, ν and p are computed from the two rows' mean ± sd and n

@@ -24,8 +24,8 @@ speedrun --valid --checkpoint average --set train.schedule_by=time "$work/tiny.y
 table="$work/out/speedrun.md"
 [ -s "$table" ] || fail "no speedrun.md"
 cmp -s "$table" "$work/stdout.txt" || fail "speedrun.md is not what was printed"
-grep -q "^# speedrun: $work/tiny.yaml, 0.1 minutes a seed, checkpoint average" "$table" ||
-  fail "the title does not give the config, the budget and the checkpoint: $(head -n 1 "$table")"
+grep -q "^# speedrun: $work/tiny.yaml, 0.1 minutes a seed, checkpoint average, beam 1$" "$table" ||
+  fail "the title does not give the config, the budget, the checkpoint and the decoding: $(head -n 1 "$table")"
 grep -qF "made by: $source_dir/tools/speedrun.sh --attnlab $attnlab --out $work/out --valid --checkpoint average --set \
 train.schedule_by=time $work/tiny.yaml 0.1 1 2 on " "$table" ||
   fail "the table does not give the command that made it: $(grep 'made by' "$table")"
@@ -107,8 +107,8 @@ chmod +x "$work/logged-attnlab"
   "$work/tiny.yaml" 0.1 1 > "$work/stdout5.txt" 2>&1 || fail "--score-only --beam 5 exited non-zero"
 grep -q -- "^--log-level warn eval .*--beam 5 --json$" "$work/calls.txt" ||
   fail "speedrun.sh --beam 5 did not pass --beam 5 to eval: $(cat "$work/calls.txt")"
-grep -q "^# speedrun: $work/tiny.yaml, 0.1 minutes a seed, checkpoint best, beam 5$" "$work/stdout5.txt" ||
-  fail "the title does not name the beam: $(head -n 1 "$work/stdout5.txt")"
+grep -q "^# speedrun: $work/tiny.yaml, 0.1 minutes a seed, checkpoint best, beam 5, α 0.6$" "$work/stdout5.txt" ||
+  fail "the title does not name the beam and its length penalty: $(head -n 1 "$work/stdout5.txt")"
 beam5=$("$attnlab" --log-level warn eval --run "$work/out/seed-1" --split test --beam 5 --json --out "$work/h.txt")
 beam5_column=$(grep '^| 1 |' "$work/stdout5.txt" | cut -d'|' -f4 | tr -d ' ')
 [ "$beam5_column" = "$(printf '%.2f' "$(jq -r .bleu <<< "$beam5")")" ] ||
@@ -128,4 +128,9 @@ refuse "--score-only: no trained run in '$work/out/seed-7'" --score-only "$work/
 refuse "--checkpoint: expected best, latest or average, got 'first'" --checkpoint first "$work/tiny.yaml" 0.1 1
 refuse "unknown option '--seeds'" --seeds 3 "$work/tiny.yaml" 0.1 1
 refuse "--beam needs a beam size, a whole number ≥ 1" --beam 0 "$work/tiny.yaml" 0.1 1
-echo "speedrun.sh: 2 seeds trained and scored, re-scored with --score-only and --beam 5, 7 bad arguments refused"
+# Seeds whose runs decode differently (another length penalty in one's config.yaml) cannot share a row.
+cp -r "$work/out/seed-1" "$work/out/seed-8"
+sed -i 's/^\( *length_penalty:\) *[0-9.]*/\1 2/; s/^\( *no_repeat_ngram:\) *[0-9]*/\1 3/' "$work/out/seed-8/config.yaml"
+refuse "the seeds decode differently (seed 1: beam 5, α 0.6; seed 8: beam 5, α 2, no repeated 3-grams)" \
+  --score-only --beam 5 "$work/tiny.yaml" 0.1 1 8
+echo "speedrun.sh: 2 seeds trained and scored, re-scored with --score-only and --beam 5, 8 bad arguments refused"

@@ -43,8 +43,8 @@ cell() { # row-number column-number: a cell of the board's rows (1-based), '\|' 
   grep '^| [0-9]' "$board" | sed -n "$1p" | sed 's/\\|/¦/g' | awk -F'|' -v c="$(($2 + 1))" '{ gsub(/^ +| +$/, "", $c); print $c }' |
     sed 's/¦/|/g'; }
 summary="$work/out/speedrun.md"
-[ "$(cell 1 2)" = "$work/tiny.yaml" ] && [ "$(cell 1 3)" = 0.1 ] && [ "$(cell 1 4)" = average ] && [ "$(cell 1 5)" = "≥ 1.00" ] ||
-  fail "row 1 does not give the config, minutes, checkpoint and target: $(grep '^| [0-9]' "$board")"
+[ "$(cell 1 2)" = "$work/tiny.yaml" ] && [ "$(cell 1 3)" = 0.1 ] && [ "$(cell 1 4)" = "average, beam 1" ] && [ "$(cell 1 5)" = "≥ 1.00" ] ||
+  fail "row 1 does not give the config, minutes, checkpoint with decoding, and target: $(grep '^| [0-9]' "$board")"
 mean_sd=$(sed -n 's/^test: BLEU \([0-9.]* ± [0-9.]*\) .*/\1/p' "$summary")
 [ "$(cell 1 6)" = "$mean_sd (3)" ] || fail "row 1's BLEU '$(cell 1 6)' is not the summary's '$mean_sd' over 3 seeds"
 seeds=$(grep '^| [123] |' "$summary" | awk -F'|' '{ gsub(/ /, ""); printf "%s%s: %s", (NR > 1 ? ", " : ""), $2, $4 }')
@@ -97,6 +97,12 @@ sed 's/checkpoint best$/checkpoint average, beam 1/' "$work/below.md" > "$work/g
   > "$work/greedy.out" 2>&1 ||
   { cat "$work/greedy.out"; fail "--from-summary greedy exited non-zero"; }
 [ "$(cell 9 4)" = "average, beam 1" ] || fail "row 9 (scored with beam 1) does not say so: '$(cell 9 4)'"
+# The decoding as speedrun.sh names it since 2026-12-01: beam, α, and repeated n-grams when they are banned.
+sed 's/checkpoint best$/checkpoint average, beam 4, α 2, no repeated 3-grams/' "$work/below.md" > "$work/beam4.md"
+"$source_dir/tools/speedrun.sh" --from-summary "$work/beam4.md" --record "$board" --target 30 \
+  > "$work/beam4.out" 2>&1 ||
+  { cat "$work/beam4.out"; fail "--from-summary beam4 exited non-zero"; }
+[ "$(cell 10 4)" = "average, beam 4, α 2, no repeated 3-grams" ] || fail "row 10's decoding: '$(cell 10 4)'"
 
 # 4. Bad input: one line naming what is wrong, exit 2, and the board untouched.
 before=$(md5sum < "$board")
@@ -118,4 +124,4 @@ echo "no header" > "$work/board/other.md"
 refuse "'$work/board/other.md' is not a speedrun board" speedrun --from-summary "$work/first.md" --record "$work/board/other.md"
 refuse "--machine and --commit are for --from-summary" speedrun --machine x "$work/tiny.yaml" 0.1 1
 [ "$before" = "$(md5sum < "$board")" ] || fail "bad input changed the board"
-echo "speedrun board: t tail and Welch checked, 2 real rows and 7 made-up rows by the rules, 7 bad inputs refused"
+echo "speedrun board: t tail and Welch checked, 2 real rows and 8 made-up rows by the rules, 7 bad inputs refused"
