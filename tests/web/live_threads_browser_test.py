@@ -88,6 +88,29 @@ def train(driver, address, threads):
     return choice, trained
 
 
+def engine_starts(driver, address, options):
+    """Whether the threaded engine's createAttnlab(options) resolves within 20 s, in a Web Worker of the served page
+    at `address` (as the page's training worker loads it): "resolved", "timeout", or the error."""
+    driver.get(address)
+    wait(driver, lambda d: body(d, "data-live-ready") == "1", "the page to load", 90)
+    driver.set_script_timeout(60)
+    return driver.execute_async_script("""
+        var done = arguments[arguments.length - 1], url = new URL('attnlab_web_threads.js', location.href).href;
+        var main = function (url, options) {
+          options.mainScriptUrlOrBlob = url;
+          options.locateFile = function (path) { return new URL(path, url).href; };
+          createAttnlab(options).then(function () { postMessage('resolved'); },
+                                      function (e) { postMessage(String(e)); });
+        };
+        var text = 'importScripts(' + JSON.stringify(url) + ');\\n(' + main.toString() + ')(' + JSON.stringify(url) +
+                   ', ' + JSON.stringify(arguments[0]) + ');';
+        var worker = new Worker(URL.createObjectURL(new Blob([text], {type: 'text/javascript'})));
+        var timer = setTimeout(function () { worker.terminate(); done('timeout'); }, 20000);
+        worker.onmessage = function (e) { clearTimeout(timer); worker.terminate(); done(e.data); };
+        worker.onerror = function (e) { clearTimeout(timer); worker.terminate(); done('error: ' + e.message); };
+    """, options)
+
+
 def tokens_per_second(trained):
     rates = [r["tokens_per_second"] for r in trained["losses"] if r.get("tokens_per_second")]
     return rates[-1] if rates else 0.0
@@ -145,6 +168,11 @@ def main():
         check(served_one.get("threads") == 1 and not steps and served_one["validations"] == alone["validations"],
               "served and asked for train.threads=1, the page trains on its own engine, as from disk, bit for bit "
               "(threads %s, steps differing: %s)" % (served_one.get("threads"), steps[:10]))
+        # The threaded engine starts for any thread count a caller gives it, one and none included: Emscripten 3.1.6
+        # preloads its Web Workers (PTHREAD_POOL_SIZE) and waits for all of them, so a pool of none never resolved.
+        for options in ({"threads": 1}, {}, {"threads": 2}):
+            started = engine_starts(driver, "http://127.0.0.1:%d/index.html" % port, options)
+            check(started == "resolved", "the threaded engine starts with %s: %s" % (json.dumps(options), started))
         print("copy task, tokens/s: 2 threads %.0f (load average %.2f), 1 thread %.0f (load average %.2f)" % (
             tokens_per_second(threaded), load_threaded, tokens_per_second(alone), os.getloadavg()[0]))
     finally:
