@@ -27,15 +27,15 @@
 # For each SEED it trains DIR/seed-SEED with `--set train.seed=SEED --set train.max_minutes=MINUTES`, then
 # `attnlab eval --json` on the config's test split and on every --test set, with the run's decode: section (or
 # --beam). The title names the checkpoint and the decoding eval reports (beam, α, no_repeat_ngram; the seeds must
-# agree). It prints one line per seed (steps trained, BLEU and chrF of each test set) — and a "finished early" line for a seed
-# that ended before its minutes: its train.max_steps came first (its schedule ended there: raise the steps to use
-# the budget), or it was stopped — then the mean, the sample standard deviation and the range over the seeds, and
-# the signature lines that say how BLEU and chrF were computed
-# (sacreBLEU 2.x's defaults, which attnlab's BLEU and chrF reproduce; case:lc when the config lower-cases the
-# text, since then the references are lower-cased before scoring), the machine (CPU, cores, what `attnlab
-# --version` reports — where bfloat16 multiplies here and the vector width —, the run's product backend, precision
-# and threads) and the commit the tree was at (+dirty when
-# it had changes). DIR/speedrun.md keeps the same text. docs/results/speedrun.md says when a row is a record.
+# agree). It prints one line per seed (steps trained, BLEU and chrF of each test set) — and a "finished early"
+# line for a seed that ended before its minutes: its train.max_steps came first (its schedule ended there: raise
+# the steps to use the budget), or it was stopped — then the mean, the sample standard deviation and the range
+# over the seeds, and the signature lines that say how BLEU and chrF were computed (sacreBLEU 2.x's defaults,
+# which attnlab's BLEU and chrF reproduce; case:lc when the config lower-cases the text, since then the references
+# are lower-cased before scoring), the machine (CPU, cores, what `attnlab --version` reports — where bfloat16
+# multiplies here and the vector width —, the run's product backend, precision and threads) and the commit the
+# tree was at (+dirty when it had changes). DIR/speedrun.md keeps the same text. docs/results/speedrun.md says
+# when a row is a record.
 # Needs jq (Debian: apt-get install jq).
 set -euo pipefail
 
@@ -145,7 +145,7 @@ for i in "${!seeds[@]}"; do
              ${beam:+--beam "$beam"} --json)
     scores[$i,$t]=$(jq -r '"\(.bleu) \(.chrf)"' <<< "$json")
     decoding=$(jq -r '"beam \(.beam)" + (if .beam > 1 then ", α \(.length_penalty)" else "" end)
-                      + (if .no_repeat_ngram > 0 then ", no repeated \(.no_repeat_ngram)-grams" else "" end)' <<< "$json")
+      + (if .no_repeat_ngram > 0 then ", no repeated \(.no_repeat_ngram)-grams" else "" end)' <<< "$json")
   done
   decodings+=("$decoding")
 done
