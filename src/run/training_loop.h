@@ -87,16 +87,16 @@ class TrainingRecords {
   std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
 };
 
+// Measures the GEMM peak on the current threads (`threads`, as use_threads returned) and says so on `observer` (about
+// 0.1–0.2 s: four 1024 × 1024 products; seconds under the sanitizers), in the model's `precision` (model.precision: a
+// bfloat16 model's MFU is over the bfloat16 peak); `ranks` processes share the job. What it returns becomes the
+// run's TrainingRecords::utilisation. Called before the run's clocks start: the products are not training, so they
+// take nothing of train.max_minutes.
+Utilisation measure_peak(int ranks, int threads, Precision precision, TrainingObserver& observer);
+
 // Steps until train.max_steps, a stop request (Ctrl-C, SIGTERM) or the time limit (train.max_minutes), whichever
 // comes first; a stop request or the time limit lets the current step finish. `step` counts the optimizer steps
 // taken (0 for a new run, the checkpoint's for a resumed one); every step's loss goes into records.summary.losses.
-// Measures the GEMM peak on the current threads (`threads`, as use_threads returned) and says so on `observer` (about
-// 0.1–0.2 s: four 1024 × 1024 products; seconds under the sanitizers), in the model's `precision` (model.precision: a
-// bfloat16 model's MFU is over the bfloat16 peak); `ranks` processes share the job. The start of TrainingRecords'
-// utilisation. Called before the run's clocks start: the products are not training, so they take nothing of
-// train.max_minutes.
-Utilisation measure_peak(int ranks, int threads, Precision precision, TrainingObserver& observer);
-
 TrainOutcome train_until_stopped(TrainingTask& task, const TrainConfig& tc, int64_t& step, TrainingRecords& records,
                                  TrainingObserver& observer);
 
